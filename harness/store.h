@@ -1,0 +1,81 @@
+/* store.h — the store plug-in interface (version 1): where the insert runner puts rows.
+ *
+ * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
+ * never reads a clock. Rows arrive one at a time through insert(); commit() ends the
+ * current transaction (the harness calls it every `batch` rows and once at the end).
+ *
+ * Lifecycle: open() -> (insert()... commit())... -> stats() -> close().
+ * Optional hooks may be NULL; the harness checks before calling.
+ */
+#ifndef IDB_STORE_H
+#define IDB_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "id.h"
+#include "options.h"
+
+#define IDB_STORE_VERSION 1
+
+/* One order. The store adds a payload of its `row_bytes` option (deterministic bytes). */
+typedef struct idb_row {
+    idb_id id;                /* primary key, big-endian bytes */
+    uint32_t shop;            /* shop number */
+    uint32_t display_no;      /* per-shop display number ("Order #1001") */
+    int64_t created_ms;       /* Unix ms when the order was created */
+    int64_t total_cents;
+} idb_row;
+
+/* Counters a store reports after a run; -1 = the store cannot tell (printed empty). */
+typedef struct idb_store_stats {
+    int64_t leaf_pages;       /* pages holding rows */
+    int64_t branch_pages;     /* interior pages */
+    int64_t depth;            /* levels, leaf level included (1 = the root is a leaf) */
+    double fill_factor;       /* bytes used in leaf pages / capacity of those pages */
+    int64_t file_bytes;       /* size of the store's files on disk */
+    int64_t pages_written;    /* page writes to the store's files */
+    int64_t cache_misses;     /* pages read because the store's cache lacked them */
+    int64_t splits;           /* page splits (-1 if unknown) */
+} idb_store_stats;
+
+/* One point of a miss-ratio curve. */
+typedef struct idb_curve_point {
+    int64_t cache_pages;
+    double misses_per_insert;
+    double writes_per_insert;
+} idb_curve_point;
+
+typedef struct idb_store {
+    int version;              /* IDB_STORE_VERSION */
+    const char *name;         /* short, stable, lowercase */
+    const char *summary;      /* one line */
+    const idb_opt_decl *options;
+
+    /* Create a new, empty store in the existing directory dir for keys of key_bytes
+     * (8, 12 or 16). Refuses (IDB_EINPUT) a store file that exists and is not one of
+     * ours. Returns 0 and *h, or an IDB_E* code with err filled. */
+    int (*open)(const char *dir, const idb_opts *opts, int key_bytes, void **h, idb_err *err);
+    /* Add one row in the current transaction (begun implicitly). IDB_EINPUT on a key the
+     * store cannot take (e.g. a duplicate, or not ascending with lmdb append=1). */
+    int (*insert)(void *h, const idb_row *row, idb_err *err);
+    /* Commit the current transaction (no-op when none is open). */
+    int (*commit)(void *h, idb_err *err);
+    /* Fill st after the last commit. */
+    int (*stats)(void *h, idb_store_stats *st, idb_err *err);
+    /* Close and free (NULL is fine). The files stay in dir. */
+    void (*close)(void *h);
+
+    /* Optional: the whole miss-ratio curve of this run at n cache sizes, in one pass. */
+    int (*curve)(void *h, const int64_t *cache_pages, int n, idb_curve_point *out, idb_err *err);
+    /* Optional: call fn on every stored row in key order (tests read rows back). fn
+     * returns 0 to go on. */
+    int (*scan)(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
+} idb_store;
+
+/* The registry (stores.c): every store, NULL-terminated; lookup by name. */
+extern const idb_store *const idb_stores[];
+const idb_store *idb_store_find(const char *name);
+
+#endif

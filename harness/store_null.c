@@ -1,0 +1,50 @@
+/* store_null.c — `null`: accepts every row and keeps nothing.
+ *
+ * Measures the harness's own overhead: an insert run against it costs exactly the work
+ * the runner does around a store (generation, timing, bookkeeping) and nothing else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+typedef struct null_store { int64_t rows; } null_store;
+
+static int null_open(const char *dir, const idb_opts *opts, int key_bytes, void **h, idb_err *err)
+{
+    (void)dir; (void)opts; (void)key_bytes;
+    null_store *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    *h = s;
+    return 0;
+}
+
+static int null_insert(void *h, const idb_row *row, idb_err *err)
+{
+    (void)row; (void)err;
+    ((null_store *)h)->rows++;
+    return 0;
+}
+
+static int null_commit(void *h, idb_err *err) { (void)h; (void)err; return 0; }
+
+static int null_stats(void *h, idb_store_stats *st, idb_err *err)
+{
+    (void)h; (void)err;
+    *st = (idb_store_stats){ .leaf_pages = -1, .branch_pages = -1, .depth = -1,
+                             .fill_factor = -1, .file_bytes = 0, .pages_written = 0,
+                             .cache_misses = -1, .splits = -1 };
+    return 0;
+}
+
+const idb_store idb_store_null = {
+    .version = IDB_STORE_VERSION,
+    .name = "null",
+    .summary = "accepts and drops rows: measures the harness's own overhead",
+    .options = NULL,
+    .open = null_open,
+    .insert = null_insert,
+    .commit = null_commit,
+    .stats = null_stats,
+    .close = free,
+};

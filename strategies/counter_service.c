@@ -1,0 +1,58 @@
+/* counter_service.c — in-process backend of the counter service: one atomic per name. */
+#include "counter_service.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define MAX_COUNTERS 64
+
+typedef struct inproc {
+    idb_counter_service svc;           /* first member: the service handed out */
+    char name[64];
+    _Atomic uint64_t last;             /* the last number handed out; 0 = none yet */
+} inproc;
+
+static inproc counters[MAX_COUNTERS];
+static int ncounters;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int inproc_take(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err)
+{
+    inproc *c = (inproc *)svc;
+    uint64_t prev = atomic_fetch_add_explicit(&c->last, n, memory_order_relaxed);
+    if (prev > UINT64_MAX - n)
+        return idb_fail(err, IDB_EEXHAUSTED, "counter %s is used up", c->name);
+    *first = prev + 1;
+    return 0;
+}
+
+static inproc *lookup(const char *name)
+{
+    for (int i = 0; i < ncounters; i++)
+        if (strcmp(counters[i].name, name) == 0) return &counters[i];
+    return NULL;
+}
+
+idb_counter_service *idb_counter_inproc(const char *name, idb_err *err)
+{
+    pthread_mutex_lock(&table_lock);
+    inproc *c = lookup(name);
+    if (!c && ncounters < MAX_COUNTERS) {
+        c = &counters[ncounters++];
+        c->svc.take = inproc_take;
+        strncpy(c->name, name, sizeof c->name - 1);
+        atomic_store(&c->last, 0);
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (!c) idb_fail(err, IDB_EEXHAUSTED, "too many counters (at most %d)", MAX_COUNTERS);
+    return c ? &c->svc : NULL;
+}
+
+void idb_counter_inproc_reset(const char *name)
+{
+    pthread_mutex_lock(&table_lock);
+    inproc *c = lookup(name);
+    if (c) atomic_store(&c->last, 0);
+    pthread_mutex_unlock(&table_lock);
+}

@@ -1,0 +1,83 @@
+/* interleaved.c — `interleaved`: shard k of N hands out k+1, k+1+N, k+1+2N, ...
+ *
+ *   bit 63                                                    0
+ *   +----------------------------------------------------------+
+ *   |   value = k + 1 + i*N   (k = shard, N = shards, i >= 0)   |
+ *   +----------------------------------------------------------+
+ *
+ * No coordination once N is fixed: shard k's IDs are the values congruent to k+1 mod N.
+ * It only works for exactly N shards: adding one means a new allocation that must not
+ * reuse numbers already handed out (the simulator plays that). decode recovers
+ * shard = (value - 1) mod shards, so it needs the same `shards` option.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "strategy.h"
+
+typedef struct interleaved {
+    uint64_t shard, shards;
+    _Atomic uint64_t i;                /* how many IDs this shard has handed out */
+} interleaved;
+
+static const idb_opt_decl interleaved_options[] = {
+    { .name = "shards", .type = IDB_OPT_INT, .def = "3", .min = 1, .max = 1 << 20,
+      .help = "number of shards N sharing the interleaving" },
+    { .name = "shard", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = (1 << 20) - 1,
+      .help = "this shard's number k, 0..N-1" },
+    { 0 },
+};
+
+static int interleaved_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    (void)clock;
+    int64_t n = idb_opts_int(opts, "shards"), k = idb_opts_int(opts, "shard");
+    if (k >= n)
+        return idb_fail(err, IDB_EINPUT, "strategy interleaved: shard=%lld must be below shards=%lld",
+                        (long long)k, (long long)n);
+    interleaved *s = malloc(sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->shard = (uint64_t)k;
+    s->shards = (uint64_t)n;
+    atomic_store(&s->i, 0);
+    *inst = s;
+    return 0;
+}
+
+static int interleaved_next(void *inst, idb_id *id, idb_err *err)
+{
+    interleaved *s = inst;
+    uint64_t i = atomic_fetch_add_explicit(&s->i, 1, memory_order_relaxed);
+    if (i > (UINT64_MAX - s->shard - 1) / s->shards)
+        return idb_fail(err, IDB_EEXHAUSTED, "interleaved shard %llu is used up",
+                        (unsigned long long)s->shard);
+    idb_id_set_u64(id, s->shard + 1 + i * s->shards);
+    return 0;
+}
+
+static int interleaved_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                              idb_err *err)
+{
+    uint64_t v = idb_id_u64(id), n = (uint64_t)idb_opts_int(opts, "shards");
+    if (v == 0) return idb_fail(err, IDB_EINPUT, "0 is not an interleaved ID (they start at 1)");
+    idb_emit_int(emit, ctx, "shard", (long long)((v - 1) % n));
+    idb_emit_int(emit, ctx, "shards", (long long)n);
+    idb_emit_int(emit, ctx, "value", (long long)v);
+    return 0;
+}
+
+const idb_strategy idb_strategy_interleaved = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "interleaved",
+    .summary = "interleaved ranges: shard k of N hands out k+1, k+1+N, k+1+2N...",
+    .bits = 64,
+    .time_ordered = 0,
+    .coord = IDB_COORD_NONE,
+    .options = interleaved_options,
+    .create = interleaved_create,
+    .next = interleaved_next,
+    .destroy = free,
+    .format = idb_text_u64_format,
+    .parse = idb_text_u64_parse,
+    .decode = interleaved_decode,
+};

@@ -1,0 +1,179 @@
+/* random.c — ChaCha12 per-thread CSPRNG with fork safety, and xoshiro256** (see random.h). */
+#include "random.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define CHACHA_ROUNDS 12
+#define BLOCKS 4                       /* ChaCha blocks made per refill */
+#define BUF_BYTES (64 * BLOCKS)
+#define KEY_BYTES 32                   /* the first 32 bytes of each refill become the next key */
+
+static _Thread_local struct {
+    uint32_t key[8];
+    uint64_t counter;
+    uint8_t buf[BUF_BYTES];
+    unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
+    int seeded;
+} rs = { .pos = BUF_BYTES };
+
+static atomic_uint fork_generation;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* In the child only the forking thread exists, and this is its state: drop it. */
+static void after_fork_child(void)
+{
+    explicit_bzero(&rs, sizeof rs);
+    rs.pos = BUF_BYTES;
+    atomic_fetch_add(&fork_generation, 1);
+}
+
+static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
+
+unsigned idb_random_fork_generation(void)
+{
+    pthread_once(&atfork_once, register_atfork);
+    return atomic_load_explicit(&fork_generation, memory_order_relaxed);
+}
+
+#define ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define QR(a, b, c, d)                      \
+    a += b; d ^= a; d = ROTL(d, 16);        \
+    c += d; b ^= c; b = ROTL(b, 12);        \
+    a += b; d ^= a; d = ROTL(d, 8);         \
+    c += d; b ^= c; b = ROTL(b, 7)
+
+/* One ChaCha block for (key, counter) with a zero nonce, little-endian output. */
+static void chacha_block(const uint32_t key[8], uint64_t counter, uint8_t out[64])
+{
+    uint32_t in[16] = {
+        0x61707865, 0x3320646e, 0x79622d32, 0x6b206574,
+        key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
+        (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0,
+    };
+    uint32_t x[16];
+    memcpy(x, in, sizeof x);
+    for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
+        QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
+        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
+        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
+        QR(x[2], x[7], x[8], x[13]);  QR(x[3], x[4], x[9], x[14]);
+    }
+    for (int i = 0; i < 16; i++) {
+        uint32_t v = x[i] + in[i];
+        out[4 * i] = (uint8_t)v;         out[4 * i + 1] = (uint8_t)(v >> 8);
+        out[4 * i + 2] = (uint8_t)(v >> 16); out[4 * i + 3] = (uint8_t)(v >> 24);
+    }
+}
+
+static void seed_from_os(void)
+{
+    pthread_once(&atfork_once, register_atfork);
+    uint8_t k[KEY_BYTES];
+    size_t got = 0;
+    while (got < sizeof k) {
+        ssize_t r = getrandom(k + got, sizeof k - got, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            fprintf(stderr, "idbench: getrandom failed: %s\n", strerror(errno));
+            abort();
+        }
+        got += (size_t)r;
+    }
+    memcpy(rs.key, k, sizeof k);
+    explicit_bzero(k, sizeof k);
+    rs.counter = 0;
+    rs.seeded = 1;
+}
+
+static void refill(void)
+{
+    if (!rs.seeded) seed_from_os();
+    for (int i = 0; i < BLOCKS; i++) chacha_block(rs.key, rs.counter++, rs.buf + 64 * i);
+    memcpy(rs.key, rs.buf, KEY_BYTES);   /* fast key erasure: the old key is gone */
+    rs.counter = 0;
+    rs.pos = KEY_BYTES;
+}
+
+void idb_random_bytes(void *p, size_t n)
+{
+    uint8_t *out = p;
+    while (n > 0) {
+        if (rs.pos == BUF_BYTES) refill();
+        size_t take = BUF_BYTES - rs.pos;
+        if (take > n) take = n;
+        memcpy(out, rs.buf + rs.pos, take);
+        explicit_bzero(rs.buf + rs.pos, take);
+        rs.pos += (unsigned)take;
+        out += take;
+        n -= take;
+    }
+}
+
+uint64_t idb_random_u64(void)
+{
+    uint64_t v;
+    if (rs.pos + sizeof v <= BUF_BYTES) {          /* fast path: no loop, no refill */
+        memcpy(&v, rs.buf + rs.pos, sizeof v);
+        rs.pos += sizeof v;
+        return v;
+    }
+    idb_random_bytes(&v, sizeof v);
+    return v;
+}
+
+void idb_random_seed(uint64_t seed)
+{
+    pthread_once(&atfork_once, register_atfork);
+    idb_rng r;
+    idb_rng_seed(&r, seed);
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = idb_rng_next(&r);
+        rs.key[2 * i] = (uint32_t)v;
+        rs.key[2 * i + 1] = (uint32_t)(v >> 32);
+    }
+    rs.counter = 0;
+    rs.seeded = 1;
+    rs.pos = BUF_BYTES;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void idb_rng_seed(idb_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t idb_rng_next(idb_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl64(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+double idb_rng_double(idb_rng *r) { return (double)(idb_rng_next(r) >> 11) * 0x1.0p-53; }
+
+uint64_t idb_rng_below(idb_rng *r, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;   /* reject the biased tail */
+    uint64_t v;
+    do v = idb_rng_next(r); while (v >= limit);
+    return v % n;
+}

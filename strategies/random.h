@@ -1,0 +1,41 @@
+/* random.h — the shared random module: the only randomness a strategy may use.
+ *
+ * idb_random_*: a ChaCha12 stream per thread, keyed from getrandom(2) on first use, with
+ * fast key erasure (each refill re-keys from its own output), and re-seeded in a child
+ * after fork() so parent and child never share a stream. idb_random_seed() makes the
+ * calling thread's stream deterministic (tests, the simulator); a forked child still
+ * re-seeds from the OS.
+ *
+ * idb_rng: a small explicitly seeded generator (xoshiro256**) for the harness's own
+ * workload choices (shops, Zipf draws, simulated events). Not for IDs.
+ */
+#ifndef IDB_RANDOM_H
+#define IDB_RANDOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fill p with n random bytes. Never fails: aborts if the OS has no entropy to give. */
+void idb_random_bytes(void *p, size_t n);
+
+/* 64 random bits. */
+uint64_t idb_random_u64(void);
+
+/* Make the calling thread's stream deterministic from seed (same seed, same bytes). */
+void idb_random_seed(uint64_t seed);
+
+/* Incremented in the child after every fork(); lets strategies notice a new process. */
+unsigned idb_random_fork_generation(void);
+
+typedef struct idb_rng { uint64_t s[4]; } idb_rng;
+
+/* Seed r from seed (splitmix64 expansion). */
+void idb_rng_seed(idb_rng *r, uint64_t seed);
+/* Next 64 bits. */
+uint64_t idb_rng_next(idb_rng *r);
+/* Uniform double in [0, 1). */
+double idb_rng_double(idb_rng *r);
+/* Uniform integer in [0, n), n > 0, without modulo bias. */
+uint64_t idb_rng_below(idb_rng *r, uint64_t n);
+
+#endif

@@ -1,0 +1,85 @@
+/* strategy.h — the ID strategy plug-in interface (version 1).
+ *
+ * One const idb_strategy per strategy, filled with designated initializers, listed in
+ * registry.c. A strategy gets its time only from the idb_clock it is given and its
+ * randomness only from random.h. Every instance is safe to call from several threads.
+ *
+ * Per-shard configuration is by option name, so the harness needs no per-strategy code:
+ * a strategy that declares `shard` gets the shard number k, one that declares `shards`
+ * gets the shard count K, one that declares `worker` gets k as its worker ID.
+ *
+ * Lifecycle: create() -> next()... -> destroy(). format/parse/decode need no instance.
+ */
+#ifndef IDB_STRATEGY_H
+#define IDB_STRATEGY_H
+
+#include <stddef.h>
+
+#include "clock.h"
+#include "err.h"
+#include "id.h"
+#include "options.h"
+
+#define IDB_STRATEGY_VERSION 1
+#define IDB_TEXT_MAX 48          /* longest text form plus NUL, for every strategy */
+
+enum idb_coord {
+    IDB_COORD_NONE,              /* no other server is asked */
+    IDB_COORD_PER_RANGE,         /* a server is asked once per range or block of IDs */
+    IDB_COORD_PER_ID,            /* a server is asked for every ID */
+};
+
+/* decode() calls emit once per field, in a fixed order; value is text. */
+typedef void (*idb_emit_fn)(void *ctx, const char *key, const char *value);
+
+typedef struct idb_strategy {
+    int version;                 /* IDB_STRATEGY_VERSION */
+    const char *name;            /* short, stable, lowercase: the name on the command line */
+    const char *summary;         /* one line for `idbench list` */
+    int bits;                    /* ID width: 64, 96 or 128 */
+    int time_ordered;            /* 1 if IDs sort (roughly) by creation time */
+    enum idb_coord coord;
+    const idb_opt_decl *options; /* terminated by {0}; may be NULL */
+
+    /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
+     * alive. Returns 0 and *inst, or an IDB_E* code with err filled. */
+    int (*create)(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err);
+    /* Write the next ID into *id. Returns 0, or IDB_ECLOCK (clock behind; err->behind_ms),
+     * IDB_EUNAVAIL, IDB_EEXHAUSTED or IDB_EIO with err filled; *id is then unspecified. */
+    int (*next)(void *inst, idb_id *id, idb_err *err);
+    /* Free an instance (NULL is fine). */
+    void (*destroy)(void *inst);
+
+    /* Text form of id into buf (IDB_TEXT_MAX bytes), NUL-terminated. */
+    void (*format)(const idb_id *id, char *buf);
+    /* Strict parser of the text form: returns 0, or IDB_EINPUT with err saying why. */
+    int (*parse)(const char *text, idb_id *id, idb_err *err);
+    /* Emit the fields of id (options as given to create, e.g. an epoch). Returns 0 or
+     * IDB_EINPUT when id is not one this strategy could have made. */
+    int (*decode)(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                  idb_err *err);
+} idb_strategy;
+
+/* The registry (registry.c): every strategy, NULL-terminated. */
+extern const idb_strategy *const idb_strategies[];
+
+/* The strategy called name, or NULL. */
+const idb_strategy *idb_strategy_find(const char *name);
+
+/* Parse "key=value" options for s and create an instance. Returns 0 or an IDB_E* code. */
+int idb_strategy_create_kv(const idb_strategy *s, const char *const *kv, int nkv,
+                           idb_clock *clock, void **inst, idb_err *err);
+
+/* Shared text forms (text.c). Each parser is strict: exact length, valid digits only. */
+void idb_text_u64_format(const idb_id *id, char *buf);        /* decimal, no leading zeros */
+int idb_text_u64_parse(const char *text, idb_id *id, idb_err *err);
+void idb_text_uuid_format(const idb_id *id, char *buf);       /* lowercase 8-4-4-4-12 */
+int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err);  /* any case */
+void idb_text_hex_format(const idb_id *id, char *buf);        /* lowercase, 2 digits a byte */
+int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);
+
+/* Decode helpers: emit an integer or a hex field. */
+void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v);
+void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n);
+
+#endif

@@ -1,0 +1,118 @@
+/* text.c — the shared text forms of IDs: decimal, UUID, hex (see strategy.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "strategy.h"
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+void idb_text_u64_format(const idb_id *id, char *buf)
+{
+    snprintf(buf, IDB_TEXT_MAX, "%llu", (unsigned long long)idb_id_u64(id));
+}
+
+int idb_text_u64_parse(const char *text, idb_id *id, idb_err *err)
+{
+    size_t n = strlen(text);
+    if (n == 0) return idb_fail(err, IDB_EINPUT, "empty ID");
+    if (n > 20) return idb_fail(err, IDB_EINPUT, "'%s' is too long for a 64-bit ID", text);
+    if (n > 1 && text[0] == '0')
+        return idb_fail(err, IDB_EINPUT, "'%s' has a leading zero", text);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return idb_fail(err, IDB_EINPUT, "'%s' is not a decimal number", text);
+        unsigned d = (unsigned)(text[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return idb_fail(err, IDB_EINPUT, "'%s' does not fit in 64 bits", text);
+        v = v * 10 + d;
+    }
+    idb_id_set_u64(id, v);
+    return 0;
+}
+
+void idb_text_uuid_format(const idb_id *id, char *buf)
+{
+    char *p = buf;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        *p++ = hexdig[id->b[i] >> 4];
+        *p++ = hexdig[id->b[i] & 15];
+    }
+    *p = 0;
+}
+
+int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err)
+{
+    if (strlen(text) != 36)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: expected 36 characters (8-4-4-4-12)",
+                        text);
+    int j = 0;
+    for (int i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (text[i] != '-')
+                return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: expected '-' at offset %d",
+                                text, i);
+            continue;
+        }
+        int v = hexval(text[i]);
+        if (v < 0)
+            return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: bad hex digit at offset %d",
+                            text, i);
+        if (j % 2 == 0) id->b[j / 2] = (uint8_t)(v << 4);
+        else id->b[j / 2] |= (uint8_t)v;
+        j++;
+    }
+    id->len = 16;
+    return 0;
+}
+
+void idb_text_hex_format(const idb_id *id, char *buf)
+{
+    for (int i = 0; i < id->len; i++) {
+        buf[2 * i] = hexdig[id->b[i] >> 4];
+        buf[2 * i + 1] = hexdig[id->b[i] & 15];
+    }
+    buf[2 * id->len] = 0;
+}
+
+int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err)
+{
+    if (strlen(text) != (size_t)(2 * bytes))
+        return idb_fail(err, IDB_EINPUT, "'%s': expected %d hex digits", text, 2 * bytes);
+    for (int i = 0; i < bytes; i++) {
+        int hi = hexval(text[2 * i]), lo = hexval(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return idb_fail(err, IDB_EINPUT, "'%s': bad hex digit at offset %d", text,
+                            hi < 0 ? 2 * i : 2 * i + 1);
+        id->b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    id->len = (uint8_t)bytes;
+    return 0;
+}
+
+void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", v);
+    emit(ctx, key, buf);
+}
+
+void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n)
+{
+    char buf[2 * IDB_ID_MAX + 1];
+    for (int i = 0; i < n; i++) {
+        buf[2 * i] = hexdig[p[i] >> 4];
+        buf[2 * i + 1] = hexdig[p[i] & 15];
+    }
+    buf[2 * n] = 0;
+    emit(ctx, key, buf);
+}
