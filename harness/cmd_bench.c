@@ -1,0 +1,129 @@
+/* cmd_bench.c — idbench bench: ID generation benchmarks through Google Benchmark.
+ *
+ * Registers gen/<strategy> for every strategy in the registry (1 and 2 threads sharing
+ * one instance), the reference baseline/clock_realtime (one clock_gettime, the floor for
+ * any time-based ID), and, when built with them, the peers peer/libuuid_v4
+ * (uuid_generate_random) and peer/libbson_oid (bson_oid_init). Flags are Google
+ * Benchmark's own (--benchmark_filter, --benchmark_min_time, --benchmark_out=FILE
+ * --benchmark_out_format=json, ...).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "strategy.h"
+#include "tmpdir.h"
+
+#ifdef IDB_HAVE_LIBUUID
+#include <uuid/uuid.h>
+#endif
+#ifdef IDB_HAVE_LIBBSON
+#include <bson/bson.h>
+#endif
+
+#define BATCH 64
+
+typedef struct gen_bench {
+    const idb_strategy *s;
+    void *inst;
+} gen_bench;
+
+/* gen/<strategy>: BATCH IDs per step from the shared instance. */
+static void run_gen(idb_bench_state *st, void *user)
+{
+    gen_bench *g = user;
+    idb_id id;
+    idb_err err = { 0 };
+    while (idb_bench_keep_running_batch(st, BATCH))
+        for (int i = 0; i < BATCH; i++)
+            if (g->s->next(g->inst, &id, &err)) { idb_bench_skip_with_error(st, err.msg); return; }
+}
+
+/* baseline/clock_realtime: one clock_gettime(CLOCK_REALTIME) per item. */
+static void run_clock(idb_bench_state *st, void *user)
+{
+    (void)user;
+    struct timespec ts;
+    volatile long sink = 0;
+    while (idb_bench_keep_running_batch(st, BATCH))
+        for (int i = 0; i < BATCH; i++) { clock_gettime(CLOCK_REALTIME, &ts); sink += ts.tv_nsec; }
+}
+
+#ifdef IDB_HAVE_LIBUUID
+/* peer/libuuid_v4: util-linux's uuid_generate_random. */
+static void run_libuuid(idb_bench_state *st, void *user)
+{
+    (void)user;
+    uuid_t u;
+    while (idb_bench_keep_running_batch(st, BATCH))
+        for (int i = 0; i < BATCH; i++) uuid_generate_random(u);
+}
+#endif
+
+#ifdef IDB_HAVE_LIBBSON
+/* peer/libbson_oid: libbson's bson_oid_init with the default context. */
+static void run_libbson(idb_bench_state *st, void *user)
+{
+    (void)user;
+    bson_oid_t oid;
+    while (idb_bench_keep_running_batch(st, BATCH))
+        for (int i = 0; i < BATCH; i++) bson_oid_init(&oid, NULL);
+}
+#endif
+
+int cmd_bench(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--benchmark_", 12) != 0)
+            return cli_usage("bench", "bench: '%s' is not a --benchmark_* flag", argv[i]);
+#ifndef __OPTIMIZE__
+    fprintf(stderr, "idbench: warning: built without optimisation; timings are not meaningful\n");
+#endif
+    char dir[256];
+    if (idb_tmpdir_make(dir, sizeof dir) != 0)
+        return cli_fail(IDB_EIO, "cannot create a temporary directory for the range strategy");
+
+    int n = 0;
+    for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
+    gen_bench *g = calloc((size_t)n, sizeof *g);
+    char (*names)[64] = calloc((size_t)n, sizeof *names);
+    int status = 0;
+    for (int i = 0; i < n && !status; i++) {
+        const idb_strategy *s = idb_strategies[i];
+        char dirkv[300];
+        snprintf(dirkv, sizeof dirkv, "dir=%s", dir);
+        const char *kv[] = { dirkv };
+        int nkv = idb_opts_declared(s->options, "dir") ? 1 : 0;
+        idb_err err = { 0 };
+        g[i].s = s;
+        if (idb_strategy_create_kv(s, kv, nkv, idb_clock_real(), &g[i].inst, &err) != 0) {
+            status = cli_fail(err.code, "bench: %s: %s", s->name, err.msg);
+            break;
+        }
+        snprintf(names[i], sizeof names[i], "gen/%s", s->name);
+        idb_bench_register(&(idb_bench_def){ .name = names[i], .run = run_gen, .user = &g[i],
+                                             .max_threads = 2 });
+    }
+    if (!status) {
+        idb_bench_register(&(idb_bench_def){ .name = "baseline/clock_realtime", .run = run_clock });
+#ifdef IDB_HAVE_LIBUUID
+        idb_bench_register(&(idb_bench_def){ .name = "peer/libuuid_v4", .run = run_libuuid });
+#endif
+#ifdef IDB_HAVE_LIBBSON
+        idb_bench_register(&(idb_bench_def){ .name = "peer/libbson_oid", .run = run_libbson });
+#endif
+        int ran = idb_bench_run(argc, argv);
+        if (ran < 0) status = cli_usage("bench", "bench: unknown flag");
+        else if (ran == 0) status = cli_fail(IDB_EINPUT, "bench: no benchmark matches the filter");
+    }
+    for (int i = 0; i < n; i++)
+        if (g[i].inst) g[i].s->destroy(g[i].inst);
+    free(g);
+    free(names);
+    idb_tmpdir_remove(dir);
+    return status;
+}

@@ -1,0 +1,184 @@
+/* cmd_ids.c — the commands about strategies themselves: list, help, gen, decode. */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "store.h"
+#include "strategy.h"
+
+static const char *coord_names[] = {
+    [IDB_COORD_NONE] = "none",
+    [IDB_COORD_PER_RANGE] = "per range",
+    [IDB_COORD_PER_ID] = "per ID",
+};
+
+/* idbench list: one line per strategy, NAME<TAB>BITS<TAB>summary. */
+int cmd_list(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) return cli_usage("list", "list takes no arguments");
+    for (const idb_strategy *const *s = idb_strategies; *s; s++)
+        printf("%s\t%d\t%s\n", (*s)->name, (*s)->bits, (*s)->summary);
+    return 0;
+}
+
+/* Print a declared option table, one option per line with default, range and help. */
+static void print_options(const idb_opt_decl *d)
+{
+    if (!d || !d->name) { printf("options: none\n"); return; }
+    printf("options (-o KEY=VALUE for strategies, -s KEY=VALUE for stores):\n");
+    for (; d->name; d++) {
+        char range[96] = "";
+        if (d->type == IDB_OPT_ENUM) snprintf(range, sizeof range, " [%s]", d->choices);
+        else if (d->type == IDB_OPT_INT && (d->min || d->max))
+            snprintf(range, sizeof range, " [%lld..%lld]", (long long)d->min, (long long)d->max);
+        printf("  %s=%s%s\n      %s\n", d->name, d->def, range, d->help);
+    }
+}
+
+/* idbench help [STRATEGY|STORE]: the options of a strategy or store, or the commands. */
+int cmd_help(int argc, char **argv)
+{
+    if (argc == 1) {
+        printf("usage:\n");
+        for (const cli_command *c = cli_commands; c->name; c++) printf("  idbench %s\n", c->usage);
+        return 0;
+    }
+    if (argc > 2) return cli_usage("help", "help takes one name");
+    const idb_strategy *s = idb_strategy_find(argv[1]);
+    if (s) {
+        printf("%s: %s\nbits: %d\ntime-ordered: %s\ncoordination: %s\n", s->name, s->summary,
+               s->bits, s->time_ordered ? "yes" : "no", coord_names[s->coord]);
+        print_options(s->options);
+        return 0;
+    }
+    const idb_store *st = idb_store_find(argv[1]);
+    if (st) {
+        printf("%s (store): %s\n", st->name, st->summary);
+        print_options(st->options);
+        return 0;
+    }
+    return cli_fail(IDB_EINPUT, "unknown strategy or store '%s' (see idbench list)", argv[1]);
+}
+
+typedef struct gen_job {
+    const idb_strategy *s;
+    void *inst;
+    long long count;
+    pthread_mutex_t *out_lock;
+    idb_err err;
+    int rc;
+} gen_job;
+
+/* Append the job's buffer to stdout under the shared lock. */
+static void flush_out(gen_job *j, char *buf, size_t *len)
+{
+    pthread_mutex_lock(j->out_lock);
+    fwrite(buf, 1, *len, stdout);
+    pthread_mutex_unlock(j->out_lock);
+    *len = 0;
+}
+
+/* One generating thread: count IDs from the shared instance, printed in 64 KiB chunks. */
+static void *gen_thread(void *arg)
+{
+    gen_job *j = arg;
+    static _Thread_local char buf[1 << 16];
+    size_t len = 0;
+    for (long long i = 0; i < j->count; i++) {
+        idb_id id;
+        j->rc = j->s->next(j->inst, &id, &j->err);
+        if (j->rc) break;
+        if (len + IDB_TEXT_MAX + 1 > sizeof buf) flush_out(j, buf, &len);
+        j->s->format(&id, buf + len);
+        len += strlen(buf + len);
+        buf[len++] = '\n';
+    }
+    flush_out(j, buf, &len);
+    return NULL;
+}
+
+/* idbench gen NAME [-n COUNT] [-t THREADS] [-o KEY=VALUE]... */
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option longopts[] = { { 0 } };
+    long long count = 10, threads = 1;
+    cli_kv kv = { 0 };
+    int c, rc;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "n:t:o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n': if ((rc = cli_parse_count("-n", optarg, 0, 1LL << 40, &count))) return rc; break;
+        case 't': if ((rc = cli_parse_count("-t", optarg, 1, 256, &threads))) return rc; break;
+        case 'o': if ((rc = cli_kv_add(&kv, optarg))) return rc; break;
+        default: return cli_usage("gen", "gen: unknown flag or missing value '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return cli_usage("gen", "gen needs exactly one strategy name");
+    const idb_strategy *s = idb_strategy_find(argv[optind]);
+    if (!s) return cli_fail(IDB_EINPUT, "unknown strategy '%s' (see idbench list)", argv[optind]);
+
+    idb_err err = { 0 };
+    void *inst;
+    if ((rc = idb_strategy_create_kv(s, kv.kv, kv.n, idb_clock_real(), &inst, &err)))
+        return cli_fail_err(&err);
+
+    pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+    gen_job jobs[256];
+    pthread_t tids[256];
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (gen_job){ .s = s, .inst = inst, .out_lock = &out_lock,
+                             .count = count / threads + (t < count % threads) };
+        if (t > 0 && pthread_create(&tids[t], NULL, gen_thread, &jobs[t]) != 0) {
+            s->destroy(inst);
+            return cli_fail(IDB_EIO, "cannot start thread %d", t);
+        }
+    }
+    gen_thread(&jobs[0]);
+    int status = 0;
+    for (int t = 0; t < threads; t++) {
+        if (t > 0) pthread_join(tids[t], NULL);
+        if (jobs[t].rc && !status) status = cli_fail(IDB_EIO, "%s", jobs[t].err.msg);
+    }
+    s->destroy(inst);
+    if (fflush(stdout) != 0 && !status) status = cli_fail(IDB_EIO, "cannot write the IDs to stdout");
+    return status;
+}
+
+/* decode's emit callback: print KEY=VALUE. */
+static void print_field(void *ctx, const char *key, const char *value)
+{
+    (void)ctx;
+    printf("%s=%s\n", key, value);
+}
+
+/* idbench decode NAME ID [-o KEY=VALUE]... */
+int cmd_decode(int argc, char **argv)
+{
+    static const struct option longopts[] = { { 0 } };
+    cli_kv kv = { 0 };
+    int c, rc;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        if (c != 'o') return cli_usage("decode", "decode: unknown flag or missing value '%s'", argv[optind - 1]);
+        if ((rc = cli_kv_add(&kv, optarg))) return rc;
+    }
+    if (optind != argc - 2) return cli_usage("decode", "decode needs a strategy name and an ID");
+    const idb_strategy *s = idb_strategy_find(argv[optind]);
+    if (!s) return cli_fail(IDB_EINPUT, "unknown strategy '%s' (see idbench list)", argv[optind]);
+
+    char owner[64];
+    snprintf(owner, sizeof owner, "strategy %s", s->name);
+    idb_err err = { 0 };
+    idb_opts opts;
+    idb_id id;
+    if ((rc = idb_opts_parse(&opts, s->options, kv.kv, kv.n, owner, &err))) return cli_fail_err(&err);
+    if ((rc = s->parse(argv[optind + 1], &id, &err))) return cli_fail_err(&err);
+    if ((rc = s->decode(&opts, &id, print_field, NULL, &err))) return cli_fail_err(&err);
+    return 0;
+}

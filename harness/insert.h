@@ -1,0 +1,59 @@
+/* insert.h — the insert runner: orders with IDs from a strategy into a store, measured.
+ *
+ * Each order belongs to a shop (Zipf popularity, seeded); each shop lives on one of
+ * `shards` shards; each shard is its own store (in DIR/shard-K/) with its own strategy
+ * instance where the strategy is per shard (see strategy.h: options shard/shards/worker).
+ * Rows are committed in transactions of `batch`. The runner times everything: ID
+ * generation apart from inserts, each insert, each commit. Locality figures
+ * (tail_insert_frac, insert_pos_p50) are computed afterwards, outside the timed part.
+ */
+#ifndef IDB_INSERT_H
+#define IDB_INSERT_H
+
+#include <stdint.h>
+
+#include "store.h"
+#include "strategy.h"
+
+#define IDB_INSERT_MAX_KV 32
+#define IDB_POS_BUCKETS 20            /* histogram of insert positions, 0..1 in 20 bins */
+
+typedef struct idb_insert_config {
+    const idb_strategy *strategy;
+    const idb_store *store;
+    long long ids;                    /* orders to insert, >= 1 */
+    int batch;                        /* rows per transaction, >= 1 */
+    int shards;                       /* >= 1 */
+    int shops;                        /* >= 1 */
+    double shop_skew;                 /* Zipf exponent of shop popularity (default 1.0) */
+    const char *dir;                  /* existing, writable directory for the stores */
+    const char *strategy_kv[IDB_INSERT_MAX_KV];   /* -o KEY=VALUE */
+    int n_strategy_kv;
+    const char *store_kv[IDB_INSERT_MAX_KV];      /* -s KEY=VALUE */
+    int n_store_kv;
+    uint64_t seed;
+    const int64_t *curve_cache_pages; /* optional: cache sizes for the miss-ratio curve */
+    int n_curve;
+} idb_insert_config;
+
+typedef struct idb_insert_result {
+    int key_bytes;
+    double seconds;                   /* wall time of the timed part (generation + inserts + commits) */
+    double gen_ns_per_id;
+    double inserts_per_s;             /* ids / (insert + commit time) */
+    int64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+    int64_t commit_p99_ns;
+    idb_store_stats st;               /* summed over shards (depth, fill: see insert.c) */
+    double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
+    double tail_insert_frac;
+    double insert_pos_p50;
+    int64_t pos_hist[IDB_POS_BUCKETS];   /* where new keys land: counts per position bin */
+    idb_curve_point curve[64];        /* when n_curve > 0 */
+    idb_opts store_opts;              /* the store's options as used (echoed in the output) */
+} idb_insert_result;
+
+/* Run one insert experiment. Returns 0, or an IDB_E* code with err filled (IDB_EINPUT for
+ * bad configuration, unknown options, a store refusing a key; IDB_EIO for files). */
+int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err);
+
+#endif
