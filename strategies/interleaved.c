@@ -2,13 +2,15 @@
  *
  *   bit 63                                                    0
  *   +----------------------------------------------------------+
- *   |   value = k + 1 + i*N   (k = shard, N = shards, i >= 0)   |
+ *   | value = base + k + 1 + i*N  (k = shard, N = shards, i >= 0) |
  *   +----------------------------------------------------------+
  *
  * No coordination once N is fixed: shard k's IDs are the values congruent to k+1 mod N.
  * It only works for exactly N shards: adding one means a new allocation that must not
- * reuse numbers already handed out (the simulator plays that). decode recovers
- * shard = (value - 1) mod shards, so it needs the same `shards` option.
+ * reuse numbers already handed out: the safe way re-bases every shard above the highest
+ * ID issued so far (option `base`), the naive way just switches to the new modulus (the
+ * simulator plays both). decode recovers shard = (value - base - 1) mod shards, so it
+ * needs the same `shards` and `base` options.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@
 #include "strategy.h"
 
 typedef struct interleaved {
-    uint64_t shard, shards;
+    uint64_t shard, shards, base;
     _Atomic uint64_t i;                /* how many IDs this shard has handed out */
 } interleaved;
 
@@ -25,6 +27,8 @@ static const idb_opt_decl interleaved_options[] = {
       .help = "number of shards N sharing the interleaving" },
     { .name = "shard", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = (1 << 20) - 1,
       .help = "this shard's number k, 0..N-1" },
+    { .name = "base", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = INT64_MAX,
+      .help = "IDs start above this value (a re-allocation after adding a shard)" },
     { 0 },
 };
 
@@ -39,6 +43,7 @@ static int interleaved_create(const idb_opts *opts, idb_clock *clock, void **ins
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     s->shard = (uint64_t)k;
     s->shards = (uint64_t)n;
+    s->base = (uint64_t)idb_opts_int(opts, "base");
     atomic_store(&s->i, 0);
     *inst = s;
     return 0;
@@ -48,10 +53,10 @@ static int interleaved_next(void *inst, idb_id *id, idb_err *err)
 {
     interleaved *s = inst;
     uint64_t i = atomic_fetch_add_explicit(&s->i, 1, memory_order_relaxed);
-    if (i > (UINT64_MAX - s->shard - 1) / s->shards)
+    if (i > (UINT64_MAX - s->base - s->shard - 1) / s->shards)
         return idb_fail(err, IDB_EEXHAUSTED, "interleaved shard %llu is used up",
                         (unsigned long long)s->shard);
-    idb_id_set_u64(id, s->shard + 1 + i * s->shards);
+    idb_id_set_u64(id, s->base + s->shard + 1 + i * s->shards);
     return 0;
 }
 
@@ -59,8 +64,11 @@ static int interleaved_decode(const idb_opts *opts, const idb_id *id, idb_emit_f
                               idb_err *err)
 {
     uint64_t v = idb_id_u64(id), n = (uint64_t)idb_opts_int(opts, "shards");
-    if (v == 0) return idb_fail(err, IDB_EINPUT, "0 is not an interleaved ID (they start at 1)");
-    idb_emit_int(emit, ctx, "shard", (long long)((v - 1) % n));
+    uint64_t base = (uint64_t)idb_opts_int(opts, "base");
+    if (v <= base)
+        return idb_fail(err, IDB_EINPUT, "%llu is not an interleaved ID above base %llu",
+                        (unsigned long long)v, (unsigned long long)base);
+    idb_emit_int(emit, ctx, "shard", (long long)((v - base - 1) % n));
     idb_emit_int(emit, ctx, "shards", (long long)n);
     idb_emit_int(emit, ctx, "value", (long long)v);
     return 0;
