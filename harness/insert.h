@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 
+#include "locality.h"
 #include "store.h"
 #include "strategy.h"
 
 #define IDB_INSERT_MAX_KV 32
-#define IDB_POS_BUCKETS 20            /* histogram of insert positions, 0..1 in 20 bins */
 
 typedef struct idb_insert_config {
     const idb_strategy *strategy;
@@ -47,7 +47,7 @@ typedef struct idb_insert_result {
     double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
     double tail_insert_frac;
     double insert_pos_p50;
-    int64_t pos_hist[IDB_POS_BUCKETS];   /* where new keys land: counts per position bin */
+    int64_t pos_hist[IDB_LOC_BUCKETS];   /* where new keys land: counts per position bin */
     idb_curve_point curve[64];        /* when n_curve > 0 */
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */
 } idb_insert_result;

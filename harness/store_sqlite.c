@@ -1,5 +1,439 @@
-/* PLACEHOLDER: being written; replaced entirely by the real store. */
+/* store_sqlite.c — `sqlite`: orders in a real SQLite database file, <dir>/orders.sqlite.
+ *
+ * The ID is the table's primary key, so the table's own B-tree is the index we measure:
+ *
+ *   schema=rowid  CREATE TABLE orders(id INTEGER PRIMARY KEY, shop INTEGER,
+ *                   display_no INTEGER, created_ms INTEGER, total_cents INTEGER, payload BLOB)
+ *                 8-byte keys only. The ID's 8 bytes are read as a signed 64-bit integer; an
+ *                 ID with the top bit set would be a negative rowid (sorting before every
+ *                 other) and is refused with IDB_EINPUT. A table B-tree: rows live in leaves
+ *                 only, and a row appended at the right edge takes balance_quick() (the old
+ *                 leaf stays ~100 % full).
+ *   schema=blob   the same columns with `id BLOB PRIMARY KEY` ... WITHOUT ROWID, any width: an
+ *                 index B-tree in memcmp order of the ID bytes. Splits go through
+ *                 balance_nonroot(); interior pages hold whole rows too (one per cell).
+ *   schema=auto   rowid for 8-byte keys, blob otherwise (the default).
+ *
+ * payload holds row_bytes bytes from a generator seeded by the key, so scan() checks every
+ * row it reads back. Rows go through one prepared INSERT (reset and rebound per row); BEGIN is
+ * issued by the first insert after a commit, COMMIT by commit().
+ *
+ * An existing orders.sqlite (or -wal/-journal/-shm) is never modified: a file that is not a
+ * SQLite database with an `orders` table is "not an idbench store", one that is "already
+ * exists". Both are IDB_EINPUT. The check opens the file read-only with immutable=1, which
+ * takes no locks and creates no -wal/-shm.
+ *
+ * stats() (after the last commit, before close):
+ *   pages_written  SQLITE_DBSTATUS_CACHE_WRITE, cumulative since open: pages the pager wrote
+ *                  out. With journal_mode=wal these are the frames appended to the -wal file at
+ *                  each commit (or when the cache spills). The checkpoints that copy WAL pages
+ *                  into orders.sqlite (automatic, every ~1000 WAL frames) write again and are
+ *                  NOT counted: SQLite has no counter for them. In rollback modes they are the
+ *                  pages written to orders.sqlite; the journal's own writes are not counted.
+ *   cache_misses   SQLITE_DBSTATUS_CACHE_MISS: pages read from the file or WAL because the page
+ *                  cache (cache_pages) lacked them. Both counters are read before the dbstat
+ *                  walk below, which reads every page itself.
+ *   leaf_pages, branch_pages, depth, fill_factor: one aggregate query over the dbstat virtual
+ *                  table for name='orders' (its presence, SQLITE_ENABLE_DBSTAT_VTAB, is checked
+ *                  at open). leaf = pagetype 'leaf', branch = 'internal'; depth = the most '/'
+ *                  in a B-tree page's path ('/' is the root: 1; '/000/': 2; ...).
+ *                  fill = Σ(pgsize − 8 − unused) / Σ(pgsize − 8) over leaf pages. dbstat's
+ *                  `unused` is the gap between the cell-pointer array and the cell content plus
+ *                  freeblocks and fragments, so "used" counts the 2-byte cell pointers and the
+ *                  cells with their varint headers; the fixed 8-byte leaf-page header is left
+ *                  out of both sides (as the lmdb store leaves out its 16-byte page header), so
+ *                  1.0 means not one byte left for another cell. Overflow pages (payloads too
+ *                  big for a leaf; none with row_bytes=64) count in neither.
+ *   file_bytes     st_size of orders.sqlite + orders.sqlite-wal at stats() time (closing the
+ *                  last connection checkpoints the WAL and deletes it).
+ *   splits         -1: SQLite does not count them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "store.h"
-static int ph_open(const char *d, const idb_opts *o, int k, void **h, idb_err *e) { (void)d; (void)o; (void)k; (void)h; return idb_fail(e, IDB_EINPUT, "not yet"); }
-const idb_store idb_store_sqlite = { .version = 1, .name = "sqlite", .summary = "placeholder", .open = ph_open };
+
+/* The aggregate the stats come from; tests/test_store_sqlite.c runs its own copy in the shell. */
+#define SQ_DBSTAT_SQL                                                                    \
+    "SELECT sum(pagetype='leaf'), sum(pagetype='internal'),"                             \
+    " max(CASE WHEN pagetype<>'overflow' THEN length(path)-length(replace(path,'/','')) END)," \
+    " sum(CASE WHEN pagetype='leaf' THEN pgsize-8-unused END),"                          \
+    " sum(CASE WHEN pagetype='leaf' THEN pgsize-8 END)"                                  \
+    " FROM dbstat WHERE name='orders'"
+
+#define SQ_COLUMNS "shop INTEGER, display_no INTEGER, created_ms INTEGER, " \
+                   "total_cents INTEGER, payload BLOB"
+
+static const idb_opt_decl sq_options[] = {
+    { "schema", IDB_OPT_ENUM, "auto", "rowid (INTEGER PRIMARY KEY, 8-byte keys) or blob "
+      "(WITHOUT ROWID); auto = rowid for 8-byte keys", 0, 0, "auto|rowid|blob" },
+    { "page_size", IDB_OPT_INT, "4096", "database page size in bytes (a power of two)",
+      512, 65536, NULL },
+    { "cache_pages", IDB_OPT_INT, "2000", "page cache size in pages (PRAGMA cache_size)",
+      1, 1000000000, NULL },
+    { "journal_mode", IDB_OPT_ENUM, "wal", "PRAGMA journal_mode", 0, 0,
+      "delete|truncate|persist|wal|memory|off" },
+    { "synchronous", IDB_OPT_ENUM, "normal", "PRAGMA synchronous", 0, 0, "off|normal|full" },
+    { "row_bytes", IDB_OPT_INT, "64", "payload bytes per row (derived from the key)",
+      0, 1 << 20, NULL },
+    { 0 },
+};
+
+typedef struct sq_store {
+    sqlite3 *db;
+    sqlite3_stmt *ins;        /* the one INSERT, reset and rebound per row */
+    int key_bytes, rowid, row_bytes, in_txn;
+    uint8_t *payload;         /* row_bytes scratch bytes */
+    uint8_t *check;           /* row_bytes scratch bytes for scan() */
+    char path[PATH_MAX];
+} sq_store;
+
+/* Fill p[0..n) with bytes determined by id alone: FNV-1a of the key seeds a splitmix64. */
+static void payload_fill(uint8_t *p, int n, const idb_id *id)
+{
+    uint64_t x = 0xcbf29ce484222325u;
+    for (int i = 0; i < id->len; i++) x = (x ^ id->b[i]) * 0x100000001b3u;
+    for (int i = 0; i < n; i += 8) {
+        uint64_t z = (x += 0x9e3779b97f4a7c15u);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+        z ^= z >> 31;
+        for (int j = 0; j < 8 && i + j < n; j++) p[i + j] = (uint8_t)(z >> (8 * j));
+    }
+}
+
+/* Write id as hex into buf (at least 33 bytes); returns buf. */
+static const char *id_hex(const idb_id *id, char *buf)
+{
+    for (int i = 0; i < id->len && i < IDB_ID_MAX; i++) sprintf(buf + 2 * i, "%02x", id->b[i]);
+    buf[2 * (id->len < IDB_ID_MAX ? id->len : IDB_ID_MAX)] = 0;
+    return buf;
+}
+
+/* Fail with code and "sqlite: what: <SQLite's message>". */
+static int sq_fail(idb_err *err, int code, sqlite3 *db, const char *what)
+{
+    return idb_fail(err, code, "sqlite: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+/* 0 if this SQLite has the dbstat virtual table, else IDB_EIO with a message that says so.
+ * Asked of a throwaway in-memory connection, so nothing is created on failure. */
+static int dbstat_check(idb_err *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_open(":memory:", &db);
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "SELECT pgsize FROM dbstat", -1, &st, NULL);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (rc == SQLITE_OK) return 0;
+    return idb_fail(err, IDB_EIO, "sqlite: this SQLite (%s) lacks the dbstat virtual table "
+                    "(SQLITE_ENABLE_DBSTAT_VTAB), which the page statistics need",
+                    sqlite3_libversion());
+}
+
+/* Called when path exists: always refuses (IDB_EINPUT) without changing the file, saying
+ * whether it looks like one of our stores. */
+static int refuse_existing(const char *path, idb_err *err)
+{
+    char hdr[16] = { 0 };
+    int ours = 0;
+    FILE *f = fopen(path, "rb");
+    if (f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr &&
+        memcmp(hdr, "SQLite format 3", 16) == 0) {
+        /* immutable=1: no locks, no -wal/-shm, no recovery; the file is only read */
+        char uri[3 * PATH_MAX + 32] = "file:";
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        size_t n = strlen(uri);
+        for (const char *c = path; *c; c++)      /* a URI: escape what it would misread */
+            n += (size_t)sprintf(uri + n, strchr("%?#", *c) ? "%%%02X" : "%c", (unsigned char)*c);
+        strcpy(uri + n, "?immutable=1");
+        if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
+            sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND "
+                               "name='orders'", -1, &st, NULL) == SQLITE_OK)
+            ours = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+    if (f) fclose(f);
+    if (ours) return idb_fail(err, IDB_EINPUT, "%s already exists; use an empty --dir", path);
+    return idb_fail(err, IDB_EINPUT, "%s exists and is not an idbench store", path);
+}
+
+/* Remove the files a failed open created (only called when none existed before). */
+static void remove_created(const char *path)
+{
+    static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+    char p[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+        snprintf(p, sizeof p, "%s%s", path, sfx[i]);
+        unlink(p);
+    }
+}
+
+/* Close s->db, free s (NULL is fine). The files stay. */
+static void sq_close(void *h)
+{
+    sq_store *s = h;
+    if (!s) return;
+    sqlite3_finalize(s->ins);
+    sqlite3_close(s->db);     /* rolls back an uncommitted transaction */
+    free(s->payload);
+    free(s->check);
+    free(s);
+}
+
+/* Apply the PRAGMAs and create the table on the fresh connection s->db. */
+static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
+{
+    char sql[512];
+    const char *mode = idb_opts_str(o, "journal_mode");
+    snprintf(sql, sizeof sql, "PRAGMA page_size=%lld; PRAGMA journal_mode=%s;"
+             " PRAGMA synchronous=%s; PRAGMA cache_size=%lld;",
+             (long long)idb_opts_int(o, "page_size"), mode, idb_opts_str(o, "synchronous"),
+             (long long)idb_opts_int(o, "cache_pages"));
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "setting PRAGMAs");
+
+    sqlite3_stmt *st = NULL;       /* check the journal mode took (it can silently not) */
+    int ok = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_ROW &&
+             strcmp((const char *)sqlite3_column_text(st, 0), mode) == 0;
+    sqlite3_finalize(st);
+    if (!ok) return idb_fail(err, IDB_EIO, "sqlite: journal_mode=%s was not accepted", mode);
+
+    const char *create = s->rowid
+        ? "CREATE TABLE orders(id INTEGER PRIMARY KEY, " SQ_COLUMNS ")"
+        : "CREATE TABLE orders(id BLOB PRIMARY KEY, " SQ_COLUMNS ") WITHOUT ROWID";
+    if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "creating the orders table");
+    if (sqlite3_prepare_v3(s->db, "INSERT INTO orders(id, shop, display_no, created_ms, "
+                           "total_cents, payload) VALUES (?, ?, ?, ?, ?, ?)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &s->ins, NULL) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "preparing the insert");
+    return 0;
+}
+
+/* Create <dir>/orders.sqlite for key_bytes-wide IDs. Refuses (IDB_EINPUT) bad key widths,
+ * schema=rowid with keys other than 8 bytes, a page size that is not a power of two, a dir
+ * that is not a directory, and any existing store file; IDB_EIO if the file cannot be
+ * created (e.g. an unwritable dir) or SQLite lacks dbstat. On failure nothing is left. */
+static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err)
+{
+    if (key_bytes != 8 && key_bytes != 12 && key_bytes != 16)
+        return idb_fail(err, IDB_EINPUT, "sqlite: key width %d bytes: expected 8, 12 or 16",
+                        key_bytes);
+    const char *schema = idb_opts_str(o, "schema");
+    int rowid = strcmp(schema, "rowid") == 0 || (strcmp(schema, "auto") == 0 && key_bytes == 8);
+    if (rowid && key_bytes != 8)
+        return idb_fail(err, IDB_EINPUT, "sqlite: schema=rowid needs 8-byte keys, not %d; "
+                        "use schema=blob", key_bytes);
+    int64_t psz = idb_opts_int(o, "page_size");
+    if (psz & (psz - 1))
+        return idb_fail(err, IDB_EINPUT, "sqlite: page_size=%lld is not a power of two",
+                        (long long)psz);
+    int rc = dbstat_check(err);
+    if (rc) return rc;
+
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return idb_fail(err, IDB_EINPUT, "sqlite: %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return idb_fail(err, IDB_EIO, "sqlite: cannot create files in %s: %s", dir,
+                        strerror(errno));
+    sq_store *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    if ((size_t)snprintf(s->path, sizeof s->path, "%s/orders.sqlite", dir) >= sizeof s->path - 16) {
+        free(s);
+        return idb_fail(err, IDB_EINPUT, "sqlite: directory name too long");
+    }
+    static const char *const sfx[] = { "", "-wal", "-journal", "-shm" };
+    for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s%s", s->path, sfx[i]);
+        if (lstat(p, &st) == 0) {
+            rc = i == 0 ? refuse_existing(p, err)
+                        : idb_fail(err, IDB_EINPUT, "%s exists; use an empty --dir", p);
+            free(s);
+            return rc;
+        }
+    }
+
+    s->key_bytes = key_bytes;
+    s->rowid = rowid;
+    s->row_bytes = (int)idb_opts_int(o, "row_bytes");
+    s->payload = malloc((size_t)s->row_bytes + 1);
+    s->check = malloc((size_t)s->row_bytes + 1);
+    if (!s->payload || !s->check) {
+        sq_close(s);
+        return idb_fail(err, IDB_ENOMEM, "out of memory");
+    }
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK)
+        rc = sq_fail(err, IDB_EIO, s->db, "creating the database file");
+    else
+        rc = sq_setup(s, o, err);
+    if (rc) {
+        char path[PATH_MAX];
+        strcpy(path, s->path);
+        sq_close(s);
+        remove_created(path);
+        return rc;
+    }
+    *h = s;
+    return 0;
+}
+
+/* Insert one row, beginning a transaction if none is open. IDB_EINPUT for a key of the
+ * wrong width, a duplicate, or (schema=rowid) a key with the top bit set; IDB_EIO else. */
+static int sq_insert(void *h, const idb_row *row, idb_err *err)
+{
+    sq_store *s = h;
+    char hex[2 * IDB_ID_MAX + 1];
+    if (row->id.len != s->key_bytes)
+        return idb_fail(err, IDB_EINPUT, "sqlite: a %d-byte ID in a store for %d-byte keys",
+                        row->id.len, s->key_bytes);
+    if (s->rowid && (row->id.b[0] & 0x80))
+        return idb_fail(err, IDB_EINPUT, "sqlite: ID %s has its top bit set, so it is not a "
+                        "valid rowid (schema=rowid); use schema=blob", id_hex(&row->id, hex));
+    if (!s->in_txn) {
+        if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+            return sq_fail(err, IDB_EIO, s->db, "BEGIN");
+        s->in_txn = 1;
+    }
+    sqlite3_stmt *st = s->ins;
+    if (s->rowid) sqlite3_bind_int64(st, 1, (sqlite3_int64)idb_id_u64(&row->id));
+    else sqlite3_bind_blob(st, 1, row->id.b, s->key_bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, row->shop);
+    sqlite3_bind_int64(st, 3, row->display_no);
+    sqlite3_bind_int64(st, 4, row->created_ms);
+    sqlite3_bind_int64(st, 5, row->total_cents);
+    payload_fill(s->payload, s->row_bytes, &row->id);
+    sqlite3_bind_blob(st, 6, s->payload, s->row_bytes, SQLITE_STATIC);  /* 0 bytes: empty blob */
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return 0;
+    }
+    int code = (rc & 0xff) == SQLITE_CONSTRAINT ? IDB_EINPUT : IDB_EIO;
+    if (code == IDB_EINPUT)
+        idb_fail(err, code, "sqlite: duplicate key %s", id_hex(&row->id, hex));
+    else
+        sq_fail(err, code, s->db, "insert");
+    sqlite3_reset(st);
+    return code;
+}
+
+/* COMMIT the open transaction, if any. IDB_EIO if SQLite refuses. */
+static int sq_commit(void *h, idb_err *err)
+{
+    sq_store *s = h;
+    if (!s->in_txn) return 0;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "COMMIT");
+    s->in_txn = 0;
+    return 0;
+}
+
+/* Size of path in bytes, 0 if it does not exist. */
+static int64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Fill st as the header comment describes. IDB_EIO if a query fails. */
+static int sq_stats(void *h, idb_store_stats *st, idb_err *err)
+{
+    sq_store *s = h;
+    int cur = 0, hi = 0;
+    *st = (idb_store_stats){ .splits = -1 };
+    /* the counters first: the dbstat walk below reads every page through the cache */
+    if (sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 0) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "sqlite3_db_status");
+    st->pages_written = cur;
+    sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 0);
+    st->cache_misses = cur;
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof wal, "%s-wal", s->path);
+    st->file_bytes = file_size(s->path) + file_size(wal);
+
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(s->db, SQ_DBSTAT_SQL, -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_step(q) != SQLITE_ROW) {
+        sq_fail(err, IDB_EIO, s->db, "dbstat");
+        sqlite3_finalize(q);
+        return IDB_EIO;
+    }
+    st->leaf_pages = sqlite3_column_int64(q, 0);
+    st->branch_pages = sqlite3_column_int64(q, 1);
+    st->depth = sqlite3_column_int64(q, 2);
+    int64_t used = sqlite3_column_int64(q, 3), cap = sqlite3_column_int64(q, 4);
+    st->fill_factor = cap > 0 ? (double)used / (double)cap : 0.0;
+    sqlite3_finalize(q);
+    return 0;
+}
+
+/* Call fn on every row in key order, rebuilt from the table; IDB_EIO if a row's payload is
+ * not the one its key implies (or its key has the wrong width). Stops when fn returns != 0. */
+static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err)
+{
+    sq_store *s = h;
+    sqlite3_stmt *q = NULL;
+    char hex[2 * IDB_ID_MAX + 1];
+    if (sqlite3_prepare_v2(s->db, "SELECT id, shop, display_no, created_ms, total_cents, "
+                           "payload FROM orders ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "scan");
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        idb_row r = { 0 };
+        if (s->rowid) {
+            idb_id_set_u64(&r.id, (uint64_t)sqlite3_column_int64(q, 0));
+        } else {
+            int n = sqlite3_column_bytes(q, 0);
+            const void *b = sqlite3_column_blob(q, 0);
+            if (n != s->key_bytes) {
+                ret = idb_fail(err, IDB_EIO, "sqlite: a %d-byte key in the table", n);
+                break;
+            }
+            r.id.len = (uint8_t)n;
+            memcpy(r.id.b, b, (size_t)n);
+        }
+        r.shop = (uint32_t)sqlite3_column_int64(q, 1);
+        r.display_no = (uint32_t)sqlite3_column_int64(q, 2);
+        r.created_ms = sqlite3_column_int64(q, 3);
+        r.total_cents = sqlite3_column_int64(q, 4);
+        const void *p = sqlite3_column_blob(q, 5);
+        int n = sqlite3_column_bytes(q, 5);
+        payload_fill(s->check, s->row_bytes, &r.id);
+        if (n != s->row_bytes || (n && memcmp(p, s->check, (size_t)n) != 0)) {
+            ret = idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
+                           id_hex(&r.id, hex));
+            break;
+        }
+        if (fn(ctx, &r)) break;
+    }
+    if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE) ret = sq_fail(err, IDB_EIO, s->db, "scan");
+    sqlite3_finalize(q);
+    return ret;
+}
+
+const idb_store idb_store_sqlite = {
+    .version = IDB_STORE_VERSION,
+    .name = "sqlite",
+    .summary = "a real SQLite file: orders table keyed by the ID (rowid or WITHOUT ROWID)",
+    .options = sq_options,
+    .open = sq_open,
+    .insert = sq_insert,
+    .commit = sq_commit,
+    .stats = sq_stats,
+    .close = sq_close,
+    .scan = sq_scan,
+};

@@ -1,0 +1,279 @@
+/* insert.c — the insert runner (see insert.h).
+ *
+ * Per batch of `batch` orders: choose shops (not timed), generate the IDs (timed as one
+ * block per batch: generation cost), insert the rows one by one (each timed by chaining
+ * one monotonic clock read per row), then commit every shard's store (each commit timed).
+ * Afterwards, outside the timed part: store statistics, the miss-ratio curve, and where
+ * each key landed in its shard's index (locality.c).
+ *
+ * seconds = generation + inserts + commits; inserts_per_s = ids / (inserts + commits),
+ * so the store's rate is not diluted by ID generation, which gen_ns_per_id reports.
+ * Multi-shard figures: page counts, writes and misses are summed; depth is the deepest
+ * shard; fill_factor is total used bytes / total leaf capacity (leaf-weighted).
+ */
+#include "insert.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "random.h"
+#include "zipf.h"
+
+typedef struct shard {
+    void *inst;                        /* strategy instance */
+    void *store;                       /* store handle */
+    idb_id *keys;                      /* keys in insertion order (locality, afterwards) */
+    int64_t nkeys;
+} shard;
+
+typedef struct run {
+    const idb_insert_config *cfg;
+    shard *shards;
+    idb_zipf zipf;
+    int *shop_shard;                   /* shop -> shard */
+    uint32_t *shop_orders;             /* per-shop display counter */
+    int64_t *lat, *commit_lat;
+    int64_t ncommits;
+} run;
+
+/* "key=" prefix test: is option name already set in kv[0..n)? */
+static int kv_has(const char *const *kv, int n, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < n; i++)
+        if (strncmp(kv[i], name, len) == 0 && kv[i][len] == '=') return 1;
+    return 0;
+}
+
+/* Make shard k's strategy instance: the user's -o options, plus shard / shards / worker /
+ * dir where the strategy declares them and the user did not set them. */
+static int make_instance(const idb_insert_config *cfg, int k, void **inst, idb_err *err)
+{
+    const idb_strategy *s = cfg->strategy;
+    const char *kv[IDB_INSERT_MAX_KV + 4];
+    char extra[4][320];
+    int n = 0, ne = 0;
+    for (int i = 0; i < cfg->n_strategy_kv; i++) kv[n++] = cfg->strategy_kv[i];
+    struct { const char *name; long long v; } per_shard[] = {
+        { "shard", k }, { "shards", cfg->shards }, { "worker", k },
+    };
+    for (size_t i = 0; i < sizeof per_shard / sizeof *per_shard; i++) {
+        if (!idb_opts_declared(s->options, per_shard[i].name) ||
+            kv_has(cfg->strategy_kv, cfg->n_strategy_kv, per_shard[i].name)) continue;
+        snprintf(extra[ne], sizeof extra[ne], "%s=%lld", per_shard[i].name, per_shard[i].v);
+        kv[n++] = extra[ne++];
+    }
+    if (idb_opts_declared(s->options, "dir") && !kv_has(cfg->strategy_kv, cfg->n_strategy_kv, "dir")) {
+        snprintf(extra[ne], sizeof extra[ne], "dir=%s", cfg->dir);
+        kv[n++] = extra[ne++];
+    }
+    return idb_strategy_create_kv(s, kv, n, idb_clock_real(), inst, err);
+}
+
+/* Open shard k: its strategy instance and its store in DIR/shard-K/. */
+static int open_shard(run *r, int k, const idb_opts *store_opts, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/shard-%d", cfg->dir, k) >= sizeof path)
+        return idb_fail(err, IDB_EINPUT, "--dir path is too long");
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return idb_fail(err, errno == EACCES || errno == EROFS || errno == ENOENT ? IDB_EINPUT : IDB_EIO,
+                        "cannot create %s: %s", path, strerror(errno));
+    int rc = make_instance(cfg, k, &r->shards[k].inst, err);
+    if (rc) return rc;
+    rc = cfg->store->open(path, store_opts, cfg->strategy->bits / 8, &r->shards[k].store, err);
+    if (rc) return rc;
+    r->shards[k].keys = malloc((size_t)cfg->ids * sizeof(idb_id));
+    return r->shards[k].keys ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", cfg->ids);
+}
+
+/* Close every shard (strategy instances and stores) and free the run. */
+static void close_run(run *r)
+{
+    for (int k = 0; r->shards && k < r->cfg->shards; k++) {
+        if (r->shards[k].inst) r->cfg->strategy->destroy(r->shards[k].inst);
+        if (r->shards[k].store) r->cfg->store->close(r->shards[k].store);
+        free(r->shards[k].keys);
+    }
+    free(r->shards);
+    idb_zipf_free(&r->zipf);
+    free(r->shop_shard);
+    free(r->shop_orders);
+    free(r->lat);
+    free(r->commit_lat);
+}
+
+/* The timed part: every batch's generation, inserts and commits. */
+static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    const idb_strategy *s = cfg->strategy;
+    const idb_store *st = cfg->store;
+    idb_rng rng;
+    idb_rng_seed(&rng, cfg->seed);
+    idb_row *rows = malloc((size_t)cfg->batch * sizeof *rows);
+    int *row_shard = malloc((size_t)cfg->batch * sizeof *row_shard);
+    if (!rows || !row_shard) { free(rows); free(row_shard); return idb_fail(err, IDB_ENOMEM, "out of memory"); }
+    int64_t gen_ns = 0, ins_ns = 0, commit_ns = 0, done = 0;
+    int rc = 0;
+    while (done < cfg->ids && !rc) {
+        int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
+        int64_t created = idb_clock_now_ms(idb_clock_real());
+        for (int i = 0; i < b; i++) {                 /* the workload: not timed */
+            int64_t shop = idb_zipf_draw(&r->zipf, &rng);
+            row_shard[i] = r->shop_shard[shop];
+            rows[i] = (idb_row){ .shop = (uint32_t)shop, .display_no = 1000 + ++r->shop_orders[shop],
+                                 .created_ms = created, .total_cents = (int64_t)idb_rng_below(&rng, 50000) };
+        }
+        int64_t t0 = idb_mono_ns();
+        for (int i = 0; i < b && !rc; i++)
+            rc = s->next(r->shards[row_shard[i]].inst, &rows[i].id, err);
+        int64_t t = idb_mono_ns();
+        gen_ns += t - t0;
+        for (int i = 0; i < b && !rc; i++) {
+            int64_t prev = t;
+            rc = st->insert(r->shards[row_shard[i]].store, &rows[i], err);
+            t = idb_mono_ns();
+            r->lat[done + i] = t - prev;
+            ins_ns += t - prev;
+        }
+        for (int k = 0; k < cfg->shards && !rc; k++) {
+            int64_t prev = t;
+            rc = st->commit(r->shards[k].store, err);
+            t = idb_mono_ns();
+            r->commit_lat[r->ncommits++] = t - prev;
+            commit_ns += t - prev;
+        }
+        for (int i = 0; i < b && !rc; i++) {          /* bookkeeping for locality: not timed */
+            shard *sh = &r->shards[row_shard[i]];
+            sh->keys[sh->nkeys++] = rows[i].id;
+        }
+        done += b;
+    }
+    free(rows);
+    free(row_shard);
+    res->seconds = (double)(gen_ns + ins_ns + commit_ns) / 1e9;
+    res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
+    res->inserts_per_s = (double)cfg->ids / ((double)(ins_ns + commit_ns) / 1e9);
+    return rc;
+}
+
+/* After the timed part: store stats summed over shards, the curve, locality. */
+static int collect(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    double used = 0, cap = 0;
+    idb_store_stats *sum = &res->st;
+    *sum = (idb_store_stats){ .depth = -1 };
+    for (int k = 0; k < cfg->shards; k++) {
+        idb_store_stats s;
+        int rc = cfg->store->stats(r->shards[k].store, &s, err);
+        if (rc) return rc;
+        int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
+                           &sum->pages_written, &sum->cache_misses, &sum->splits };
+        int64_t val[] = { s.leaf_pages, s.branch_pages, s.file_bytes, s.pages_written,
+                          s.cache_misses, s.splits };
+        for (int i = 0; i < 6; i++)
+            *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
+        if (s.depth > sum->depth) sum->depth = s.depth;
+        if (s.fill_factor >= 0 && s.leaf_pages > 0) { used += s.fill_factor * (double)s.leaf_pages; cap += (double)s.leaf_pages; }
+    }
+    sum->fill_factor = cap > 0 ? used / cap : -1;
+
+    if (cfg->n_curve > 0) {
+        if (!cfg->store->curve)
+            return idb_fail(err, IDB_EINPUT, "store %s has no miss-ratio curve (--curve needs pagesim)",
+                            cfg->store->name);
+        for (int i = 0; i < cfg->n_curve; i++) res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
+        for (int k = 0; k < cfg->shards; k++) {
+            idb_curve_point pts[64];
+            int rc = cfg->store->curve(r->shards[k].store, cfg->curve_cache_pages, cfg->n_curve, pts, err);
+            if (rc) return rc;
+            for (int i = 0; i < cfg->n_curve; i++) {
+                /* per-insert rates of a shard, weighted by its share of the inserts */
+                double w = (double)r->shards[k].nkeys / (double)cfg->ids;
+                res->curve[i].misses_per_insert += pts[i].misses_per_insert * w;
+                res->curve[i].writes_per_insert += pts[i].writes_per_insert * w;
+            }
+        }
+    }
+
+    idb_locality loc;
+    if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    for (int k = 0; k < cfg->shards; k++)
+        if (idb_locality_add(&loc, r->shards[k].keys, r->shards[k].nkeys) != 0) {
+            idb_locality_free(&loc);
+            return idb_fail(err, IDB_ENOMEM, "out of memory");
+        }
+    res->tail_insert_frac = idb_locality_tail_frac(&loc);
+    res->insert_pos_p50 = idb_locality_pos_p50(&loc);
+    memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
+    idb_locality_free(&loc);
+
+    res->lat_p50_ns = idb_percentile(r->lat, cfg->ids, 0.50);
+    res->lat_p99_ns = idb_percentile(r->lat, cfg->ids, 0.99);
+    res->lat_p999_ns = idb_percentile(r->lat, cfg->ids, 0.999);
+    res->lat_max_ns = idb_percentile(r->lat, cfg->ids, 1.0);
+    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
+    return 0;
+}
+
+/* Check the configuration before anything is created. */
+static int check_config(const idb_insert_config *cfg, idb_err *err)
+{
+    if (cfg->ids < 1) return idb_fail(err, IDB_EINPUT, "the number of IDs must be at least 1");
+    if (cfg->batch < 1) return idb_fail(err, IDB_EINPUT, "--batch must be at least 1");
+    if (cfg->shards < 1) return idb_fail(err, IDB_EINPUT, "--shards must be at least 1");
+    if (cfg->shops < 1) return idb_fail(err, IDB_EINPUT, "--shops must be at least 1");
+    if (cfg->n_curve > 64) return idb_fail(err, IDB_EINPUT, "--curve takes at most 64 cache sizes");
+    struct stat sb;
+    if (stat(cfg->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return idb_fail(err, IDB_EINPUT, "%s is not a directory", cfg->dir);
+    if (access(cfg->dir, W_OK | X_OK) != 0)
+        return idb_fail(err, IDB_EINPUT, "%s is not writable", cfg->dir);
+    return 0;
+}
+
+int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = check_config(cfg, err);
+    if (rc) return rc;
+    char owner[64];
+    snprintf(owner, sizeof owner, "store %s", cfg->store->name);
+    rc = idb_opts_parse(&res->store_opts, cfg->store->options, cfg->store_kv, cfg->n_store_kv, owner, err);
+    if (rc) return rc;
+    res->key_bytes = cfg->strategy->bits / 8;
+
+    run r = { .cfg = cfg };
+    r.shards = calloc((size_t)cfg->shards, sizeof *r.shards);
+    r.shop_shard = malloc((size_t)cfg->shops * sizeof *r.shop_shard);
+    r.shop_orders = calloc((size_t)cfg->shops, sizeof *r.shop_orders);
+    r.lat = malloc((size_t)cfg->ids * sizeof *r.lat);
+    r.commit_lat = malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r.commit_lat);
+    if (!r.shards || !r.shop_shard || !r.shop_orders || !r.lat || !r.commit_lat ||
+        idb_zipf_init(&r.zipf, cfg->shops, cfg->shop_skew) != 0) {
+        close_run(&r);
+        return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", cfg->ids);
+    }
+    idb_rng rng;                                       /* shops to shards: seeded */
+    idb_rng_seed(&rng, cfg->seed ^ 0x5eed5eed5eedULL);
+    for (int i = 0; i < cfg->shops; i++) r.shop_shard[i] = (int)idb_rng_below(&rng, (uint64_t)cfg->shards);
+
+    for (int k = 0; k < cfg->shards && !rc; k++) rc = open_shard(&r, k, &res->store_opts, err);
+    int64_t w0 = idb_proc_write_bytes();
+    if (!rc) rc = timed_loop(&r, res, err);
+    if (!rc) rc = collect(&r, res, err);
+    for (int k = 0; k < cfg->shards && r.shards; k++)  /* close the stores: their final writes count */
+        if (r.shards[k].store) { cfg->store->close(r.shards[k].store); r.shards[k].store = NULL; }
+    int64_t w1 = idb_proc_write_bytes();
+    res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
+    close_run(&r);
+    return rc;
+}

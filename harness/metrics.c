@@ -1,0 +1,35 @@
+/* metrics.c — percentiles and /proc/self/io (see metrics.h). */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* qsort order of int64. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t idb_percentile(int64_t *v, int64_t n, double q)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    int64_t rank = (int64_t)ceil(q * (double)n);      /* nearest rank, 1-based */
+    if (rank < 1) rank = 1;
+    if (rank > n) rank = n;
+    return v[rank - 1];
+}
+
+int64_t idb_proc_write_bytes(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    if (!f) return -1;
+    char line[128];
+    long long v = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "wchar: %lld", &v) == 1) break;
+    fclose(f);
+    return v;
+}

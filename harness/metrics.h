@@ -1,0 +1,24 @@
+/* metrics.h — small measurement helpers the runners share: a monotonic clock for the
+ * harness's own timing, percentiles, and the process's write volume. */
+#ifndef IDB_METRICS_H
+#define IDB_METRICS_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Monotonic time in ns (for durations; the harness owns all timing). */
+static inline int64_t idb_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The q-quantile (0..1, nearest rank) of v[0..n); sorts v in place. 0 when n == 0. */
+int64_t idb_percentile(int64_t *v, int64_t n, double q);
+
+/* Bytes this process has passed to write(2)-family calls so far (/proc/self/io wchar),
+ * or -1 when /proc/self/io cannot be read. */
+int64_t idb_proc_write_bytes(void);
+
+#endif
