@@ -48,8 +48,7 @@ unsigned idb_random_fork_generation(void)
     a += b; d ^= a; d = ROTL(d, 8);         \
     c += d; b ^= c; b = ROTL(b, 7)
 
-/* One ChaCha block for (key, counter) with a zero nonce, little-endian output. */
-static void chacha_block(const uint32_t key[8], uint64_t counter, uint8_t out[64])
+void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64])
 {
     uint32_t in[16] = {
         0x61707865, 0x3320646e, 0x79622d32, 0x6b206574,
@@ -58,7 +57,7 @@ static void chacha_block(const uint32_t key[8], uint64_t counter, uint8_t out[64
     };
     uint32_t x[16];
     memcpy(x, in, sizeof x);
-    for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
+    for (int i = 0; i < rounds; i += 2) {
         QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
         QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
         QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
@@ -94,7 +93,7 @@ static void seed_from_os(void)
 static void refill(void)
 {
     if (!rs.seeded) seed_from_os();
-    for (int i = 0; i < BLOCKS; i++) chacha_block(rs.key, rs.counter++, rs.buf + 64 * i);
+    for (int i = 0; i < BLOCKS; i++) idb_chacha_block(rs.key, rs.counter++, CHACHA_ROUNDS, rs.buf + 64 * i);
     memcpy(rs.key, rs.buf, KEY_BYTES);   /* fast key erasure: the old key is gone */
     rs.counter = 0;
     rs.pos = KEY_BYTES;
