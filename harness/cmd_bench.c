@@ -7,6 +7,7 @@
  * Benchmark's own (--benchmark_filter, --benchmark_min_time, --benchmark_out=FILE
  * --benchmark_out_format=json, ...).
  */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +76,39 @@ static void run_libbson(idb_bench_state *st, void *user)
 }
 #endif
 
+/* Does a --benchmark_filter=RE in argv match none of the names we register? Google
+ * Benchmark would only print its own complaint, so idbench checks first. A negative
+ * filter ("-RE") is left to Google Benchmark. Returns 1 when nothing matches. */
+static int filter_matches_nothing(int argc, char **argv)
+{
+    const char *re = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--benchmark_filter=", 19) == 0) re = argv[i] + 19;
+    if (!re || !*re || *re == '-' || strcmp(re, "all") == 0) return 0;
+    regex_t rx;
+    if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) return 0;   /* let GB report it */
+    int any = 0;
+    char name[128];
+    for (const idb_strategy *const *s = idb_strategies; *s && !any; s++)
+        for (int t = 1; t <= 2 && !any; t++) {
+            snprintf(name, sizeof name, "gen/%s/real_time/threads:%d", (*s)->name, t);
+            any = regexec(&rx, name, 0, NULL, 0) == 0;
+        }
+    const char *others[] = { "baseline/clock_realtime/real_time", "peer/libuuid_v4/real_time",
+                             "peer/libbson_oid/real_time" };
+    for (size_t i = 0; i < sizeof others / sizeof *others && !any; i++)
+        any = regexec(&rx, others[i], 0, NULL, 0) == 0;
+    regfree(&rx);
+    return !any;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "--benchmark_", 12) != 0)
             return cli_usage("bench", "bench: '%s' is not a --benchmark_* flag", argv[i]);
+    if (filter_matches_nothing(argc, argv))
+        return cli_fail(IDB_EINPUT, "bench: no benchmark matches the filter (see idbench list)");
 #ifndef __OPTIMIZE__
     fprintf(stderr, "idbench: warning: built without optimisation; timings are not meaningful\n");
 #endif

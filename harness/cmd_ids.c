@@ -145,7 +145,8 @@ int cmd_gen(int argc, char **argv)
         if (jobs[t].rc && !status) status = cli_fail(IDB_EIO, "%s", jobs[t].err.msg);
     }
     s->destroy(inst);
-    if (fflush(stdout) != 0 && !status) status = cli_fail(IDB_EIO, "cannot write the IDs to stdout");
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !status)
+        status = cli_fail(IDB_EIO, "cannot write the IDs to stdout");
     return status;
 }
 
