@@ -14,6 +14,10 @@ const cli_command cli_commands[] = {
     { "insert", "insert --store S --strategy NAME -n COUNT [--batch B] [--shards K] [--shops N] "
                 "[--dir DIR] [-o KEY=VALUE]... [-s KEY=VALUE]... [--seed N] [--format csv|json] "
                 "[--curve P1,P2,...]", cmd_insert },
+    { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] [--format csv|json|table] "
+                  "[--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]", cmd_simulate },
+    { "claims", "claims [--quick]", cmd_claims },
+    { "collide", "collide --bits B --rate R", cmd_collide },
     { 0 },
 };
 

@@ -1,0 +1,1 @@
+/* claims.c — placeholder while being written. */

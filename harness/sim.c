@@ -1,0 +1,357 @@
+/* sim.c — playing an order stream against one strategy's real code (model: sim.h).
+ *
+ * The run keeps one generator per strategy instance (central, per shard or per API
+ * instance), each with its own manual clock, a busy-until time and its last ID. Orders
+ * are played in arrival order; events are applied when the first order at or after their
+ * time arrives. Per-order records go into arrays sized once from the stream (no
+ * allocation per order); sim_metrics() measures them afterwards.
+ */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "counter_service.h"
+#include "random.h"
+#include "sim_metrics.h"
+#include "tmpdir.h"
+
+#define SIM_COUNTER_NAME "idbench-sim"
+#define SIM_MAX_RETRIES 100000          /* ECLOCK retries of one order before giving up */
+
+enum gen_mode { MODE_CENTRAL, MODE_SHARD, MODE_INSTANCE };
+
+typedef struct gen {
+    void *inst;
+    idb_clock clock;
+    int64_t busy_until;                 /* true ns when it can serve the next order */
+    int clk;                            /* API instance whose clock error it has, or -1 */
+    int stepped;                        /* the scheduled step back has happened */
+    uint64_t last_u64;
+    int has_last;
+} gen;
+
+typedef struct run {
+    const sim_workload *w;
+    const sim_stream *s;
+    const idb_strategy *st;
+    enum gen_mode mode;
+    gen *g;
+    int ngen, shards;                   /* generators made; shards now */
+    char dir[4096];                     /* private temporary directory ("" = none) */
+    uint64_t max_issued;                /* highest 64-bit ID issued so far */
+    idb_err *err;
+} run;
+
+/* 1 if the strategy declares option name. */
+static int declares(const idb_strategy *st, const char *name)
+{
+    return idb_opts_declared(st->options, name);
+}
+
+/* What the clock of generator g should read at true time t (ns from the start). */
+static int64_t local_ns(const run *R, const gen *g, int64_t t)
+{
+    int64_t v = SIM_T0_NS + t;
+    if (g->clk >= 0) {
+        v += R->s->offset_ns[g->clk] + (int64_t)(R->s->drift_ppm[g->clk] * 1e-6 * (double)t);
+        if (g->stepped) v -= (int64_t)(R->w->step_back_ms * 1e6);
+    }
+    return v;
+}
+
+/* Move generator g's clock to true time t: forward only, except the one scheduled step. */
+static void set_clock(run *R, gen *g, int64_t t)
+{
+    const sim_workload *w = R->w;
+    int step = 0;
+    if (!g->stepped && g->clk == (int)w->step_instance && w->step_back_ms > 0 &&
+        t >= (int64_t)(w->step_at_s * 1e9) && R->mode == MODE_INSTANCE) {
+        g->stepped = 1;
+        step = 1;
+    }
+    int64_t v = local_ns(R, g, t);
+    if (step || v > idb_clock_now_ns(&g->clock)) idb_clock_set_ns(&g->clock, v);
+}
+
+/* Create (or re-create) generator k for the current shard count. base > 0 re-bases a
+ * strategy that declares `base`. Returns 0 or an IDB_E* code with R->err filled. */
+static int make_gen(run *R, int k, uint64_t base)
+{
+    const idb_strategy *st = R->st;
+    gen *g = &R->g[k];
+    char kv[8][4200];
+    const char *kvp[8];
+    int n = 0;
+    if (R->mode == MODE_SHARD) {
+        if (declares(st, "shard")) snprintf(kv[n++], sizeof kv[0], "shard=%d", k);
+        if (declares(st, "shards")) snprintf(kv[n++], sizeof kv[0], "shards=%d", R->shards);
+        if (base && declares(st, "base"))
+            snprintf(kv[n++], sizeof kv[0], "base=%llu", (unsigned long long)base);
+    }
+    if (R->mode == MODE_INSTANCE && declares(st, "worker")) {
+        int worker = (R->w->duplicate_worker_ids && k == 1) ? 0 : k;
+        snprintf(kv[n++], sizeof kv[0], "worker=%d", worker);
+    }
+    if (declares(st, "range_size"))
+        snprintf(kv[n++], sizeof kv[0], "range_size=%lld", (long long)R->w->range_size);
+    if (declares(st, "dir")) snprintf(kv[n++], sizeof kv[0], "dir=%s", R->dir);
+    if (R->mode == MODE_CENTRAL && declares(st, "name"))
+        snprintf(kv[n++], sizeof kv[0], "name=%s", SIM_COUNTER_NAME);
+    for (int i = 0; i < n; i++) kvp[i] = kv[i];
+    if (g->inst) st->destroy(g->inst);
+    g->inst = NULL;
+    g->has_last = 0;
+    return idb_strategy_create_kv(st, kvp, n, &g->clock, &g->inst, R->err);
+}
+
+/* Set up generator k's clock (at the start, or when shard k is added at time t). */
+static void init_gen_clock(run *R, int k, int64_t t)
+{
+    gen *g = &R->g[k];
+    g->clk = R->mode == MODE_INSTANCE ? k : -1;
+    g->busy_until = t;
+    idb_clock_manual_init(&g->clock, 0);
+    idb_clock_set_ns(&g->clock, local_ns(R, g, t));
+}
+
+/* Apply event e at true time t: shops move; per-shard strategies gain shard K. */
+static int apply_event(run *R, const sim_event *e, uint16_t *home, int64_t t)
+{
+    if (e->kind == SIM_EV_MIGRATE) {
+        home[e->shop] = e->dest;
+        return 0;
+    }
+    for (int64_t i = 0; i < R->s->shops; i++)
+        if (e->moves[i] != SIM_NO_MOVE) home[i] = e->moves[i];
+    int k = R->shards++;
+    if (R->mode != MODE_SHARD) return 0;
+    init_gen_clock(R, k, t);
+    R->ngen = R->shards;
+    if (declares(R->st, "shards")) {           /* re-allocate every shard: naive or safe */
+        uint64_t base = R->w->reconfig_safe ? R->max_issued : 0;
+        for (int j = 0; j < R->shards; j++) {
+            int64_t busy = R->g[j].busy_until;
+            int rc = make_gen(R, j, base);
+            if (rc) return rc;
+            R->g[j].busy_until = busy;
+        }
+        return 0;
+    }
+    return make_gen(R, k, 0);
+}
+
+/* Ask generator g for an ID at true time *t, waiting out IDB_ECLOCK. On success *t is
+ * the creation time. Returns 0, IDB_EUNAVAIL (a failed order) or another IDB_E* code. */
+static int take_id(run *R, gen *g, int64_t *t, idb_id *id, double *stalled_ns, int *stalled)
+{
+    idb_err e = { 0 };
+    for (int tries = 0;; tries++) {
+        set_clock(R, g, *t);
+        int64_t before = atomic_load(&g->clock.waited_ns);
+        int rc = R->st->next(g->inst, id, &e);
+        int64_t waited = atomic_load(&g->clock.waited_ns) - before;
+        if (waited > 0) { *t += waited; *stalled_ns += (double)waited; *stalled = 1; }
+        if (rc == 0 || rc == IDB_EUNAVAIL) return rc;
+        if (rc != IDB_ECLOCK || tries == SIM_MAX_RETRIES)
+            return idb_fail(R->err, rc, "strategy %s: %s", R->st->name, e.msg);
+        int64_t wait = e.behind_ms > 0 ? e.behind_ms * 1000000 : 100000;
+        *t += wait;
+        *stalled_ns += (double)wait;
+        *stalled = 1;
+    }
+}
+
+/* Nearest-rank percentile q of a distribution given as (value, count) pairs sorted by
+ * value, with total orders. */
+static double percentile(const double *v, const int64_t *c, int nv, int64_t total, double q)
+{
+    int64_t need = (int64_t)(q * (double)total + 0.999999999), seen = 0;
+    if (need < 1) need = 1;
+    for (int i = 0; i < nv; i++) {
+        seen += c[i];
+        if (seen >= need) return v[i];
+    }
+    return nv ? v[nv - 1] : 0;
+}
+
+/* Per-order records of the successful orders. */
+typedef struct recs {
+    int64_t *t;
+    uint64_t *hi, *lo;
+    uint16_t *shard_c, *shard_f;
+    uint32_t *ord;
+} recs;
+
+/* Free the records. */
+static void recs_free(recs *x)
+{
+    free(x->t); free(x->hi); free(x->lo); free(x->shard_c); free(x->shard_f); free(x->ord);
+}
+
+/* Play every order; fill r's counts and the records. Returns 0 or an IDB_E* code. */
+static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_opts *o,
+                uint16_t *home)
+{
+    const sim_workload *w = R->w;
+    const sim_stream *s = R->s;
+    int64_t out0 = (int64_t)(w->outage_start_s * 1e9), out1 = (int64_t)((w->outage_start_s + w->outage_s) * 1e9);
+    int per_id = R->st->coord == IDB_COORD_PER_ID, per_range = R->st->coord == IDB_COORD_PER_RANGE;
+    int64_t m = 0, n_rtt = 0, n_lease = 0;
+    double stalled_ns = 0;
+    int next_ev = 0;
+    for (int64_t j = 0; j < s->n; j++) {
+        int64_t t = s->t_ns[j];
+        while (next_ev < s->nevents && s->ev[next_ev].t_ns <= t) {
+            int rc = apply_event(R, &s->ev[next_ev++], home, t);
+            if (rc) return rc;
+        }
+        uint16_t shard = home[s->shop[j]];
+        gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : s->inst[j]];
+        if (t < g->busy_until) t = g->busy_until;
+        int in_outage = w->outage_s > 0 && s->t_ns[j] >= out0 && s->t_ns[j] < out1;
+        r->outage_orders += in_outage;
+        int failed = in_outage && per_id;       /* the counter server is down */
+        idb_id id = { 0 };
+        if (!failed) {
+            int stalled = 0;
+            int rc = take_id(R, g, &t, &id, &stalled_ns, &stalled);
+            if (rc == IDB_EUNAVAIL) failed = 1;
+            else if (rc) return rc;
+            r->stalls += stalled;
+        }
+        if (o && o->ids_out) { o->ids_out[j] = id; if (failed) o->ids_out[j].len = 0; }
+        if (o && o->timeline) {
+            int64_t sec = s->t_ns[j] / 1000000000;
+            if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
+        }
+        if (failed) { r->failed_orders++; continue; }
+        g->busy_until = t;
+        uint64_t v = idb_id_u64(&id);
+        if (per_id) n_rtt++;
+        if (per_range && (!g->has_last || v != g->last_u64 + 1)) { n_lease++; r->leases++; }
+        g->last_u64 = v;
+        g->has_last = 1;
+        if (id.len == 8 && v > R->max_issued) R->max_issued = v;
+        x->t[m] = t;
+        x->hi[m] = v;
+        x->lo[m] = id.len > 8 ? idb_get_be(id.b + 8, id.len - 8) << (8 * (16 - id.len)) : 0;
+        x->shard_c[m] = shard;
+        x->ord[m] = (uint32_t)j;
+        m++;
+    }
+    /* a shop's final home decides where its orders live at the end */
+    for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[s->shop[x->ord[i]]];
+    for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
+    r->stalled_ms = stalled_ns / 1e6;
+    double vals[3] = { 0, 0, 0 };
+    int64_t cnts[3] = { m - n_rtt - n_lease, 0, 0 };
+    int nv = 1;
+    double lat = per_id ? w->rtt_ms : w->lease_rtt_ms;
+    int64_t nlat = per_id ? n_rtt : n_lease;
+    if (nlat) {
+        if (lat > 0) { vals[nv] = lat; cnts[nv++] = nlat; }
+        else cnts[0] += nlat;
+    }
+    r->coord_lat_p50_ms = percentile(vals, cnts, nv, m, 0.50);
+    r->coord_lat_p99_ms = percentile(vals, cnts, nv, m, 0.99);
+    *m_out = m;
+    return 0;
+}
+
+/* Seconds of clock id (CLOCK_MONOTONIC for wall time, CLOCK_THREAD_CPUTIME_ID for CPU). */
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* FNV-1a of a name, to give each strategy its own random stream. */
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) { h ^= (unsigned char)*s; h *= 1099511628211ULL; }
+    return h;
+}
+
+int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
+            const sim_run_opts *opts, sim_result *r, idb_err *err)
+{
+    double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    memset(r, 0, sizeof *r);
+    r->workload = w->name;
+    r->strategy = st->name;
+    r->orders = s->n;
+    r->id_bytes = st->bits / 8;
+    run R = { .w = w, .s = s, .st = st, .shards = s->shards, .err = err };
+    R.mode = st->coord == IDB_COORD_PER_ID ? MODE_CENTRAL
+           : (declares(st, "shard") || declares(st, "shards")) ? MODE_SHARD : MODE_INSTANCE;
+    int maxgen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards + 1 : s->instances;
+    int64_t n = s->n > 0 ? s->n : 1;
+    recs x = { malloc((size_t)n * 8), malloc((size_t)n * 8), malloc((size_t)n * 8),
+               malloc((size_t)n * 2), malloc((size_t)n * 2), malloc((size_t)n * 4) };
+    uint16_t *home = malloc((size_t)s->shops * sizeof *home);
+    R.g = calloc((size_t)maxgen, sizeof *R.g);
+    int rc = 0;
+    if (!x.t || !x.hi || !x.lo || !x.shard_c || !x.shard_f || !x.ord || !home || !R.g) {
+        rc = idb_fail(err, IDB_ENOMEM, "out of memory for %lld orders", (long long)s->n);
+        goto done;
+    }
+    memcpy(home, s->home, (size_t)s->shops * sizeof *home);
+    if (opts && opts->timeline) {
+        r->timeline_n = (s->duration_ns + 999999999) / 1000000000;
+        r->tl_orders = calloc((size_t)r->timeline_n + 1, sizeof *r->tl_orders);
+        r->tl_failed = calloc((size_t)r->timeline_n + 1, sizeof *r->tl_failed);
+        if (!r->tl_orders || !r->tl_failed) { rc = idb_fail(err, IDB_ENOMEM, "out of memory"); goto done; }
+    }
+    if (declares(st, "dir") && idb_tmpdir_make(R.dir, sizeof R.dir) != 0) {
+        R.dir[0] = 0;
+        rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
+        goto done;
+    }
+    if (R.mode == MODE_CENTRAL && declares(st, "name")) idb_counter_inproc_reset(SIM_COUNTER_NAME);
+    idb_random_seed(w->seed ^ fnv(st->name));
+    R.ngen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards : s->instances;
+    for (int k = 0; k < R.ngen; k++) {
+        init_gen_clock(&R, k, 0);
+        if ((rc = make_gen(&R, k, 0))) goto done;
+    }
+    int64_t m = 0;
+    if ((rc = play(&R, &x, &m, r, opts, home))) goto done;
+
+    sim_metrics_in in = { .m = m, .t_ns = x.t, .hi = x.hi, .lo = x.lo, .shard_c = x.shard_c,
+                          .shard_f = x.shard_f, .nshards = R.shards };
+    sim_metrics_out mo;
+    if (sim_metrics(&in, &mo) != 0) { rc = idb_fail(err, IDB_ENOMEM, "out of memory measuring"); goto done; }
+    r->duplicates = mo.duplicates;
+    r->inversions = mo.inversions;
+    r->inversion_frac = mo.inversion_frac;
+    r->max_inversion_gap_ms = mo.max_inversion_gap_ns / 1e6;
+    r->shard_monotonic = mo.shard_monotonic;
+    r->final_monotonic = mo.final_monotonic;
+    r->tail_insert_frac = mo.tail_insert_frac;
+    r->shard_collisions = mo.shard_collisions;
+done:
+    if (R.g)
+        for (int k = 0; k < maxgen; k++)
+            if (R.g[k].inst) st->destroy(R.g[k].inst);
+    free(R.g);
+    if (R.dir[0]) idb_tmpdir_remove(R.dir);
+    recs_free(&x);
+    free(home);
+    if (rc) sim_result_free(r);
+    r->wall_s = clock_s(CLOCK_MONOTONIC) - start;
+    r->cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    return rc;
+}
+
+void sim_result_free(sim_result *r)
+{
+    free(r->tl_orders);
+    free(r->tl_failed);
+    r->tl_orders = r->tl_failed = NULL;
+    r->timeline_n = 0;
+}
