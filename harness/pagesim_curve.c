@@ -43,6 +43,8 @@ static int64_t fen_sum(const int32_t *f, size_t i)
     return s;
 }
 
+/* One pass: stack distance per access (Fenwick), a histogram of distances for misses,
+ * the per-page bound m and a difference array over C for writes; then read off each C. */
 int psc_curve(const uint32_t *trace, size_t n, uint32_t npages, const int64_t *cache_pages,
               int k, int64_t *misses, int64_t *writes)
 {

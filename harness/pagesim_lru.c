@@ -25,6 +25,7 @@ struct psl_lru {
     uint32_t head, tail;
 };
 
+/* An empty pool of cache_pages pages; the page arrays grow with psl_reserve. */
 psl_lru *psl_new(int64_t cache_pages)
 {
     psl_lru *l = calloc(1, sizeof *l);
@@ -34,6 +35,7 @@ psl_lru *psl_new(int64_t cache_pages)
     return l;
 }
 
+/* Grow the page-indexed arrays (doubling) to cover npages pages, new ones uncached. */
 int psl_reserve(psl_lru *l, uint32_t npages)
 {
     if (npages <= l->npages) return 0;
@@ -79,6 +81,7 @@ static void evict(psl_lru *l)
     l->count--;
 }
 
+/* Hit: move to the front. Miss: count a read unless creating, evict if full, insert. */
 void psl_access(psl_lru *l, uint32_t page, unsigned flags)
 {
     if (l->state[page] & CACHED) {
@@ -96,12 +99,14 @@ void psl_access(psl_lru *l, uint32_t page, unsigned flags)
     }
 }
 
+/* Reads, and writes by eviction plus the dirty pages a flush would write now. */
 void psl_counts(const psl_lru *l, int64_t *misses, int64_t *writes)
 {
     *misses = l->misses;
     *writes = l->writes + l->dirty;
 }
 
+/* Free the arrays and the pool. */
 void psl_free(psl_lru *l)
 {
     if (!l) return;

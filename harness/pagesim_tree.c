@@ -35,7 +35,7 @@ typedef struct pst_page {
 } pst_page;
 
 struct pst_tree {
-    int kb;                      /* key bytes */
+    size_t kb;                   /* key bytes */
     uint32_t leaf_max, branch_max;
     int split_right;
     pst_page *pages;
@@ -99,12 +99,13 @@ static int path_reserve(pst_tree *t, int n)
     return 0;
 }
 
+/* Make the tree and its root leaf (page 0), reporting the leaf's creation. */
 pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum pst_split split,
                   pst_access_fn access, void *ctx)
 {
     pst_tree *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    *t = (pst_tree){ .kb = key_bytes, .leaf_max = leaf_max, .branch_max = branch_max,
+    *t = (pst_tree){ .kb = (size_t)key_bytes, .leaf_max = leaf_max, .branch_max = branch_max,
                      .split_right = split == PST_SPLIT_RIGHT, .depth = 1,
                      .access = access, .ctx = ctx };
     uint8_t *buf = NULL;
@@ -118,7 +119,7 @@ pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum ps
 }
 
 /* Index of the first of the n keys at k that is >= key (n if none); *eq = it is equal. */
-static uint32_t lower_bound(const uint8_t *k, uint32_t n, int kb, const uint8_t *key, int *eq)
+static uint32_t lower_bound(const uint8_t *k, uint32_t n, size_t kb, const uint8_t *key, int *eq)
 {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -131,7 +132,7 @@ static uint32_t lower_bound(const uint8_t *k, uint32_t n, int kb, const uint8_t 
 
 /* Index of the child of branch p whose range holds key: the last i with i == 0 or
  * keys[i] <= key. */
-static uint32_t child_index(const pst_page *p, int kb, const uint8_t *key)
+static uint32_t child_index(const pst_page *p, size_t kb, const uint8_t *key)
 {
     uint32_t lo = 1, hi = p->n;          /* first i >= 1 with keys[i] > key */
     while (lo < hi) {
@@ -142,7 +143,7 @@ static uint32_t child_index(const pst_page *p, int kb, const uint8_t *key)
 }
 
 /* Put cell (key, val) at position pos of p, shifting the cells after it right. */
-static void cell_insert(pst_page *p, int kb, uint32_t pos, const uint8_t *key, uint32_t val)
+static void cell_insert(pst_page *p, size_t kb, uint32_t pos, const uint8_t *key, uint32_t val)
 {
     uint32_t after = p->n - pos;
     memmove(p->keys + (size_t)(pos + 1) * kb, p->keys + (size_t)pos * kb, (size_t)after * kb);
@@ -173,7 +174,7 @@ static uint32_t split_page(pst_tree *t, uint32_t pno, uint32_t pos, uint8_t *buf
 
 /* Allocate the buffers for every page this insert will make: one per full page from the
  * leaf upward, plus a new root if the root splits. Returns 0 or IDB_ENOMEM (none kept). */
-static int reserve_splits(pst_tree *t, int *nspare)
+static int reserve_splits(pst_tree *t)
 {
     int n = 0, lv = t->depth - 1;
     for (; lv >= 0; lv--) {
@@ -183,7 +184,6 @@ static int reserve_splits(pst_tree *t, int *nspare)
     }
     if (lv < 0 && !(t->spare[n++] = page_buf(t, t->branch_max))) goto oom;
     if (pages_reserve(t, (uint32_t)n)) goto oom_all;
-    *nspare = n;
     return 0;
 oom:
     n--;
@@ -192,6 +192,7 @@ oom_all:
     return IDB_ENOMEM;
 }
 
+/* Descend, refuse a duplicate, reserve, report the path, insert and split upward. */
 int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err)
 {
     if (path_reserve(t, t->depth + 1)) return idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -206,8 +207,8 @@ int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err)
     int eq;
     uint32_t pos = lower_bound(t->pages[pno].keys, t->pages[pno].n, t->kb, key, &eq);
     if (eq) return idb_fail(err, IDB_EINPUT, "duplicate key");
-    int nspare = 0, used = 0;
-    if (reserve_splits(t, &nspare)) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int used = 0;                        /* spare buffers taken so far */
+    if (reserve_splits(t)) return idb_fail(err, IDB_ENOMEM, "out of memory");
 
     for (int lv = 0; lv < t->depth; lv++)
         t->access(t->ctx, t->path_pg[lv], lv == t->depth - 1 ? PSA_WRITE : 0);
@@ -235,23 +236,26 @@ int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err)
         pos = t->path_ix[lv - 1] + 1;
         t->access(t->ctx, t->path_pg[lv - 1], PSA_WRITE);
     }
-    (void)nspare;                        /* used == nspare by construction */
     return 0;
 }
 
+/* One new page per level (a split) plus a new root. */
 uint32_t pst_max_new_pages(const pst_tree *t) { return (uint32_t)t->depth + 1; }
 
 /* The path (depth accesses) plus, per level, a new page and its parent or a new root. */
 uint32_t pst_max_accesses(const pst_tree *t) { return 3u * (uint32_t)t->depth + 1; }
 
+/* Pages made so far. */
 uint32_t pst_pages(const pst_tree *t) { return t->npages; }
 
+/* Copy the tree's counters. */
 void pst_get_counts(const pst_tree *t, pst_counts *c)
 {
     *c = (pst_counts){ .leaf_pages = t->leaf_pages, .branch_pages = t->branch_pages,
                        .depth = t->depth, .splits = t->splits, .keys = t->keys };
 }
 
+/* Walk the leaves left to right through their sibling links. */
 int pst_scan(const pst_tree *t, int (*fn)(void *ctx, const uint8_t *key, uint32_t val),
              void *ctx)
 {
@@ -267,6 +271,7 @@ int pst_scan(const pst_tree *t, int (*fn)(void *ctx, const uint8_t *key, uint32_
     return 0;
 }
 
+/* Free every page buffer, the tables and the tree. */
 void pst_free(pst_tree *t)
 {
     if (!t) return;
