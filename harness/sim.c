@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "counter_service.h"
+#include "locality.h"
 #include "random.h"
 #include "sim_metrics.h"
 #include "tmpdir.h"
@@ -261,6 +262,52 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
     return 0;
 }
 
+static const recs *sort_recs;          /* qsort context for by_shard_time */
+
+/* qsort order of record indices: by creation shard, creation time, then ID. */
+static int by_shard_time(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const recs *x = sort_recs;
+    if (x->shard_c[a] != x->shard_c[b]) return x->shard_c[a] < x->shard_c[b] ? -1 : 1;
+    if (x->t[a] != x->t[b]) return x->t[a] < x->t[b] ? -1 : 1;
+    if (x->hi[a] != x->hi[b]) return x->hi[a] < x->hi[b] ? -1 : 1;
+    return (x->lo[a] > x->lo[b]) - (x->lo[a] < x->lo[b]);
+}
+
+/* Median insert position of the m records, each shard its own index fed in creation
+ * order (locality.h). Returns it, or -1 when out of memory or there were no inserts. */
+static double insert_pos_p50(const recs *x, int64_t m, int id_bytes)
+{
+    uint32_t *ix = malloc((size_t)m * sizeof *ix);
+    idb_id *keys = malloc((size_t)m * sizeof *keys);
+    idb_locality l;
+    double p50 = -1;
+    if (!ix || !keys || idb_locality_init(&l, m) != 0) goto out;
+    for (int64_t i = 0; i < m; i++) ix[i] = (uint32_t)i;
+    sort_recs = x;
+    qsort(ix, (size_t)m, sizeof *ix, by_shard_time);
+    for (int64_t i = 0; i < m; i++) {
+        idb_id *k = &keys[i];
+        k->len = (uint8_t)id_bytes;
+        idb_put_be(k->b, x->hi[ix[i]], 8);
+        idb_put_be(k->b + 8, x->lo[ix[i]], 8);
+    }
+    int ok = 1;
+    for (int64_t s = 0; s < m && ok;) {
+        int64_t e = s;
+        while (e < m && x->shard_c[ix[e]] == x->shard_c[ix[s]]) e++;
+        ok = idb_locality_add(&l, keys + s, e - s) == 0;
+        s = e;
+    }
+    if (ok) p50 = idb_locality_pos_p50(&l);
+    idb_locality_free(&l);
+out:
+    free(ix);
+    free(keys);
+    return p50;
+}
+
 /* Seconds of clock id (CLOCK_MONOTONIC for wall time, CLOCK_THREAD_CPUTIME_ID for CPU). */
 static double clock_s(clockid_t id)
 {
@@ -334,6 +381,7 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
     r->final_monotonic = mo.final_monotonic;
     r->tail_insert_frac = mo.tail_insert_frac;
     r->shard_collisions = mo.shard_collisions;
+    r->insert_pos_p50 = opts && opts->locality ? insert_pos_p50(&x, m, r->id_bytes) : -1;
 done:
     if (R.g)
         for (int k = 0; k < maxgen; k++)

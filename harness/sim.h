@@ -126,6 +126,7 @@ typedef struct sim_result {
     int64_t outage_orders;        /* orders arriving inside the counter outage window */
     double wall_s;                /* wall time of sim_run (generation and metrics) */
     double cpu_s;                 /* CPU time of the calling thread during sim_run */
+    double insert_pos_p50;        /* with opts->locality: median insert position (locality.h) */
     int64_t timeline_n;           /* seconds in the timeline (when asked for) */
     int64_t *tl_orders, *tl_failed;   /* per second of arrival: orders, failed (owned) */
 } sim_result;
@@ -133,6 +134,7 @@ typedef struct sim_result {
 typedef struct sim_run_opts {
     idb_id *ids_out;              /* optional: per stream order its ID (len 0: failed) */
     int timeline;                 /* 1: fill tl_orders / tl_failed */
+    int locality;                 /* 1: fill insert_pos_p50 (per creation shard, in creation order) */
 } sim_run_opts;
 
 /* Play stream s against strategy st under workload w (counter, range, clock step and
