@@ -10,6 +10,8 @@ extern const idb_strategy idb_strategy_uuidv4;
 extern const idb_strategy idb_strategy_uuidv7;
 extern const idb_strategy idb_strategy_snowflake;
 extern const idb_strategy idb_strategy_objectid;
+extern const idb_strategy idb_strategy_ulid;
+extern const idb_strategy idb_strategy_segment;
 
 const idb_strategy *const idb_strategies[] = {
     &idb_strategy_counter,
@@ -19,6 +21,8 @@ const idb_strategy *const idb_strategies[] = {
     &idb_strategy_uuidv7,
     &idb_strategy_snowflake,
     &idb_strategy_objectid,
+    &idb_strategy_ulid,
+    &idb_strategy_segment,
     NULL,
 };
 

@@ -1,0 +1,204 @@
+/* segment.c — `segment`: hi/lo blocks from the central counter, as Meituan Leaf's segment
+ * mode: a block of IDs per request, handed out locally, the next block fetched early.
+ *
+ *   bit 63                                                    0
+ *   +----------------------------------------------------------+
+ *   |  value: 64-bit unsigned, 1, 2, 3 ... in blocks of `block` |
+ *   +----------------------------------------------------------+
+ *   value  = block_no * block + offset + 1     (numbers start at 1, as the counter's do)
+ *   block_no = (value - 1) / block              which block of the counter it came from
+ *   offset   = (value - 1) % block              its place in that block, 0 .. block-1
+ *
+ * A block is one take(svc, block, &first) from the counter service (counter_service.h):
+ * numbers first .. first+block-1. The instance hands them out one by one under a
+ * spinlock, so coordination is per block, not per ID.
+ *
+ * Double buffer (Leaf's SegmentBuffer): when 10% of the current block is used (block/10
+ * IDs, at least 1) the instance takes the next block as a spare, so when the current one
+ * runs out the spare is already there and no ID waits for a round trip. The fetch is
+ * made by the thread whose ID crossed the 10% point, after handing out its ID and
+ * outside the lock (other threads keep handing out the current block meanwhile); with
+ * the in-process service it is synchronous in that thread. Only when the current block
+ * is used up with no spare (a prefetch failed, or it is still in flight) does next()
+ * wait: on the other thread's fetch, or by fetching itself. A failed prefetch is retried
+ * by the next call; its error reaches the caller only when a block is really needed.
+ *
+ * Blocks come from one counter that only grows, and an instance fetches one block at a
+ * time, so its spare is always above its current block: within one instance IDs
+ * increase; across instances sharing a counter they increase roughly (by block).
+ *
+ * Restart: a new instance takes a fresh block in create() (so an unavailable service is
+ * reported before any work starts) and never resumes an old one: progress inside a block
+ * is never written anywhere, so the rest of its predecessor's current block and spare
+ * are abandoned. That wastes at most 2 blocks per restart and never reuses an ID.
+ *
+ * Decode assumes every user of the counter takes blocks of the same size (block_no and
+ * offset are computed from the `block` option given to decode); sharing the counter with
+ * `counter` or a different block size keeps IDs unique but makes block_no meaningless.
+ *
+ * Options:
+ *   block    INT >= 1, default 1000   IDs per block (Leaf's step)
+ *   name     STR, default "segments"   which counter (not `counter`'s "orders" by default)
+ *   service  ENUM inproc               counter service backend
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "counter_service.h"
+#include "spinlock.h"
+#include "strategy.h"
+
+#define SEGMENT_BLOCK_DEFAULT 1000
+
+typedef struct segment {
+    idb_counter_service *svc;
+    uint64_t block;             /* IDs per block */
+    uint64_t prefetch_at;       /* IDs used in the current block that trigger the prefetch */
+    idb_spinlock lock;          /* guards everything below */
+    uint64_t next;              /* next value of the current block */
+    uint64_t left;              /* values left in the current block */
+    uint64_t spare;             /* first value of the spare block; 0 = none */
+    int fetching;               /* 1 while some thread is taking a block */
+} segment;
+
+static const idb_opt_decl segment_options[] = {
+    { .name = "block", .type = IDB_OPT_INT, .def = "1000", .min = 1, .max = INT64_MAX,
+      .help = "IDs per block taken from the counter service (Leaf's step)" },
+    { .name = "name", .type = IDB_OPT_STR, .def = "segments",
+      .help = "which counter of the service to take blocks from (instances naming the "
+              "same one share it)" },
+    { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
+      .help = "counter service backend: inproc = one atomic in this process" },
+    { 0 },
+};
+
+/* Take one block from the service; *first gets its first value. Returns 0 or the
+ * service's IDB_EUNAVAIL / IDB_EEXHAUSTED with err filled. */
+static int segment_take(segment *s, uint64_t *first, idb_err *err)
+{
+    return s->svc->take(s->svc, s->block, first, err);
+}
+
+/* Make an instance and take its first block. Returns 0 and *inst, or IDB_ENOMEM, or the
+ * counter service's error (table of counters full, counter used up). */
+static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    (void)clock;
+    segment *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->block = (uint64_t)idb_opts_int(opts, "block");
+    s->prefetch_at = s->block / 10 ? s->block / 10 : 1;
+    s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), err);
+    int rc = s->svc ? segment_take(s, &s->next, err) : (err ? err->code : IDB_EEXHAUSTED);
+    if (rc) { free(s); return rc; }
+    s->left = s->block;
+    *inst = s;
+    return 0;
+}
+
+/* Called with the lock held and the current block used up: make a block current, from
+ * the spare, or by waiting for another thread's fetch, or by fetching. Returns with the
+ * lock held: 0 (s->left > 0) or the service's error. */
+static int segment_refill(segment *s, idb_err *err)
+{
+    while (s->left == 0) {
+        if (s->spare) {                      /* the double buffer's other half */
+            s->next = s->spare;
+            s->left = s->block;
+            s->spare = 0;
+        } else if (s->fetching) {            /* another thread is taking one: wait */
+            idb_spin_unlock(&s->lock);
+            sched_yield();
+            idb_spin_lock(&s->lock);
+        } else {                             /* no spare: take one ourselves, now */
+            uint64_t first;
+            s->fetching = 1;
+            idb_spin_unlock(&s->lock);
+            int rc = segment_take(s, &first, err);
+            idb_spin_lock(&s->lock);
+            s->fetching = 0;
+            if (rc) return rc;
+            s->spare = first;                /* made current by the next turn */
+        }
+    }
+    return 0;
+}
+
+/* Write the next ID into *id. Returns 0, or the counter service's IDB_EUNAVAIL /
+ * IDB_EEXHAUSTED when the block is used up and no new one can be taken. */
+static int segment_next(void *inst, idb_id *id, idb_err *err)
+{
+    segment *s = inst;
+    idb_spin_lock(&s->lock);
+    if (s->left == 0) {
+        int rc = segment_refill(s, err);
+        if (rc) { idb_spin_unlock(&s->lock); return rc; }
+    }
+    uint64_t v = s->next++;
+    s->left--;
+    int prefetch = !s->spare && !s->fetching && s->block - s->left >= s->prefetch_at;
+    if (prefetch) s->fetching = 1;
+    idb_spin_unlock(&s->lock);
+    idb_id_set_u64(id, v);
+
+    if (prefetch) {                          /* the 10% point: take the spare now */
+        uint64_t first;
+        idb_err ignored = { 0 };             /* v is good; a failure is retried later */
+        int rc = segment_take(s, &first, &ignored);
+        idb_spin_lock(&s->lock);
+        s->fetching = 0;
+        if (rc == 0) s->spare = first;
+        idb_spin_unlock(&s->lock);
+    }
+    return 0;
+}
+
+/* Decimal, like counter, but 0 is refused: blocks start at 1. Returns 0 or IDB_EINPUT. */
+static int segment_parse(const char *text, idb_id *id, idb_err *err)
+{
+    int rc = idb_text_u64_parse(text, id, err);
+    if (rc == 0 && idb_id_u64(id) == 0)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a segment ID (they start at 1)", text);
+    return rc;
+}
+
+/* Emit an unsigned 64-bit field in decimal. */
+static void emit_u64(idb_emit_fn emit, void *ctx, const char *key, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    emit(ctx, key, buf);
+}
+
+/* Emit value, block ((value-1)/block) and offset ((value-1)%block); opts NULL means the
+ * default block size. Returns 0, or IDB_EINPUT for an ID that is not 8 bytes or is 0. */
+static int segment_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                          idb_err *err)
+{
+    uint64_t block = opts ? (uint64_t)idb_opts_int(opts, "block") : SEGMENT_BLOCK_DEFAULT;
+    uint64_t v = idb_id_u64(id);
+    if (id->len != 8 || v == 0)
+        return idb_fail(err, IDB_EINPUT, "not a segment ID: they are 8 bytes and start at 1");
+    emit_u64(emit, ctx, "value", v);
+    emit_u64(emit, ctx, "block", (v - 1) / block);
+    emit_u64(emit, ctx, "offset", (v - 1) % block);
+    return 0;
+}
+
+const idb_strategy idb_strategy_segment = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "segment",
+    .summary = "hi/lo blocks (Leaf segment): a block of IDs per counter request, next "
+               "block fetched at 10%",
+    .bits = 64,
+    .time_ordered = 1,
+    .coord = IDB_COORD_PER_RANGE,
+    .options = segment_options,
+    .create = segment_create,
+    .next = segment_next,
+    .destroy = free,
+    .format = idb_text_u64_format,
+    .parse = segment_parse,
+    .decode = segment_decode,
+};

@@ -1,0 +1,232 @@
+/* ulid.c — `ulid`: the ULID spec (github.com/ulid/spec), monotonic within a millisecond.
+ *
+ *   octet  0                          6                                        15
+ *   bit    0                          48                                       127
+ *         +--------------------------+-----------------------------------------+
+ *         |        timestamp         |               randomness                |
+ *         | 48 bits, big-endian,     | 80 bits: fresh at each new ms, then +1  |
+ *         | Unix time in ms          | per ULID within that ms (monotonic)     |
+ *         +--------------------------+-----------------------------------------+
+ *   Text: 26 characters of Crockford base32, 0123456789ABCDEFGHJKMNPQRSTVWXYZ (no I, L,
+ *   O, U), most significant first; 26 x 5 = 130 bits, so the first character holds only
+ *   the top 3 bits and is at most '7'. Output is uppercase; input may be either case.
+ *
+ * Monotonicity (the spec's "monotonic mode"): at a new millisecond the 80-bit random part
+ * is drawn fresh; within the same millisecond it is incremented by 1 at its least
+ * significant bit, with carry. Every ULID of one instance is therefore greater (memcmp)
+ * than the one before it:
+ *   - clock stepped back (now < last ms used): keep the last ms and increment, as
+ *     ulid/javascript's monotonicFactory does (`if (seedTime <= lastTime)`); the time
+ *     field stays frozen until the clock passes it again. Never an ID not above the last.
+ *   - overflow (the random part was all ones, so 2^80 - start ULIDs were made in one ms):
+ *     IDB_EEXHAUSTED, "ULID random part overflowed within one millisecond", as the spec
+ *     says ("throws"). The state is left as it was, so calls keep failing until the
+ *     clock reaches a later ms. With a random start that needs on the order of 2^79 IDs.
+ * Errors: a clock before 1970 gives IDB_EINPUT; past 2^48-1 ms (year 10889) IDB_EEXHAUSTED
+ * (kept for clocks to come: an idb_clock counts int64 ns, so it ends in 2262).
+ * The (last ms, random part) pair is guarded by a spinlock; the clock is read outside it,
+ * and the random draw (only at a new ms) happens inside it.
+ *
+ * Options:
+ *   overflow_after  INT >= 0, default 0   TEST HOOK. 0 = the spec: each ms starts at a
+ *                   random value. N > 0: each ms starts the random part at 2^80 - N instead,
+ *                   so exactly N ULIDs fit in one ms and the next fails; IDs are then not
+ *                   random at all (two instances collide), so never use it for real IDs.
+ *                   It exists so the overflow error can be tested: no seed of the random
+ *                   stream can be found that starts near the top of 80 bits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "random.h"
+#include "spinlock.h"
+#include "strategy.h"
+
+#define ULID_MS_MAX ((1ULL << 48) - 1)
+#define ULID_LEN 26
+#define ULID_HI_MAX 0xFFFFULL            /* the top 16 of the 80 random bits */
+
+static const char ulid_alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+typedef struct ulid {
+    idb_clock *clock;
+    uint64_t overflow_after;    /* 0, or the test hook's N */
+    idb_spinlock lock;          /* guards last_ms, rhi, rlo */
+    int64_t last_ms;            /* ms in the last ULID; -1 before the first */
+    uint64_t rhi, rlo;          /* random part of the last ULID: 16 + 64 bits */
+} ulid;
+
+static const idb_opt_decl ulid_options[] = {
+    { .name = "overflow_after", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = INT64_MAX,
+      .help = "TEST HOOK, not random: N>0 starts each ms at 2^80-N so ULID N+1 in a ms "
+              "overflows; 0 = random start (the spec)" },
+    { 0 },
+};
+
+/* Make an instance on clock (kept by the caller). Returns 0 or IDB_ENOMEM. */
+static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    ulid *u = calloc(1, sizeof *u);
+    if (!u) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    u->clock = clock;
+    u->overflow_after = (uint64_t)idb_opts_int(opts, "overflow_after");
+    u->last_ms = -1;
+    *inst = u;
+    return 0;
+}
+
+/* The random part for a new ms: 80 random bits, or 2^80 - N under the test hook. */
+static void ulid_fresh(ulid *u)
+{
+    if (u->overflow_after) {
+        u->rhi = ULID_HI_MAX;
+        u->rlo = 0 - u->overflow_after;      /* 2^64 - N: N <= 2^63, so no borrow */
+        return;
+    }
+    u->rlo = idb_random_u64();
+    u->rhi = idb_random_u64() & ULID_HI_MAX;
+}
+
+/* Write the next ULID into *id, greater than the instance's previous one. Returns 0,
+ * IDB_EINPUT (clock before 1970) or IDB_EEXHAUSTED (random part overflowed within one
+ * ms, or the 48-bit timestamp is used up). */
+static int ulid_next(void *inst, idb_id *id, idb_err *err)
+{
+    ulid *u = inst;
+    int64_t now = idb_clock_now_ms(u->clock);
+
+    idb_spin_lock(&u->lock);
+    if (now > u->last_ms) {                  /* new ms: fresh randomness */
+        if ((uint64_t)now > ULID_MS_MAX) {   /* negative never gets here: last_ms >= -1 */
+            idb_spin_unlock(&u->lock);
+            return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up");
+        }
+        u->last_ms = now;
+        ulid_fresh(u);
+    } else if (u->last_ms < 0) {             /* first call, clock before 1970 */
+        idb_spin_unlock(&u->lock);
+        return idb_fail(err, IDB_EINPUT,
+                        "clock reads %lld ms, before 1970, which a ULID cannot hold",
+                        (long long)now);
+    } else {                                 /* same ms, or clock behind: +1 */
+        if (u->rhi == ULID_HI_MAX && u->rlo == UINT64_MAX) {
+            idb_spin_unlock(&u->lock);
+            return idb_fail(err, IDB_EEXHAUSTED,
+                            "ULID random part overflowed within one millisecond");
+        }
+        if (++u->rlo == 0) u->rhi++;
+    }
+    uint64_t hi = (uint64_t)u->last_ms << 16 | u->rhi, lo = u->rlo;
+    idb_spin_unlock(&u->lock);
+
+    idb_put_be(id->b, hi, 8);
+    idb_put_be(id->b + 8, lo, 8);
+    id->len = 16;
+    return 0;
+}
+
+/* 26 uppercase Crockford base32 characters of the 128-bit id into buf. */
+static void ulid_format(const idb_id *id, char *buf)
+{
+    uint64_t hi = idb_get_be(id->b, 8), lo = idb_get_be(id->b + 8, 8);
+    for (int i = 0; i < ULID_LEN; i++) {
+        int shift = 5 * (ULID_LEN - 1 - i);  /* bit offset of this digit, 125 .. 0 */
+        uint64_t d = shift >= 64 ? hi >> (shift - 64)
+                   : shift == 0 ? lo : lo >> shift | hi << (64 - shift);
+        buf[i] = ulid_alphabet[d & 31];
+    }
+    buf[ULID_LEN] = 0;
+}
+
+/* Value 0..31 of a Crockford base32 character (either case), or -1 (I, L, O, U and
+ * anything else outside the alphabet). */
+static int ulid_digit(char c)
+{
+    if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+    const char *p = c ? strchr(ulid_alphabet, c) : NULL;
+    return p ? (int)(p - ulid_alphabet) : -1;
+}
+
+/* text as it may appear in a one-line message, into buf (256 bytes): bytes outside
+ * printable ASCII become \xNN, and past 60 bytes it is cut with "...". (A copy of
+ * text.c's static shown(), which strategy.h does not export.) */
+static const char *ulid_shown(const char *text, char *buf)
+{
+    size_t j = 0;
+    for (size_t i = 0; text[i]; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (i == 60) { memcpy(buf + j, "...", 4); return buf; }
+        if (c >= 0x20 && c < 0x7f) buf[j++] = (char)c;
+        else j += (size_t)snprintf(buf + j, 5, "\\x%02x", c);
+    }
+    buf[j] = 0;
+    return buf;
+}
+
+/* Strict parser: exactly 26 characters of the alphabet (either case), the first at most
+ * '7'. Returns 0, or IDB_EINPUT saying what is wrong and where. */
+static int ulid_parse(const char *text, idb_id *id, idb_err *err)
+{
+    char sb[256];
+    size_t n = strlen(text);
+    if (n != ULID_LEN)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: expected 26 characters, got %zu",
+                        ulid_shown(text, sb), n);
+    uint64_t hi = 0, lo = 0;
+    for (int i = 0; i < ULID_LEN; i++) {
+        int d = ulid_digit(text[i]);
+        if (d < 0)
+            return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: character %d is not "
+                            "Crockford base32 (0-9, A-Z without I, L, O, U)",
+                            ulid_shown(text, sb), i + 1);
+        if (i == 0 && d > 7)
+            return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: it starts above '7', "
+                            "which overflows 128 bits", ulid_shown(text, sb));
+        hi = hi << 5 | lo >> 59;
+        lo = lo << 5 | (uint64_t)d;
+    }
+    idb_put_be(id->b, hi, 8);
+    idb_put_be(id->b + 8, lo, 8);
+    id->len = 16;
+    return 0;
+}
+
+/* Emit timestamp_ms, time (ISO 8601 UTC with ms) and random (20 hex digits). Returns 0,
+ * or IDB_EINPUT when id is not 16 bytes. */
+static int ulid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                       idb_err *err)
+{
+    (void)opts;
+    if (id->len != 16)
+        return idb_fail(err, IDB_EINPUT, "a ULID has 16 bytes, not %d", id->len);
+    int64_t ms = (int64_t)idb_get_be(id->b, 6);
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    char when[64];
+    gmtime_r(&s, &tm);
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
+
+    idb_emit_int(emit, ctx, "timestamp_ms", ms);
+    emit(ctx, "time", when);
+    idb_emit_hex(emit, ctx, "random", id->b + 6, 10);
+    return 0;
+}
+
+const idb_strategy idb_strategy_ulid = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "ulid",
+    .summary = "ULID: 48-bit Unix ms + 80 random bits (+1 within a ms), Crockford base32",
+    .bits = 128,
+    .time_ordered = 1,
+    .coord = IDB_COORD_NONE,
+    .options = ulid_options,
+    .create = ulid_create,
+    .next = ulid_next,
+    .destroy = free,
+    .format = ulid_format,
+    .parse = ulid_parse,
+    .decode = ulid_decode,
+};
