@@ -1,8 +1,200 @@
-/* PLACEHOLDER: being written; replaced entirely by the real strategy. */
+/* snowflake.c — `snowflake`: Twitter's 64-bit time | worker | sequence IDs (2010 release).
+ *
+ *   bit 63 62                               22 21           12 11           0
+ *      +--+-----------------------------------+---------------+--------------+
+ *      |0 |  ms since epoch_ms: 41 bits       | worker: 10    | sequence: 12 |
+ *      +--+-----------------------------------+---------------+--------------+
+ *
+ * The top bit stays 0 so IDs are positive signed 64-bit integers. Twitter split the worker
+ * field into datacenter (5 bits) << 5 | worker (5 bits); here it is one 10-bit number.
+ * The default epoch is Twitter's twepoch, 1288834974657 = 2010-11-04T01:42:54.657Z; 41 bits
+ * of ms last about 69.7 years from the epoch (to 2080-07-10 for Twitter's).
+ *
+ * Generation (as IdWorker.nextId): in the same ms the sequence goes up by 1; when all 4096
+ * of a ms are used, wait (idb_clock_wait_until) for the next ms. A new ms starts at
+ * sequence 0. When the clock reads earlier than the last ms used:
+ *   on_backwards=refuse  return IDB_ECLOCK with err->behind_ms, until the clock catches up;
+ *   on_backwards=wait    wait until the clock reads the last ms, then go on.
+ * A clock that cannot be waited for (a frozen manual clock) gives IDB_ECLOCK. A clock before
+ * epoch_ms gives IDB_EINPUT; a time past the 41 bits gives IDB_EEXHAUSTED.
+ * The (last ms, sequence) pair is guarded by a spinlock, held while waiting.
+ *
+ * Options:
+ *   epoch_ms      INT, default 1288834974657   Unix ms that time field 0 stands for
+ *   worker        INT 0..1023, default 0       this generator's worker number
+ *   on_backwards  refuse|wait, default refuse  what to do when the clock steps back
+ */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spinlock.h"
 #include "strategy.h"
-static int ph_create(const idb_opts *o, idb_clock *c, void **i, idb_err *e) { (void)o; (void)c; (void)i; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_next(void *i, idb_id *id, idb_err *e) { (void)i; (void)id; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_decode(const idb_opts *o, const idb_id *id, idb_emit_fn f, void *c, idb_err *e) { (void)o; (void)id; (void)f; (void)c; return idb_fail(e, IDB_EINPUT, "not yet"); }
-const idb_strategy idb_strategy_snowflake = { .version = 1, .name = "snowflake", .summary = "placeholder", .bits = 64,
-  .create = ph_create, .next = ph_next, .destroy = free, .format = idb_text_u64_format, .parse = idb_text_u64_parse, .decode = ph_decode };
+
+#define SNOWFLAKE_EPOCH_DEFAULT 1288834974657LL
+#define SNOWFLAKE_TIME_MAX ((1LL << 41) - 1)
+#define SNOWFLAKE_SEQ_MAX 4095
+
+typedef struct snowflake {
+    idb_clock *clock;
+    int64_t epoch_ms;
+    uint64_t worker;
+    int wait_on_backwards;      /* 1: on_backwards=wait */
+    idb_spinlock lock;          /* guards last_ms and seq */
+    int64_t last_ms;            /* Unix ms of the last ID; INT64_MIN before the first */
+    int seq;                    /* sequence of the last ID */
+} snowflake;
+
+static const idb_opt_decl snowflake_options[] = {
+    { .name = "epoch_ms", .type = IDB_OPT_INT, .def = "1288834974657", .min = 0,
+      .max = 253402300799999,           /* 9999-12-31T23:59:59.999Z */
+      .help = "Unix ms of time field 0 (default: Twitter's, 2010-11-04T01:42:54.657Z)" },
+    { .name = "worker", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = 1023,
+      .help = "worker number in the 10-bit worker field" },
+    { .name = "on_backwards", .type = IDB_OPT_ENUM, .def = "refuse", .choices = "refuse|wait",
+      .help = "clock behind the last ms: refuse (error) or wait for it to catch up" },
+    { 0 },
+};
+
+/* Make an instance on clock from opts. Returns 0 or IDB_ENOMEM. */
+static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    snowflake *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->clock = clock;
+    s->epoch_ms = idb_opts_int(opts, "epoch_ms");
+    s->worker = (uint64_t)idb_opts_int(opts, "worker");
+    s->wait_on_backwards = strcmp(idb_opts_str(opts, "on_backwards"), "wait") == 0;
+    s->last_ms = INT64_MIN;
+    *inst = s;
+    return 0;
+}
+
+/* Store v at p as 8 big-endian bytes (one byte swap, not a byte loop). */
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* Fail with IDB_ECLOCK, recording how far (ms) the clock is behind. */
+static int snowflake_behind(idb_err *err, int64_t behind, const char *why)
+{
+    int rc = idb_fail(err, IDB_ECLOCK,
+                      "clock moved backwards: refusing to generate IDs for %lld ms%s",
+                      (long long)behind, why);
+    if (err) err->behind_ms = behind;
+    return rc;
+}
+
+/* Choose the (ms, sequence) of the next ID with the lock held; commits nothing on error.
+ * now is a clock reading taken before the lock. Returns 0 or an IDB_E* code. */
+static int snowflake_step(snowflake *s, int64_t now, int64_t *ms, int *seq, idb_err *err)
+{
+    idb_clock *c = s->clock;
+    if (now < s->last_ms) now = idb_clock_now_ms(c);    /* another thread may have moved on */
+    if (now < s->last_ms) {
+        if (!s->wait_on_backwards) return snowflake_behind(err, s->last_ms - now, "");
+        if (idb_clock_wait_until(c, s->last_ms * 1000000))
+            return snowflake_behind(err, s->last_ms - now, " (the clock cannot move forward)");
+        now = s->last_ms;
+    }
+    if (now > s->last_ms) {
+        *ms = now;
+        *seq = 0;
+    } else if (s->seq < SNOWFLAKE_SEQ_MAX) {
+        *ms = now;
+        *seq = s->seq + 1;
+    } else {                                            /* 4096 used: wait for the next ms */
+        if (idb_clock_wait_until(c, (s->last_ms + 1) * 1000000)) {
+            idb_fail(err, IDB_ECLOCK, "sequence used up in ms %lld and the clock cannot move "
+                     "forward", (long long)s->last_ms);
+            if (err) err->behind_ms = s->last_ms + 1 - idb_clock_now_ms(c);
+            return IDB_ECLOCK;
+        }
+        now = idb_clock_now_ms(c);
+        *ms = now > s->last_ms ? now : s->last_ms + 1;
+        *seq = 0;
+    }
+    if (*ms < s->epoch_ms)
+        return idb_fail(err, IDB_EINPUT, "clock reads %lld ms, before epoch_ms=%lld",
+                        (long long)*ms, (long long)s->epoch_ms);
+    if (*ms - s->epoch_ms > SNOWFLAKE_TIME_MAX)
+        return idb_fail(err, IDB_EEXHAUSTED, "the 41-bit time field is used up: %lld ms is "
+                        "more than 2^41 ms after epoch_ms=%lld", (long long)*ms,
+                        (long long)s->epoch_ms);
+    return 0;
+}
+
+/* Write the next ID into *id. Returns 0, or IDB_ECLOCK (clock behind, err->behind_ms set,
+ * or a clock that cannot be waited for), IDB_EINPUT (before the epoch) or IDB_EEXHAUSTED. */
+static int snowflake_next(void *inst, idb_id *id, idb_err *err)
+{
+    snowflake *s = inst;
+    int64_t now = idb_clock_now_ms(s->clock), ms = 0;
+    int seq = 0;
+    idb_spin_lock(&s->lock);
+    int rc = snowflake_step(s, now, &ms, &seq, err);
+    if (rc == 0) { s->last_ms = ms; s->seq = seq; }
+    idb_spin_unlock(&s->lock);
+    if (rc) return rc;
+    put_be64(id->b, (uint64_t)(ms - s->epoch_ms) << 22 | s->worker << 12 | (uint64_t)seq);
+    id->len = 8;
+    return 0;
+}
+
+/* Parse a decimal ID and reject values with the top (sign) bit set. */
+static int snowflake_parse(const char *text, idb_id *id, idb_err *err)
+{
+    int rc = idb_text_u64_parse(text, id, err);
+    if (rc == 0 && idb_id_u64(id) >> 63)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a snowflake ID: the top bit is set", text);
+    return rc;
+}
+
+/* Emit timestamp_ms (Unix ms, epoch_ms added; opts NULL means Twitter's epoch), time (ISO
+ * 8601 UTC with ms), worker and sequence. */
+static int snowflake_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                            idb_err *err)
+{
+    if (id->len != 8)
+        return idb_fail(err, IDB_EINPUT, "a snowflake ID has 8 bytes, not %d", id->len);
+    uint64_t v = idb_id_u64(id);
+    if (v >> 63)
+        return idb_fail(err, IDB_EINPUT, "%llu is not a snowflake ID: the top bit is set",
+                        (unsigned long long)v);
+    int64_t epoch = opts ? idb_opts_int(opts, "epoch_ms") : SNOWFLAKE_EPOCH_DEFAULT;
+    int64_t ms = (int64_t)(v >> 22) + epoch;
+
+    time_t sec = (time_t)(ms / 1000);
+    struct tm tm;
+    char when[64];
+    gmtime_r(&sec, &tm);
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
+
+    idb_emit_int(emit, ctx, "timestamp_ms", ms);
+    emit(ctx, "time", when);
+    idb_emit_int(emit, ctx, "worker", (long long)(v >> 12 & 0x3FF));
+    idb_emit_int(emit, ctx, "sequence", (long long)(v & 0xFFF));
+    return 0;
+}
+
+const idb_strategy idb_strategy_snowflake = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "snowflake",
+    .summary = "Twitter snowflake: 41-bit ms since epoch | 10-bit worker | 12-bit sequence",
+    .bits = 64,
+    .time_ordered = 1,
+    .coord = IDB_COORD_NONE,
+    .options = snowflake_options,
+    .create = snowflake_create,
+    .next = snowflake_next,
+    .destroy = free,
+    .format = idb_text_u64_format,
+    .parse = snowflake_parse,
+    .decode = snowflake_decode,
+};

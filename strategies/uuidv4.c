@@ -1,8 +1,104 @@
-/* PLACEHOLDER: being written; replaced entirely by the real strategy. */
-#include <stdlib.h>
+/* uuidv4.c — `uuidv4`: RFC 9562 §5.4 random UUIDs, 122 random bits.
+ *
+ *   octet  0      4      6      8      10                    15
+ *   bit    0      32     48 52  64 66                         127
+ *         +-------------+--+---+--+--------------------------+
+ *         |  random_a   |v |ra |va|         random_c          |
+ *         |   48 bits   |4 |12 |10|          62 bits          |
+ *         +-------------+--+---+--+--------------------------+
+ *   v  = version 0b0100 (high nibble of octet 6)
+ *   va = variant 0b10 (top two bits of octet 8)
+ *
+ * No state and no coordination: all 128 bits come from the shared CSPRNG (random.h, one
+ * per thread, so every call is thread-safe), then version and variant are overwritten.
+ * Not time-ordered. Text form: lowercase 8-4-4-4-12; parse takes any case and checks that
+ * the version is 4 and the variant 0b10.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "random.h"
 #include "strategy.h"
-static int ph_create(const idb_opts *o, idb_clock *c, void **i, idb_err *e) { (void)o; (void)c; (void)i; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_next(void *i, idb_id *id, idb_err *e) { (void)i; (void)id; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_decode(const idb_opts *o, const idb_id *id, idb_emit_fn f, void *c, idb_err *e) { (void)o; (void)id; (void)f; (void)c; return idb_fail(e, IDB_EINPUT, "not yet"); }
-const idb_strategy idb_strategy_uuidv4 = { .version = 1, .name = "uuidv4", .summary = "placeholder", .bits = 64,
-  .create = ph_create, .next = ph_next, .destroy = free, .format = idb_text_u64_format, .parse = idb_text_u64_parse, .decode = ph_decode };
+
+/* Instances carry no state; every one is this address. */
+static const char uuidv4_instance;
+
+/* Make an instance: there is nothing to set up, so it always succeeds. */
+static int uuidv4_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    (void)opts; (void)clock; (void)err;
+    *inst = (void *)&uuidv4_instance;
+    return 0;
+}
+
+/* Nothing to free. */
+static void uuidv4_destroy(void *inst)
+{
+    (void)inst;
+}
+
+/* Fill *id with 16 random bytes, then set version 4 and variant 0b10. Never fails. */
+static int uuidv4_next(void *inst, idb_id *id, idb_err *err)
+{
+    (void)inst; (void)err;
+    uint64_t r[2] = { idb_random_u64(), idb_random_u64() };
+    memcpy(id->b, r, 16);
+    id->b[6] = (uint8_t)((id->b[6] & 0x0F) | 0x40);
+    id->b[8] = (uint8_t)((id->b[8] & 0x3F) | 0x80);
+    id->len = 16;
+    return 0;
+}
+
+/* Check that id is a 16-byte RFC 9562 UUID of version 4. Returns 0 or IDB_EINPUT; text
+ * (may be NULL) names the input in the message. */
+static int uuidv4_check(const idb_id *id, const char *text, idb_err *err)
+{
+    char hex[IDB_TEXT_MAX];
+    if (id->len != 16)
+        return idb_fail(err, IDB_EINPUT, "a UUIDv4 has 16 bytes, not %d", id->len);
+    if (!text) { idb_text_uuid_format(id, hex); text = hex; }
+    if ((id->b[8] & 0xC0) != 0x80)
+        return idb_fail(err, IDB_EINPUT,
+                        "'%s' is not an RFC 9562 UUID: variant bits are %d%d, expected 10",
+                        text, id->b[8] >> 7, (id->b[8] >> 6) & 1);
+    if (id->b[6] >> 4 != 4)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUIDv4: version is %d, expected 4",
+                        text, id->b[6] >> 4);
+    return 0;
+}
+
+/* Parse 8-4-4-4-12 hex (any case) and check version 4 and variant 0b10. */
+static int uuidv4_parse(const char *text, idb_id *id, idb_err *err)
+{
+    int rc = idb_text_uuid_parse(text, id, err);
+    return rc ? rc : uuidv4_check(id, text, err);
+}
+
+/* Emit version, variant (as the 2-bit binary string "10") and random_bits. */
+static int uuidv4_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                         idb_err *err)
+{
+    (void)opts;
+    int rc = uuidv4_check(id, NULL, err);
+    if (rc) return rc;
+    idb_emit_int(emit, ctx, "version", 4);
+    emit(ctx, "variant", "10");
+    idb_emit_int(emit, ctx, "random_bits", 122);
+    return 0;
+}
+
+const idb_strategy idb_strategy_uuidv4 = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "uuidv4",
+    .summary = "RFC 9562 UUIDv4: 122 random bits, no coordination, no order",
+    .bits = 128,
+    .time_ordered = 0,
+    .coord = IDB_COORD_NONE,
+    .options = NULL,
+    .create = uuidv4_create,
+    .next = uuidv4_next,
+    .destroy = uuidv4_destroy,
+    .format = idb_text_uuid_format,
+    .parse = uuidv4_parse,
+    .decode = uuidv4_decode,
+};

@@ -1,8 +1,193 @@
-/* PLACEHOLDER: being written; replaced entirely by the real strategy. */
+/* uuidv7.c — `uuidv7`: RFC 9562 §5.7 time-ordered UUIDs, monotonic by §6.2 Method 1.
+ *
+ *   octet  0                    6      8      10                    15
+ *   bit    0                    48 52  64 66                         127
+ *         +--------------------+--+---+--+---------------------------+
+ *         |    unix_ts_ms      |v |ra |va|          rand_b           |
+ *         | 48 bits, big-endian|7 |12 |10|          62 bits          |
+ *         +--------------------+--+---+--+---------------------------+
+ *   The 74 bits ra|rb, most significant first (counter_bits = C, default 42):
+ *         +----------------------------------+-----------------------+
+ *         | counter: C bits (rand_a, then    | random: 74 - C bits,  |
+ *         | the top C-12 bits of rand_b)     | fresh for every UUID  |
+ *         +----------------------------------+-----------------------+
+ *
+ * Monotonicity (RFC 9562 §6.2, Method 1, "Fixed Bit-Length Dedicated Counter"): the
+ * counter sits right after the timestamp. At each new millisecond it is seeded randomly
+ * with its most significant bit 0 (the rollover guard, so at least 2^(C-1) IDs fit in a
+ * ms); within the same ms it is incremented by 1. Every UUID of one instance is therefore
+ * greater (memcmp) than the one before it:
+ *   - clock stepped back (now < last ms used): keep the last ms and increment the counter
+ *     (§6.2 "MAY reuse the previous timestamp and increment the previous counter");
+ *   - counter overflow (2^C values used in one ms): move the timestamp to last+1 ms, ahead
+ *     of the clock (§6.2 allows "increment the timestamp ahead of the actual time"), and
+ *     reseed; later calls keep using that ms until the clock passes it.
+ * Errors: a clock before 1970 gives IDB_EINPUT; a timestamp past 2^48-1 ms (year 10889)
+ * gives IDB_EEXHAUSTED. The (last ms, counter) pair is guarded by a spinlock; the clock
+ * read and the random draw happen outside it.
+ *
+ * Options:
+ *   counter_bits  INT 12..42, default 42   width C of the counter (decode needs the same)
+ */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "random.h"
+#include "spinlock.h"
 #include "strategy.h"
-static int ph_create(const idb_opts *o, idb_clock *c, void **i, idb_err *e) { (void)o; (void)c; (void)i; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_next(void *i, idb_id *id, idb_err *e) { (void)i; (void)id; return idb_fail(e, IDB_EINPUT, "not yet"); }
-static int ph_decode(const idb_opts *o, const idb_id *id, idb_emit_fn f, void *c, idb_err *e) { (void)o; (void)id; (void)f; (void)c; return idb_fail(e, IDB_EINPUT, "not yet"); }
-const idb_strategy idb_strategy_uuidv7 = { .version = 1, .name = "uuidv7", .summary = "placeholder", .bits = 64,
-  .create = ph_create, .next = ph_next, .destroy = free, .format = idb_text_u64_format, .parse = idb_text_u64_parse, .decode = ph_decode };
+
+#define UUIDV7_MS_MAX ((1ULL << 48) - 1)
+#define UUIDV7_CBITS_DEFAULT 42
+
+typedef struct uuidv7 {
+    idb_clock *clock;
+    int cbits;                  /* counter width C */
+    uint64_t cmax;              /* 2^C - 1 */
+    idb_spinlock lock;          /* guards last_ms and counter */
+    int64_t last_ms;            /* ms in the last UUID; -1 before the first */
+    uint64_t counter;           /* counter in the last UUID */
+} uuidv7;
+
+static const idb_opt_decl uuidv7_options[] = {
+    { .name = "counter_bits", .type = IDB_OPT_INT, .def = "42", .min = 12, .max = 42,
+      .help = "bits of the per-ms counter after the timestamp (RFC 9562 Method 1)" },
+    { 0 },
+};
+
+/* Make an instance on clock with the counter width from opts. Returns 0 or IDB_ENOMEM. */
+static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+{
+    uuidv7 *u = calloc(1, sizeof *u);
+    if (!u) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    u->clock = clock;
+    u->cbits = (int)idb_opts_int(opts, "counter_bits");
+    u->cmax = (1ULL << u->cbits) - 1;
+    u->last_ms = -1;
+    *inst = u;
+    return 0;
+}
+
+/* Store v at p as 8 big-endian bytes (one byte swap, not a byte loop). */
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* A fresh counter for a new ms: C-1 random bits, the top bit 0 (rollover guard). */
+static inline uint64_t uuidv7_seed(const uuidv7 *u)
+{
+    return idb_random_u64() >> (65 - u->cbits);
+}
+
+/* Write the next UUIDv7 into *id, greater than the instance's previous one. Returns 0,
+ * IDB_EINPUT (clock before 1970) or IDB_EEXHAUSTED (48-bit timestamp used up). */
+static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
+{
+    uuidv7 *u = inst;
+    int64_t now = idb_clock_now_ms(u->clock);
+    uint64_t r = idb_random_u64();
+
+    idb_spin_lock(&u->lock);
+    int64_t ms = u->last_ms;
+    uint64_t ctr = u->counter + 1;
+    if (now > ms) {                         /* new ms: reseed */
+        ms = now;
+        ctr = uuidv7_seed(u);
+    } else if (ctr > u->cmax) {             /* same ms (or clock behind), counter full */
+        ms++;
+        ctr = uuidv7_seed(u);
+    }
+    if ((uint64_t)ms > UUIDV7_MS_MAX) {     /* negative ms wraps to a huge value here */
+        idb_spin_unlock(&u->lock);
+        if (ms < 0)
+            return idb_fail(err, IDB_EINPUT,
+                            "clock reads %lld ms, before 1970, which a UUIDv7 cannot hold",
+                            (long long)ms);
+        return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit UUIDv7 timestamp is used up");
+    }
+    u->last_ms = ms;
+    u->counter = ctr;
+    idb_spin_unlock(&u->lock);
+
+    int low = u->cbits - 12;                /* counter bits that spill into rand_b */
+    int rnd = 74 - u->cbits;                /* random bits at the end */
+    uint64_t hi = (uint64_t)ms << 16 | 0x7000 | ctr >> low;
+    uint64_t lo = 1ULL << 63 | (ctr & ((1ULL << low) - 1)) << rnd | (r & ((1ULL << rnd) - 1));
+    put_be64(id->b, hi);
+    put_be64(id->b + 8, lo);
+    id->len = 16;
+    return 0;
+}
+
+/* Check that id is a 16-byte RFC 9562 UUID of version 7. Returns 0 or IDB_EINPUT; text
+ * (may be NULL) names the input in the message. */
+static int uuidv7_check(const idb_id *id, const char *text, idb_err *err)
+{
+    char hex[IDB_TEXT_MAX];
+    if (id->len != 16)
+        return idb_fail(err, IDB_EINPUT, "a UUIDv7 has 16 bytes, not %d", id->len);
+    if (!text) { idb_text_uuid_format(id, hex); text = hex; }
+    if ((id->b[8] & 0xC0) != 0x80)
+        return idb_fail(err, IDB_EINPUT,
+                        "'%s' is not an RFC 9562 UUID: variant bits are %d%d, expected 10",
+                        text, id->b[8] >> 7, (id->b[8] >> 6) & 1);
+    if (id->b[6] >> 4 != 7)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUIDv7: version is %d, expected 7",
+                        text, id->b[6] >> 4);
+    return 0;
+}
+
+/* Parse 8-4-4-4-12 hex (any case) and check version 7 and variant 0b10. */
+static int uuidv7_parse(const char *text, idb_id *id, idb_err *err)
+{
+    int rc = idb_text_uuid_parse(text, id, err);
+    return rc ? rc : uuidv7_check(id, text, err);
+}
+
+/* Emit version, variant ("10"), timestamp_ms, time (ISO 8601 UTC with ms) and counter
+ * (the top counter_bits bits after the timestamp; opts NULL means the default width). */
+static int uuidv7_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
+                         idb_err *err)
+{
+    int rc = uuidv7_check(id, NULL, err);
+    if (rc) return rc;
+    int cbits = opts ? (int)idb_opts_int(opts, "counter_bits") : UUIDV7_CBITS_DEFAULT;
+    uint64_t hi = idb_get_be(id->b, 8), lo = idb_get_be(id->b + 8, 8);
+    int64_t ms = (int64_t)(hi >> 16);
+    uint64_t ctr = (hi & 0xFFF) << (cbits - 12) | (lo & ((1ULL << 62) - 1)) >> (74 - cbits);
+
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    char when[64];
+    gmtime_r(&s, &tm);
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
+
+    idb_emit_int(emit, ctx, "version", 7);
+    emit(ctx, "variant", "10");
+    idb_emit_int(emit, ctx, "timestamp_ms", ms);
+    emit(ctx, "time", when);
+    idb_emit_int(emit, ctx, "counter", (long long)ctr);
+    return 0;
+}
+
+const idb_strategy idb_strategy_uuidv7 = {
+    .version = IDB_STRATEGY_VERSION,
+    .name = "uuidv7",
+    .summary = "RFC 9562 UUIDv7: 48-bit Unix ms, per-ms counter (Method 1), random tail",
+    .bits = 128,
+    .time_ordered = 1,
+    .coord = IDB_COORD_NONE,
+    .options = uuidv7_options,
+    .create = uuidv7_create,
+    .next = uuidv7_next,
+    .destroy = free,
+    .format = idb_text_uuid_format,
+    .parse = uuidv7_parse,
+    .decode = uuidv7_decode,
+};
