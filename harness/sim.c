@@ -99,7 +99,7 @@ static int make_gen(run *R, int k, uint64_t base)
     if (declares(st, "range_size"))
         snprintf(kv[n++], sizeof kv[0], "range_size=%lld", (long long)R->w->range_size);
     if (declares(st, "dir")) snprintf(kv[n++], sizeof kv[0], "dir=%s", R->dir);
-    if (R->mode == MODE_CENTRAL && declares(st, "name"))
+    if (declares(st, "name"))                  /* a counter service: this run's own */
         snprintf(kv[n++], sizeof kv[0], "name=%s", SIM_COUNTER_NAME);
     for (int i = 0; i < n; i++) kvp[i] = kv[i];
     if (g->inst) st->destroy(g->inst);
@@ -359,7 +359,7 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
         rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
         goto done;
     }
-    if (R.mode == MODE_CENTRAL && declares(st, "name")) idb_counter_inproc_reset(SIM_COUNTER_NAME);
+    if (declares(st, "name")) idb_counter_inproc_reset(SIM_COUNTER_NAME);
     idb_random_seed(w->seed ^ fnv(st->name));
     R.ngen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards : s->instances;
     for (int k = 0; k < R.ngen; k++) {

@@ -32,6 +32,8 @@
  *   otherwise                         one generator per API instance, on that instance's
  *                                     clock; `worker` = the instance number (with
  *                                     duplicate_worker_ids = 1, instance 1 gets worker 0).
+ * A strategy that declares `name` (a counter service, as counter and segment use) gets
+ * the simulator's own counter, reset to 0 at the start of every run.
  * Orders are played in arrival order. A generator serves one order at a time: an order
  * starts at max(arrival, the time its generator became free). Generators share no state
  * (the central one never stalls), so this equals a full event-queue simulation.

@@ -1,0 +1,322 @@
+/* test_sim.c — the simulator: hand-computed scenarios (three shards and nine orders give
+ * interleaved IDs 1..9; a counter outage fails exactly the orders in its window), the
+ * events (worker-ID clash, naive vs safe re-allocation, a moved shop, a clock step, a
+ * flash sale), determinism, the metrics on hand-made inputs, and the speed.
+ * Strategies are taken from the registry by their declared properties.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "sim_metrics.h"
+
+/* A workload with the defaults and a fixed seed. */
+static void workload(sim_workload *w)
+{
+    sim_workload_defaults(w);
+    w->seed = 7;
+}
+
+/* Run st on s under w; assert success. */
+static void run(const sim_workload *w, const sim_stream *s, const idb_strategy *st, sim_run_opts *o,
+                sim_result *r)
+{
+    idb_err err = { 0 };
+    if (sim_run(w, s, st, o, r, &err) != 0) fail_msg("%s: %s", st->name, err.msg);
+}
+
+/* Make w's stream and run st; assert success. */
+static void run_workload(const sim_workload *w, const idb_strategy *st, sim_result *r)
+{
+    sim_stream s;
+    idb_err err = { 0 };
+    assert_int_equal(sim_stream_make(w, &s, &err), 0);
+    run(w, &s, st, NULL, r);
+    sim_stream_free(&s);
+}
+
+/* 1 if st declares option name. */
+static int declares(const idb_strategy *st, const char *name)
+{
+    return idb_opts_declared(st->options, name);
+}
+
+/* Three shards, nine orders, one per ms round robin over shops 0,1,2 (shop k on shard k):
+ * strategies with `shards` hand out exactly 1..9, in creation order. */
+static void test_three_shards_nine_orders(void **state)
+{
+    (void)state;
+    int tested = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        if (!declares(*p, "shards")) continue;
+        sim_workload w;
+        workload(&w);
+        w.shards = 3;
+        sim_stream s;
+        idb_err err = { 0 };
+        assert_int_equal(sim_stream_alloc(&s, 9, 3, 3, 1, 1.0, &err), 0);
+        for (int k = 0; k < 3; k++) s.home[k] = (uint16_t)k;
+        for (int j = 0; j < 9; j++) { s.t_ns[j] = (int64_t)j * 1000000; s.shop[j] = (uint32_t)(j % 3); }
+        idb_id ids[9];
+        sim_run_opts o = { .ids_out = ids };
+        sim_result r;
+        run(&w, &s, *p, &o, &r);
+        for (int j = 0; j < 9; j++) assert_int_equal(idb_id_u64(&ids[j]), j + 1);
+        assert_int_equal(r.orders, 9);
+        assert_int_equal(r.duplicates, 0);
+        assert_int_equal(r.inversions, 0);
+        assert_int_equal(r.shard_monotonic, 1);
+        assert_true(r.tail_insert_frac == 1.0);
+        sim_stream_free(&s);
+        tested++;
+    }
+    assert_true(tested > 0);
+}
+
+/* Ten orders at 0, 0.5, ..., 4.5 s; the counter server is down in [1 s, 3 s): per-ID
+ * strategies fail exactly the four orders at 1.0, 1.5, 2.0 and 2.5 s, the others none. */
+static void test_counter_outage(void **state)
+{
+    (void)state;
+    sim_workload w;
+    workload(&w);
+    w.outage_start_s = 1;
+    w.outage_s = 2;
+    w.rtt_ms = 0.5;
+    sim_stream s;
+    idb_err err = { 0 };
+    assert_int_equal(sim_stream_alloc(&s, 10, 1, 1, 1, 5.0, &err), 0);
+    for (int j = 0; j < 10; j++) s.t_ns[j] = (int64_t)j * 500000000;
+    int per_id = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        idb_id ids[10];
+        sim_run_opts o = { .ids_out = ids, .timeline = 1 };
+        sim_result r;
+        run(&w, &s, *p, &o, &r);
+        assert_int_equal(r.outage_orders, 4);
+        if ((*p)->coord == IDB_COORD_PER_ID) {
+            per_id++;
+            assert_int_equal(r.failed_orders, 4);
+            for (int j = 0; j < 10; j++) assert_int_equal(ids[j].len == 0, j >= 2 && j <= 5);
+            assert_true(r.coord_lat_p50_ms == 0.5 && r.coord_lat_p99_ms == 0.5);
+            assert_int_equal(r.timeline_n, 5);
+            int64_t want[5] = { 0, 2, 2, 0, 0 };
+            for (int sec = 0; sec < 5; sec++) {
+                assert_int_equal(r.tl_orders[sec], 2);
+                assert_int_equal(r.tl_failed[sec], want[sec]);
+            }
+        } else {
+            assert_int_equal(r.failed_orders, 0);
+        }
+        sim_result_free(&r);
+    }
+    assert_true(per_id > 0);
+    sim_stream_free(&s);
+}
+
+/* Two instances given the same worker ID: strategies with `worker` repeat IDs; with
+ * distinct worker IDs they do not. */
+static void test_worker_clash(void **state)
+{
+    (void)state;
+    int tested = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        if (!declares(*p, "worker") || declares(*p, "shard") || (*p)->coord == IDB_COORD_PER_ID) continue;
+        sim_workload w;
+        workload(&w);
+        w.duration_s = 2;
+        w.orders_per_s = 20000;
+        w.instances = 2;
+        sim_result ok, clash;
+        run_workload(&w, *p, &ok);
+        w.duplicate_worker_ids = 1;
+        run_workload(&w, *p, &clash);
+        assert_int_equal(ok.duplicates, 0);
+        assert_true(clash.duplicates > 0);
+        tested++;
+    }
+    assert_true(tested > 0);
+}
+
+/* Adding a shard: naive re-allocation repeats IDs, safe does not; every other strategy
+ * gives 0 duplicates either way, and moved orders collide with nothing. */
+static void test_add_shard(void **state)
+{
+    (void)state;
+    int tested = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        sim_workload w;
+        workload(&w);
+        w.duration_s = 2;
+        w.orders_per_s = 10000;
+        w.shards = 3;
+        w.range_size = 1000;
+        w.add_shard_at_s = 1;
+        w.reconfig_safe = 0;
+        sim_result naive, safe;
+        run_workload(&w, *p, &naive);
+        w.reconfig_safe = 1;
+        run_workload(&w, *p, &safe);
+        assert_int_equal(safe.duplicates, 0);
+        assert_true(safe.moved_orders > 0);
+        assert_int_equal(safe.shard_collisions, 0);
+        if (declares(*p, "shards")) { assert_true(naive.duplicates > 0); tested++; }
+        else assert_int_equal(naive.duplicates, 0);
+    }
+    assert_true(tested > 0);
+}
+
+/* Moving the most popular shop: its orders move, nothing repeats anywhere. */
+static void test_migrate(void **state)
+{
+    (void)state;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        sim_workload w;
+        workload(&w);
+        w.duration_s = 2;
+        w.orders_per_s = 10000;
+        w.migrate_shop_at_s = 1;
+        sim_result r;
+        run_workload(&w, *p, &r);
+        assert_true(r.moved_orders > 0);
+        assert_int_equal(r.duplicates, 0);
+        assert_int_equal(r.shard_collisions, 0);
+        assert_int_equal(r.failed_orders, 0);
+    }
+}
+
+/* A 200 ms step back on one instance: strategies that refuse while behind stall about
+ * that long; nothing repeats. A flash sale above 4096 orders/ms on one instance: nothing
+ * repeats, and snowflake-like strategies (with `worker`) wait for the next ms. */
+static void test_step_and_burst(void **state)
+{
+    (void)state;
+    int stalled = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        sim_workload w;
+        workload(&w);
+        w.duration_s = 2;
+        w.orders_per_s = 20000;
+        w.step_back_ms = 200;
+        w.step_at_s = 1;
+        w.step_instance = 1;
+        sim_result r;
+        run_workload(&w, *p, &r);
+        assert_int_equal(r.duplicates, 0);
+        assert_true(r.stalled_ms <= 200.5);
+        if (r.stalled_ms > 0) { assert_true(r.stalled_ms >= 190); stalled++; }
+        w.step_back_ms = 0;
+        w.burst_at_s = 1;
+        w.burst_s = 0.01;
+        w.burst_factor = 300;
+        run_workload(&w, *p, &r);
+        assert_int_equal(r.duplicates, 0);
+        if (declares(*p, "worker") && (*p)->time_ordered) assert_true(r.stalled_ms > 0);
+    }
+    assert_true(stalled > 0);
+}
+
+/* Same seed, same everything; another seed, another stream. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    sim_workload w;
+    workload(&w);
+    w.duration_s = 1;
+    w.orders_per_s = 20000;
+    w.skew_ms = 5;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        sim_stream s1, s2;
+        idb_err err = { 0 };
+        assert_int_equal(sim_stream_make(&w, &s1, &err), 0);
+        assert_int_equal(sim_stream_make(&w, &s2, &err), 0);
+        assert_int_equal(s1.n, s2.n);
+        idb_id *a = calloc((size_t)s1.n, sizeof *a), *b = calloc((size_t)s1.n, sizeof *b);
+        sim_run_opts oa = { .ids_out = a }, ob = { .ids_out = b };
+        sim_result ra, rb;
+        run(&w, &s1, *p, &oa, &ra);
+        run(&w, &s2, *p, &ob, &rb);
+        assert_memory_equal(a, b, (size_t)s1.n * sizeof *a);
+        assert_int_equal(ra.inversions, rb.inversions);
+        assert_true(ra.tail_insert_frac == rb.tail_insert_frac);
+        free(a); free(b);
+        sim_stream_free(&s1); sim_stream_free(&s2);
+    }
+    sim_stream s1, s2;
+    idb_err err = { 0 };
+    assert_int_equal(sim_stream_make(&w, &s1, &err), 0);
+    w.seed = 8;
+    assert_int_equal(sim_stream_make(&w, &s2, &err), 0);
+    assert_true(s1.n != s2.n || memcmp(s1.t_ns, s2.t_ns, (size_t)s1.n * sizeof *s1.t_ns) != 0);
+    sim_stream_free(&s1); sim_stream_free(&s2);
+}
+
+/* Inversions, duplicates, per-shard order and tails on hand-made inputs. */
+static void test_metrics(void **state)
+{
+    (void)state;
+    uint32_t a[] = { 3, 1, 2, 2, 0 }, tmp[5];
+    assert_int_equal(sim_count_inversions(a, tmp, 5), 7);   /* 3>1,3>2,3>2,3>0,1>0,2>0,2>0 */
+    int64_t t[] = { 0, 1, 2, 3, 4 };
+    uint64_t hi[] = { 30, 10, 20, 20, 40 }, lo[] = { 0, 0, 0, 0, 0 };
+    uint16_t sc[] = { 0, 1, 0, 1, 0 }, sf[] = { 0, 1, 0, 0, 0 };
+    sim_metrics_in in = { .m = 5, .t_ns = t, .hi = hi, .lo = lo, .shard_c = sc, .shard_f = sf, .nshards = 2 };
+    sim_metrics_out out;
+    assert_int_equal(sim_metrics(&in, &out), 0);
+    assert_int_equal(out.duplicates, 1);
+    assert_int_equal(out.inversions, 3);                     /* (30,10), (30,20), (30,20) */
+    assert_true(out.inversion_frac == 3.0 / 10);
+    assert_int_equal(out.shard_monotonic, 0);                /* shard 0: 30, 20, 40 */
+    assert_int_equal(out.shard_collisions, 1);               /* both 20s end on shard 0 */
+    assert_true(out.max_inversion_gap_ns == 3);              /* 30 at t=0, 20 at t=3 */
+    /* tails: shard 0 after 30: 20 no, 40 yes; shard 1 after 10: 20 yes -> 2 of 3 */
+    assert_true(out.tail_insert_frac == 2.0 / 3);
+}
+
+/* At least a million simulated orders per CPU second (release builds only). */
+static void test_speed(void **state)
+{
+    (void)state;
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+    sim_workload w;
+    workload(&w);
+    w.duration_s = 10;
+    w.orders_per_s = 100000;
+    sim_stream s;
+    idb_err err = { 0 };
+    assert_int_equal(sim_stream_make(&w, &s, &err), 0);
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        sim_result r;
+        run(&w, &s, *p, NULL, &r);
+        double rate = (double)r.orders / r.cpu_s;
+        printf("# %s: %.0f orders per CPU second\n", (*p)->name, rate);
+        assert_true(rate >= 1e6);
+    }
+    sim_stream_free(&s);
+#else
+    skip();
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_three_shards_nine_orders),
+        cmocka_unit_test(test_counter_outage),
+        cmocka_unit_test(test_worker_clash),
+        cmocka_unit_test(test_add_shard),
+        cmocka_unit_test(test_migrate),
+        cmocka_unit_test(test_step_and_burst),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_speed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
