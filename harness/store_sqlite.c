@@ -144,22 +144,25 @@ static int refuse_existing(const char *path, idb_err *err)
 {
     char hdr[16] = { 0 };
     int ours = 0;
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    FILE *f = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
     if (f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr &&
         memcmp(hdr, "SQLite format 3", 16) == 0) {
         /* immutable=1: no locks, no -wal/-shm, no recovery; the file is only read */
         char uri[3 * PATH_MAX + 32] = "file:";
         sqlite3 *db = NULL;
-        sqlite3_stmt *st = NULL;
+        sqlite3_stmt *q = NULL;
         size_t n = strlen(uri);
-        for (const char *c = path; *c; c++)      /* a URI: escape what it would misread */
-            n += (size_t)sprintf(uri + n, strchr("%?#", *c) ? "%%%02X" : "%c", (unsigned char)*c);
+        for (const char *c = path; *c; c++) {    /* a URI: escape what it would misread */
+            if (*c == '%' || *c == '?' || *c == '#') n += (size_t)sprintf(uri + n, "%%%02X", *c);
+            else uri[n++] = *c;
+        }
         strcpy(uri + n, "?immutable=1");
         if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
             sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND "
-                               "name='orders'", -1, &st, NULL) == SQLITE_OK)
-            ours = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
+                               "name='orders'", -1, &q, NULL) == SQLITE_OK)
+            ours = sqlite3_step(q) == SQLITE_ROW;
+        sqlite3_finalize(q);
         sqlite3_close(db);
     }
     if (f) fclose(f);
@@ -245,9 +248,6 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return idb_fail(err, IDB_EINPUT, "sqlite: %s is not a directory", dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return idb_fail(err, IDB_EIO, "sqlite: cannot create files in %s: %s", dir,
-                        strerror(errno));
     sq_store *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     if ((size_t)snprintf(s->path, sizeof s->path, "%s/orders.sqlite", dir) >= sizeof s->path - 16) {
@@ -264,6 +264,12 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
             free(s);
             return rc;
         }
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        rc = idb_fail(err, IDB_EIO, "sqlite: cannot create files in %s: %s", dir,
+                      strerror(errno));
+        free(s);
+        return rc;
     }
 
     s->key_bytes = key_bytes;
