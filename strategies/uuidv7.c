@@ -90,7 +90,8 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
 {
     uuidv7 *u = inst;
     int64_t now = idb_clock_now_ms(u->clock);
-    uint64_t r = idb_random_u64();
+    /* the random tail is 74 - counter_bits bits: 32 with the default counter */
+    uint64_t r = u->cbits >= 42 ? idb_random_u32() : idb_random_u64();
 
     idb_spin_lock(&u->lock);
     int64_t ms = u->last_ms;

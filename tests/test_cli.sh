@@ -32,8 +32,9 @@ check() {
 
 # --- list / help
 expect 0 "list" -- "$IDB" list
-check "list has every strategy" test "$(cut -f1 "$tmp/out" | sort | tr '\n' ' ')" = \
-  "$(printf '%s\n' counter interleaved objectid range snowflake uuidv4 uuidv7 | sort | tr '\n' ' ')"
+for s in counter range interleaved uuidv4 uuidv7 snowflake objectid; do
+  check "list has $s" grep -qP "^$s\t" "$tmp/out"
+done
 check "list is NAME<TAB>BITS<TAB>summary" awk -F'\t' 'NF != 3 || $2 !~ /^(64|96|128)$/ { exit 1 }' "$tmp/out"
 check "uuidv7 is 128 bits, objectid 96" grep -qP '^uuidv7\t128\t' "$tmp/out"
 check "objectid is 96 bits" grep -qP '^objectid\t96\t' "$tmp/out"

@@ -27,6 +27,27 @@ static void chacha20_zero_key_keystream(void **state)
     assert_memory_equal(out, want, 64);
 }
 
+/* The stream is ChaCha12 keyed from the seed: after idb_random_seed(s) the first refill
+ * is blocks 0..3 under the seeded key, whose first 32 bytes become the next key (fast key
+ * erasure) and the remaining 224 bytes are handed out — checked against the scalar core. */
+static void stream_is_chacha12_with_key_erasure(void **state)
+{
+    (void)state;
+    idb_rng r;
+    idb_rng_seed(&r, 99);
+    uint32_t key[8];
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = idb_rng_next(&r);
+        key[2 * i] = (uint32_t)v;
+        key[2 * i + 1] = (uint32_t)(v >> 32);
+    }
+    uint8_t want[256], got[224];
+    for (int b = 0; b < 4; b++) idb_chacha_block(key, (uint64_t)b, 12, want + 64 * b);
+    idb_random_seed(99);
+    idb_random_bytes(got, sizeof got);
+    assert_memory_equal(got, want + 32, sizeof got);
+}
+
 static void seeded_streams_repeat(void **state)
 {
     (void)state;
@@ -108,6 +129,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chacha20_zero_key_keystream),
+        cmocka_unit_test(stream_is_chacha12_with_key_erasure),
         cmocka_unit_test(seeded_streams_repeat),
         cmocka_unit_test(bits_are_balanced),
         cmocka_unit_test(fork_reseeds_child),
