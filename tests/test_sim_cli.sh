@@ -1,2 +1,201 @@
 #!/usr/bin/env bash
-echo "1 passed, 0 failed"
+# test_sim_cli.sh — simulate, claims and collide on the command line: every error path
+# (exit 2 bad input, 1 runtime failure, one "idbench: " line on stderr, nothing on stdout),
+# byte-identical output for the same seed, the output formats, --set and --timeline, and
+# the figures the issue expects from the shipped workloads.
+# Usage: test_sim_cli.sh IDBENCH SOURCE_ROOT
+set -u
+IDB=${1:?usage: test_sim_cli.sh path/to/idbench source-root}
+ROOT=${2:?usage: test_sim_cli.sh path/to/idbench source-root}
+W=$ROOT/workloads
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+# expect STATUS DESCRIPTION -- COMMAND...: run, check the exit status; on failure, stderr
+# must be exactly one line starting "idbench: " and stdout empty. Leaves stdout in
+# $tmp/out and stderr in $tmp/err.
+expect() {
+  local want=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  local ok=1
+  [ "$got" -eq "$want" ] || ok=0
+  if [ "$want" -ne 0 ]; then
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^idbench: ' "$tmp/err" || ok=0
+    [ -s "$tmp/out" ] && ok=0
+  fi
+  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $what (status $got, want $want)"; sed 's/^/  stderr: /' "$tmp/err" | head -3
+  fi
+}
+
+# check DESCRIPTION CONDITION...: a plain assertion.
+check() {
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+# differ A B: the files are not the same bytes.
+differ() { ! cmp -s "$1" "$2"; }
+
+# err_has TEXT: the last stderr contains TEXT (fixed string).
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+
+# A small workload for the error paths and formats.
+small=$tmp/small.ini
+printf '[workload]\nduration_s = 2\norders_per_s = 2000\nstrategies = counter,snowflake\n' >"$small"
+
+# --- simulate: bad input (2)
+expect 2 "simulate without a workload" -- "$IDB" simulate
+expect 2 "simulate missing file" -- "$IDB" simulate "$tmp/nosuch.ini"
+check "missing file named" err_has "$tmp/nosuch.ini: cannot read: No such file or directory"
+printf '[workload]\nshards = 2\n[bogus]\nx = 1\n' >"$tmp/bad.ini"
+expect 2 "unknown section" -- "$IDB" simulate "$tmp/bad.ini"
+check "unknown section names file:line" err_has "$tmp/bad.ini:4: unknown section [bogus]"
+printf '[clock]\n\nskew = 1\n' >"$tmp/bad.ini"
+expect 2 "unknown key" -- "$IDB" simulate "$tmp/bad.ini"
+check "unknown key names file:line" err_has "$tmp/bad.ini:3: unknown key 'skew' in [clock]"
+printf '[workload]\nshards = lots\n' >"$tmp/bad.ini"
+expect 2 "bad value" -- "$IDB" simulate "$tmp/bad.ini"
+check "bad value names file:line" err_has "$tmp/bad.ini:2: shards = 'lots': expected an integer"
+printf '[workload]\nshards 4\n' >"$tmp/bad.ini"
+expect 2 "missing =" -- "$IDB" simulate "$tmp/bad.ini"
+check "missing = names file:line" err_has "$tmp/bad.ini:2: expected 'key = value'"
+printf '[workload]\nshards = 4\n# again\nshards = 5\n' >"$tmp/bad.ini"
+expect 2 "duplicate key" -- "$IDB" simulate "$tmp/bad.ini"
+check "duplicate key names file:line" err_has "$tmp/bad.ini:4: duplicate key 'shards' in [workload] (first given on line 2)"
+printf '[workload]\ninstances = 2\n[clock]\nstep_instance = 3\n' >"$tmp/bad.ini"
+expect 2 "keys that disagree" -- "$IDB" simulate "$tmp/bad.ini"
+check "cross-key error names file:line" err_has "$tmp/bad.ini:4: step_instance = 3 must be below instances = 2"
+expect 2 "bad file among good ones: nothing runs" -- "$IDB" simulate "$small" "$tmp/bad.ini"
+expect 2 "directory as workload" -- "$IDB" simulate "$tmp"
+expect 2 "unknown flag" -- "$IDB" simulate --bogus "$small"
+expect 2 "--seed not a number" -- "$IDB" simulate --seed x "$small"
+expect 2 "--seed negative" -- "$IDB" simulate --seed -1 "$small"
+expect 2 "--seed missing value" -- "$IDB" simulate "$small" --seed
+expect 2 "--format unknown" -- "$IDB" simulate --format xml "$small"
+expect 2 "--strategies unknown" -- "$IDB" simulate --strategies counter,nosuch "$small"
+check "--strategies error names the flag" err_has "--strategies: unknown strategy 'nosuch'"
+expect 2 "--strategies twice the same" -- "$IDB" simulate --strategies counter,counter "$small"
+expect 2 "--strategies empty name" -- "$IDB" simulate --strategies counter, "$small"
+expect 2 "--set without a section" -- "$IDB" simulate --set skew_ms=5 "$small"
+expect 2 "--set without =" -- "$IDB" simulate --set clock.skew_ms "$small"
+expect 2 "--set unknown key" -- "$IDB" simulate --set clock.nosuch=1 "$small"
+expect 2 "--set bad value" -- "$IDB" simulate --set clock.skew_ms=-1 "$small"
+check "--set error names the flag" err_has "--set clock.skew_ms=-1: skew_ms = -1 is out of range 0..1e+06"
+expect 2 "--set that breaks a cross-key rule" -- "$IDB" simulate --set workload.instances=1 --set events.duplicate_worker_ids=1 "$small"
+
+# --- simulate: runtime failure (1)
+expect 1 "--timeline into a missing directory" -- "$IDB" simulate --timeline "$tmp/no/dir/t.csv" "$small"
+check "no timeline file left" test ! -e "$tmp/no"
+
+# --- simulate: output
+expect 0 "simulate csv" -- "$IDB" simulate "$small"
+cp "$tmp/out" "$tmp/a.csv"
+check "csv header is the contract" test "$(head -1 "$tmp/a.csv")" = \
+  "workload,strategy,orders,duplicates,failed_orders,stalled_ms,coord_lat_p50_ms,coord_lat_p99_ms,inversion_frac,shard_monotonic,tail_insert_frac,id_bytes"
+check "one row per strategy" test "$(wc -l <"$tmp/a.csv")" -eq 3
+check "workload named after the file" test "$(cut -d, -f1 "$tmp/a.csv" | sed -n 2p)" = small
+check "stderr quiet without -v" test ! -s "$tmp/err"
+expect 0 "simulate again" -- "$IDB" simulate "$small"
+check "same seed, same bytes" cmp -s "$tmp/out" "$tmp/a.csv"
+expect 0 "simulate --seed 2" -- "$IDB" simulate --seed 2 "$small"
+check "another seed, other figures" differ "$tmp/out" "$tmp/a.csv"
+expect 0 "simulate --seed 2 again" -- "$IDB" simulate --seed 2 "$small"
+cp "$tmp/out" "$tmp/b.csv"
+expect 0 "simulate --seed 2 third time" -- "$IDB" simulate --seed 2 "$small"
+check "--seed output is byte-identical" cmp -s "$tmp/out" "$tmp/b.csv"
+expect 0 "simulate json" -- "$IDB" simulate --format json "$small"
+if command -v python3 >/dev/null; then
+  check "json parses, 2 rows, 12 fields" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==2 and all(len(x)==12 for x in r)' "$tmp/out"
+fi
+expect 0 "simulate table" -- "$IDB" simulate --format table "$small"
+check "table has a header and two rows" test "$(wc -l <"$tmp/out")" -eq 3
+check "table header" grep -q '^workload  strategy ' "$tmp/out"
+expect 0 "simulate -v" -- "$IDB" simulate -v "$small"
+check "-v reports orders per CPU second" grep -q 'orders per CPU second' "$tmp/err"
+expect 0 "--strategies narrows" -- "$IDB" simulate --strategies uuidv4 "$small"
+check "only uuidv4" test "$(cut -d, -f2 "$tmp/out" | tail -n +2)" = uuidv4
+
+# --set: a skew sweep point changes snowflake's inversions, and only them.
+expect 0 "--set clock.skew_ms=20" -- "$IDB" simulate --set clock.skew_ms=20 --strategies snowflake "$small"
+skewed=$(cut -d, -f9 "$tmp/out" | tail -1)
+expect 0 "no skew" -- "$IDB" simulate --strategies snowflake "$small"
+plain=$(cut -d, -f9 "$tmp/out" | tail -1)
+check "skew raises snowflake's inversion_frac ($plain -> $skewed)" awk -v a="$plain" -v b="$skewed" 'BEGIN { exit !(b > a) }'
+
+# --timeline: one row per second per strategy; the outage shows in seconds 3 and 4.
+expect 0 "--timeline" -- "$IDB" simulate --strategies counter,uuidv4 --set workload.orders_per_s=1000 \
+  --timeline "$tmp/tl.csv" "$W/counter-outage.ini"
+check "timeline header" test "$(head -1 "$tmp/tl.csv")" = "workload,strategy,t_s,orders,failed_orders"
+check "timeline rows: 10 s x 2 strategies" test "$(tail -n +2 "$tmp/tl.csv" | wc -l)" -eq 20
+check "counter fails only in seconds 3 and 4, every order then" awk -F, '
+  NR > 1 && $2 == "counter" { if (($3 == 3 || $3 == 4) != ($5 == $4 && $4 > 0)) bad = 1; if ($3 != 3 && $3 != 4 && $5 != 0) bad = 1 }
+  NR > 1 && $2 == "uuidv4" && $5 != 0 { bad = 1 }
+  END { exit bad }' "$tmp/tl.csv"
+check "no temporary timeline file left" test "$(ls "$tmp" | grep -c 'tl.csv.tmp')" -eq 0
+
+# --- the shipped workloads: the issue's figures
+expect 0 "every shipped workload" -- "$IDB" simulate "$W"/steady.ini "$W"/clock-skew.ini \
+  "$W"/clock-step-back.ini "$W"/counter-outage.ini "$W"/add-shard.ini "$W"/add-shard-safe.ini \
+  "$W"/migrate-shop.ini "$W"/worker-id-clash.ini "$W"/flash-sale.ini
+cp "$tmp/out" "$tmp/all.csv"
+# Strategies that take a worker ID or a shard count, from their declared options.
+workers=$("$IDB" list | cut -f1 | while read -r s; do "$IDB" help "$s" | grep -q '^  worker=' && echo "$s"; done | tr '\n' ' ')
+sharded=$("$IDB" list | cut -f1 | while read -r s; do "$IDB" help "$s" | grep -q '^  shards=' && echo "$s"; done | tr '\n' ' ')
+perid=$("$IDB" list | cut -f1 | while read -r s; do "$IDB" help "$s" | grep -q '^coordination: per ID' && echo "$s"; done | tr '\n' ' ')
+check "some strategy takes a worker ID ($workers)" test -n "$workers"
+check "some strategy takes a shard count ($sharded)" test -n "$sharded"
+check "0 duplicates everywhere but naive re-allocation and the worker clash" awk -F, -v W=" $workers" -v S=" $sharded" '
+  NR > 1 {
+    expected = ($1 == "add-shard" && index(S, " " $2 " ")) || ($1 == "worker-id-clash" && index(W, " " $2 " "))
+    if (expected != ($4 > 0)) { print "  " $1 " " $2 " duplicates " $4; bad = 1 }
+  }
+  END { exit bad }' "$tmp/all.csv"
+check "in counter-outage only per-ID strategies fail ($perid)" awk -F, -v P=" $perid" '
+  NR > 1 && $1 == "counter-outage" { if ((index(P, " " $2 " ") > 0) != ($5 > 0)) bad = 1 }
+  NR > 1 && $1 != "counter-outage" && $5 != 0 { bad = 1 }
+  END { exit bad }' "$tmp/all.csv"
+check "with skew: snowflake, uuidv7, objectid above 0 and far below range; counter 0" awk -F, '
+  NR > 1 && $1 == "clock-skew" { inv[$2] = $9 }
+  END { if (inv["counter"] != 0) exit 1
+        for (s in inv) if (s == "snowflake" || s == "uuidv7" || s == "objectid")
+          if (!(inv[s] > 0 && inv[s] < inv["range"] / 5)) exit 1 }' "$tmp/all.csv"
+check "flash sale and clock step make snowflake stall" awk -F, '
+  NR > 1 && $2 == "snowflake" && ($1 == "flash-sale" || $1 == "clock-step-back") && !($6 > 0) { bad = 1 }
+  END { exit bad }' "$tmp/all.csv"
+check "id_bytes = bits / 8" awk -F, 'NR > 1 && $2 == "uuidv4" && $12 != 16 { bad = 1 } NR > 1 && $2 == "snowflake" && $12 != 8 { bad = 1 } END { exit bad }' "$tmp/all.csv"
+expect 0 "every shipped workload, smaller, twice" -- "$IDB" simulate --set workload.orders_per_s=2000 "$W"/*.ini
+cp "$tmp/out" "$tmp/d1.csv"
+expect 0 "... second run" -- "$IDB" simulate --set workload.orders_per_s=2000 "$W"/*.ini
+check "every workload: byte-identical output" cmp -s "$tmp/out" "$tmp/d1.csv"
+
+# --- claims
+expect 2 "claims with an argument" -- "$IDB" claims extra
+expect 2 "claims unknown flag" -- "$IDB" claims --bogus
+expect 0 "claims --quick" -- "$IDB" claims --quick
+check "claims table: header, rule, 7 rows" test "$(wc -l <"$tmp/out")" -eq 9
+check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
+cp "$tmp/out" "$tmp/claims1.md"
+expect 0 "claims --quick again" -- "$IDB" claims --quick
+check "claims are reproducible" cmp -s "$tmp/out" "$tmp/claims1.md"
+
+# --- collide
+expect 0 "collide 122 bits at 1e9/s" -- "$IDB" collide --bits 122 --rate 1e9
+check "about 86 years to 50%" grep -q '^122,1e+09,0.5,2.71492e+18,2.71492e+09,86 years$' "$tmp/out"
+check "one-in-a-billion row" grep -q '^122,1e+09,1e-09,' "$tmp/out"
+expect 0 "collide 64 bits" -- "$IDB" collide --bits 64 --rate 1000
+expect 2 "collide without flags" -- "$IDB" collide
+expect 2 "collide without --rate" -- "$IDB" collide --bits 64
+expect 2 "collide bad bits" -- "$IDB" collide --bits 0 --rate 1
+expect 2 "collide fractional bits" -- "$IDB" collide --bits 1.5 --rate 1
+expect 2 "collide too many bits" -- "$IDB" collide --bits 2000 --rate 1
+expect 2 "collide bad rate" -- "$IDB" collide --bits 64 --rate fast
+expect 2 "collide zero rate" -- "$IDB" collide --bits 64 --rate 0
+expect 2 "collide infinite rate" -- "$IDB" collide --bits 64 --rate inf
+expect 2 "collide extra argument" -- "$IDB" collide --bits 64 --rate 1 extra
+expect 2 "collide unknown flag" -- "$IDB" collide --bits 64 --rate 1 --p 0.1
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
