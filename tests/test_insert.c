@@ -1,0 +1,146 @@
+/* test_insert.c — the insert runner's parts: insert positions (hand-computed), percentiles,
+ * Zipf draws, and whole runs through the null and pagesim stores. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insert.h"
+#include "locality.h"
+#include "metrics.h"
+#include "tmpdir.h"
+#include "zipf.h"
+
+/* Keys 5,1,3,9,2 into an empty index. Positions of each new key among those already
+ * there (the first has none): 1 -> 0/1 = 0; 3 -> 1/2 = .5; 9 -> 3/3 = 1 (tail); 2 -> 1/4 = .25.
+ * tail_frac = 1/4; median of {0, .25, .5, 1} (lower middle) = .25. */
+static void positions_by_hand(void **state)
+{
+    (void)state;
+    uint64_t vals[] = { 5, 1, 3, 9, 2 };
+    idb_id keys[5];
+    for (int i = 0; i < 5; i++) idb_id_set_u64(&keys[i], vals[i]);
+    idb_locality l;
+    assert_int_equal(idb_locality_init(&l, 5), 0);
+    assert_int_equal(idb_locality_add(&l, keys, 5), 0);
+    assert_int_equal(l.inserts, 4);
+    assert_int_equal(l.tail, 1);
+    assert_true(idb_locality_tail_frac(&l) == 0.25);
+    assert_true(idb_locality_pos_p50(&l) == 0.25);
+    assert_int_equal(l.hist[0], 1);                 /* 0 */
+    assert_int_equal(l.hist[5], 1);                 /* .25 */
+    assert_int_equal(l.hist[10], 1);                /* .5 */
+    assert_int_equal(l.hist[IDB_LOC_BUCKETS - 1], 1);   /* 1.0 in the last bin */
+    idb_locality_free(&l);
+}
+
+/* Two indexes added separately count separately: 1,2,3 then 3,2,1. */
+static void positions_per_index(void **state)
+{
+    (void)state;
+    idb_id a[3], b[3];
+    for (int i = 0; i < 3; i++) { idb_id_set_u64(&a[i], (uint64_t)i + 1); idb_id_set_u64(&b[i], 3 - (uint64_t)i); }
+    idb_locality l;
+    assert_int_equal(idb_locality_init(&l, 6), 0);
+    assert_int_equal(idb_locality_add(&l, a, 3), 0);
+    assert_int_equal(idb_locality_add(&l, b, 3), 0);
+    assert_int_equal(l.inserts, 4);
+    assert_int_equal(l.tail, 2);                    /* 2 and 3 of the first index */
+    assert_int_equal(l.hist[0], 2);                 /* 2 and 1 of the second: position 0 */
+    idb_locality_free(&l);
+}
+
+static void percentiles_nearest_rank(void **state)
+{
+    (void)state;
+    int64_t v[1000];
+    for (int i = 0; i < 1000; i++) v[i] = 1000 - i;   /* 1..1000, reversed */
+    assert_int_equal(idb_percentile(v, 1000, 0.50), 500);
+    assert_int_equal(idb_percentile(v, 1000, 0.99), 990);
+    assert_int_equal(idb_percentile(v, 1000, 0.999), 999);
+    assert_int_equal(idb_percentile(v, 1000, 1.0), 1000);
+    assert_int_equal(idb_percentile(v, 0, 0.5), 0);
+}
+
+/* Zipf with s = 1 over 4 items: P(rank i) = (1/(i+1)) / H_4, H_4 = 25/12. */
+static void zipf_frequencies(void **state)
+{
+    (void)state;
+    idb_zipf z;
+    idb_rng r;
+    idb_rng_seed(&r, 5);
+    assert_int_equal(idb_zipf_init(&z, 4, 1.0), 0);
+    int64_t seen[4] = { 0 };
+    enum { N = 200000 };
+    for (int i = 0; i < N; i++) seen[idb_zipf_draw(&z, &r)]++;
+    for (int i = 0; i < 4; i++) {
+        double want = 12.0 / 25.0 / (i + 1);
+        double got = (double)seen[i] / N;
+        assert_true(got > want - 0.01 && got < want + 0.01);
+    }
+    idb_zipf_free(&z);
+}
+
+/* A whole run: counter into pagesim lands at the tail; uuidv4 lands all over. */
+static void runs_through_pagesim(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_insert_config cfg = { .store = idb_store_find("pagesim"), .ids = 20000, .batch = 100,
+                              .shards = 2, .shops = 50, .shop_skew = 1.0, .dir = dir, .seed = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    cfg.strategy = idb_strategy_find("interleaved");
+    assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+    assert_true(res->tail_insert_frac == 1.0);      /* each shard's own IDs only increase */
+    assert_int_equal(res->key_bytes, 8);
+    assert_true(res->st.leaf_pages > 0);
+    cfg.strategy = idb_strategy_find("uuidv4");
+    assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+    assert_int_equal(res->key_bytes, 16);
+    assert_true(res->tail_insert_frac < 0.01);
+    assert_true(res->insert_pos_p50 > 0.45 && res->insert_pos_p50 < 0.55);
+    int64_t total = 0;
+    for (int i = 0; i < IDB_LOC_BUCKETS; i++) total += res->pos_hist[i];
+    assert_int_equal(total, 20000 - 2);            /* the first key of each shard has no position */
+    free(res);
+    idb_tmpdir_remove(dir);
+}
+
+/* Bad configurations are refused before anything is created. */
+static void bad_configs(void **state)
+{
+    (void)state;
+    idb_insert_config cfg = { .store = idb_store_find("null"), .strategy = idb_strategy_find("counter"),
+                              .ids = 10, .batch = 10, .shards = 1, .shops = 1, .dir = "/nonexistent/x" };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
+    assert_string_equal(err.msg, "/nonexistent/x is not a directory");
+    cfg.dir = "/tmp";
+    cfg.ids = 0;
+    assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
+    cfg.ids = 10;
+    cfg.store_kv[0] = "nope=1";
+    cfg.n_store_kv = 1;
+    cfg.store = idb_store_find("pagesim");
+    assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
+    free(res);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(positions_by_hand),
+        cmocka_unit_test(positions_per_index),
+        cmocka_unit_test(percentiles_nearest_rank),
+        cmocka_unit_test(zipf_frequencies),
+        cmocka_unit_test(runs_through_pagesim),
+        cmocka_unit_test(bad_configs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
