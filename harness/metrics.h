@@ -14,7 +14,8 @@ static inline int64_t idb_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The q-quantile (0..1, nearest rank) of v[0..n); sorts v in place. 0 when n == 0. */
+/* The q-quantile (0..1, nearest rank) of v[0..n); sorts v in place unless it is sorted
+ * already (so asking several quantiles of one array sorts once). 0 when n == 0. */
 int64_t idb_percentile(int64_t *v, int64_t n, double q);
 
 /* Bytes this process has passed to write(2)-family calls so far (/proc/self/io wchar),

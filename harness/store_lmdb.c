@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "payload.h"
 #include "store.h"
 
 #define LM_PAGEHDRSZ 16   /* mdb.c: offsetof(MDB_page, mp_ptrs) */
@@ -88,21 +89,6 @@ typedef struct lm_store {
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
 } lm_store;
-
-/* Fill p[0..n) with bytes determined by id alone: FNV-1a of the key seeds a splitmix64
- * (the same bytes the sqlite store writes). */
-static void payload_fill(uint8_t *p, int n, const idb_id *id)
-{
-    uint64_t x = 0xcbf29ce484222325u;
-    for (int i = 0; i < id->len; i++) x = (x ^ id->b[i]) * 0x100000001b3u;
-    for (int i = 0; i < n; i += 8) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        for (int j = 0; j < 8 && i + j < n; j++) p[i + j] = (uint8_t)(z >> (8 * j));
-    }
-}
 
 /* Write the first n bytes of b as hex into buf (at least 2n + 1 bytes); returns buf. */
 static const char *hex(const uint8_t *b, int n, char *buf)
@@ -303,7 +289,7 @@ static int lm_insert(void *h, const idb_row *row, idb_err *err)
     idb_put_be(s->val + 4, row->display_no, 4);
     idb_put_be(s->val + 8, (uint64_t)row->created_ms, 8);
     idb_put_be(s->val + 16, (uint64_t)row->total_cents, 8);
-    payload_fill(s->val + LM_FIXED, s->row_bytes, &row->id);
+    idb_payload_fill(s->val + LM_FIXED, s->row_bytes, &row->id);
     MDB_val k = { (size_t)s->key_bytes, (void *)row->id.b };
     MDB_val v = { LM_FIXED + (size_t)s->row_bytes, s->val };
     rc = mdb_put(s->txn, s->dbi, &k, &v, s->append ? MDB_APPEND : MDB_NOOVERWRITE);
@@ -388,7 +374,7 @@ static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
         r.display_no = (uint32_t)idb_get_be(p + 4, 4);
         r.created_ms = (int64_t)idb_get_be(p + 8, 8);
         r.total_cents = (int64_t)idb_get_be(p + 16, 8);
-        payload_fill(s->check, s->row_bytes, &r.id);
+        idb_payload_fill(s->check, s->row_bytes, &r.id);
         if (s->row_bytes && memcmp(p + LM_FIXED, s->check, (size_t)s->row_bytes) != 0)
             ret = idb_fail(err, IDB_EIO, "lmdb: row %s: payload does not match its key",
                            hex(r.id.b, r.id.len, buf));

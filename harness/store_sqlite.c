@@ -57,6 +57,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "payload.h"
 #include "store.h"
 
 /* The aggregate the stats come from; tests/test_store_sqlite.c runs its own copy in the shell. */
@@ -93,20 +94,6 @@ typedef struct sq_store {
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
 } sq_store;
-
-/* Fill p[0..n) with bytes determined by id alone: FNV-1a of the key seeds a splitmix64. */
-static void payload_fill(uint8_t *p, int n, const idb_id *id)
-{
-    uint64_t x = 0xcbf29ce484222325u;
-    for (int i = 0; i < id->len; i++) x = (x ^ id->b[i]) * 0x100000001b3u;
-    for (int i = 0; i < n; i += 8) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        for (int j = 0; j < 8 && i + j < n; j++) p[i + j] = (uint8_t)(z >> (8 * j));
-    }
-}
 
 /* Write id as hex into buf (at least 33 bytes); returns buf. */
 static const char *id_hex(const idb_id *id, char *buf)
@@ -321,7 +308,7 @@ static int sq_insert(void *h, const idb_row *row, idb_err *err)
     sqlite3_bind_int64(st, 3, row->display_no);
     sqlite3_bind_int64(st, 4, row->created_ms);
     sqlite3_bind_int64(st, 5, row->total_cents);
-    payload_fill(s->payload, s->row_bytes, &row->id);
+    idb_payload_fill(s->payload, s->row_bytes, &row->id);
     sqlite3_bind_blob(st, 6, s->payload, s->row_bytes, SQLITE_STATIC);  /* 0 bytes: empty blob */
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
@@ -418,7 +405,7 @@ static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
         r.total_cents = sqlite3_column_int64(q, 4);
         const void *p = sqlite3_column_blob(q, 5);
         int n = sqlite3_column_bytes(q, 5);
-        payload_fill(s->check, s->row_bytes, &r.id);
+        idb_payload_fill(s->check, s->row_bytes, &r.id);
         if (n != s->row_bytes || (n && memcmp(p, s->check, (size_t)n) != 0)) {
             ret = idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
                            id_hex(&r.id, hex));
