@@ -137,9 +137,10 @@ check "counter fails only in seconds 3 and 4, every order then" awk -F, '
 check "no temporary timeline file left" test "$(ls "$tmp" | grep -c 'tl.csv.tmp')" -eq 0
 
 # --- the shipped workloads: the issue's figures
-expect 0 "every shipped workload" -- "$IDB" simulate "$W"/steady.ini "$W"/clock-skew.ini \
-  "$W"/clock-step-back.ini "$W"/counter-outage.ini "$W"/add-shard.ini "$W"/add-shard-safe.ini \
-  "$W"/migrate-shop.ini "$W"/worker-id-clash.ini "$W"/flash-sale.ini
+shipped=()
+for w in steady clock-skew clock-step-back counter-outage add-shard add-shard-safe migrate-shop \
+         worker-id-clash flash-sale; do shipped+=("$W/$w.ini"); done
+expect 0 "every shipped workload" -- "$IDB" simulate "${shipped[@]}"
 cp "$tmp/out" "$tmp/all.csv"
 # Strategies that take a worker ID or a shard count, from their declared options.
 workers=$("$IDB" list | cut -f1 | while read -r s; do "$IDB" help "$s" | grep -q '^  worker=' && echo "$s"; done | tr '\n' ' ')
@@ -166,9 +167,9 @@ check "flash sale and clock step make snowflake stall" awk -F, '
   NR > 1 && $2 == "snowflake" && ($1 == "flash-sale" || $1 == "clock-step-back") && !($6 > 0) { bad = 1 }
   END { exit bad }' "$tmp/all.csv"
 check "id_bytes = bits / 8" awk -F, 'NR > 1 && $2 == "uuidv4" && $12 != 16 { bad = 1 } NR > 1 && $2 == "snowflake" && $12 != 8 { bad = 1 } END { exit bad }' "$tmp/all.csv"
-expect 0 "every shipped workload, smaller, twice" -- "$IDB" simulate --set workload.orders_per_s=2000 "$W"/*.ini
+expect 0 "every shipped workload, smaller, twice" -- "$IDB" simulate --set workload.orders_per_s=2000 "${shipped[@]}" "$W/template.ini"
 cp "$tmp/out" "$tmp/d1.csv"
-expect 0 "... second run" -- "$IDB" simulate --set workload.orders_per_s=2000 "$W"/*.ini
+expect 0 "... second run" -- "$IDB" simulate --set workload.orders_per_s=2000 "${shipped[@]}" "$W/template.ini"
 check "every workload: byte-identical output" cmp -s "$tmp/out" "$tmp/d1.csv"
 
 # --- claims
