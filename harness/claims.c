@@ -412,6 +412,7 @@ static int claim_7(int quick, claim_row *r, idb_err *err)
     return 0;
 }
 
+/* Every claim's experiment in order; stops at the first that cannot run (see claims.h). */
 int claims_run(int quick, claim_row rows[CLAIMS_N], idb_err *err)
 {
     static const struct { const char *subject, *claim; int (*run)(int, claim_row *, idb_err *); } all[CLAIMS_N] = {
@@ -443,11 +444,13 @@ int claims_run(int quick, claim_row rows[CLAIMS_N], idb_err *err)
     return 0;
 }
 
+/* The verdict as the table writes it (see claims.h). */
 const char *claim_verdict_text(enum claim_verdict v)
 {
     return v == CLAIM_HOLDS ? "holds" : v == CLAIM_FAILS ? "does not hold" : "holds with a caveat";
 }
 
+/* One markdown row per claim; a caveat follows its verdict (see claims.h). */
 void claims_print_markdown(FILE *f, const claim_row *rows, int n)
 {
     fprintf(f, "| # | claim | experiment | measured | verdict |\n|---|---|---|---|---|\n");

@@ -7,6 +7,7 @@
 
 #include "random.h"
 
+/* n(p) = 1/2 + sqrt(1/4 + 2 * 2^bits * ln(1/(1-p))) (see collide.h). */
 double collide_ids(double bits, double p)
 {
     double n = exp2(bits);
@@ -20,6 +21,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Draw until the first repeat, `trials` times; the median count (see collide.h). */
 double collide_simulate(int bits, int trials, uint64_t seed)
 {
     /* Open addressing over a table 4x the largest count we expect to need; a slot holds

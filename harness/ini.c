@@ -133,6 +133,7 @@ static int parse_line(ini_state *st, char *s, size_t n, int line)
     return 0;
 }
 
+/* Parse text line by line (see ini.h); the duplicate-key table lives for this call only. */
 int ini_parse_string(const char *name, const char *text, ini_handler h, void *ctx, idb_err *err)
 {
     ini_state st = { .name = name, .h = h, .ctx = ctx, .err = err };
@@ -160,6 +161,7 @@ int ini_parse_string(const char *name, const char *text, ini_handler h, void *ct
     return rc;
 }
 
+/* Read the whole file (at most INI_FILE_MAX bytes) and parse it as text (see ini.h). */
 int ini_parse_file(const char *path, ini_handler h, void *ctx, idb_err *err)
 {
     FILE *f = fopen(path, "rb");

@@ -396,6 +396,7 @@ done:
     return rc;
 }
 
+/* Free the timeline arrays; the rest of a result is plain values (see sim.h). */
 void sim_result_free(sim_result *r)
 {
     free(r->tl_orders);

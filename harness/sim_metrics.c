@@ -38,6 +38,8 @@ static void radix_sort(kp *a, kp *tmp, int64_t n, uint32_t *cnt)
     if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
 }
 
+/* Bottom-up merge sort; each element taken from the right half jumps every element
+ * still waiting in the left half: that many inversions (see sim_metrics.h). */
 int64_t sim_count_inversions(uint32_t *a, uint32_t *tmp, int64_t n)
 {
     int64_t inv = 0;
@@ -90,6 +92,7 @@ static void shard_order(const kp *b, const uint32_t *rank, const uint16_t *shard
     }
 }
 
+/* The six steps below, over index arrays sorted by radix (see sim_metrics.h). */
 int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
 {
     int64_t m = in->m;

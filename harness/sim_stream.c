@@ -133,6 +133,7 @@ static int make_events(const sim_workload *w, sim_stream *s, idb_rng *r)
     return 0;
 }
 
+/* Shops, clocks, events, then the arrivals one by one (see sim.h). */
 int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
 {
     double expect = sim_workload_expected_orders(w);

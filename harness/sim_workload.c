@@ -64,8 +64,10 @@ static const key_decl keys[] = {
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 _Static_assert(NKEYS <= 64, "sim_workload.line[] is too short");
 
+/* How many keys the table declares (see sim_workload.h). */
 int sim_workload_key_count(void) { return NKEYS; }
 
+/* "section.key" of key i, from a static buffer per key (see sim_workload.h). */
 const char *sim_workload_key_name(int i)
 {
     static char buf[NKEYS][2 * 64];
@@ -240,6 +242,7 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
     return 0;
 }
 
+/* Every key set from its default text, as a file would set it (see sim_workload.h). */
 void sim_workload_defaults(sim_workload *w)
 {
     memset(w, 0, sizeof *w);
@@ -274,6 +277,7 @@ static int find_key_full(const char *name)
     abort();
 }
 
+/* Rate x duration, plus the burst's extra orders inside the run (see sim_workload.h). */
 double sim_workload_expected_orders(const sim_workload *w)
 {
     double burst = w->burst_s;
@@ -281,6 +285,7 @@ double sim_workload_expected_orders(const sim_workload *w)
     return w->orders_per_s * (w->duration_s + burst * (w->burst_factor - 1));
 }
 
+/* The rules between keys, each naming the key that breaks it (see sim_workload.h). */
 int sim_workload_check(const sim_workload *w, idb_err *err)
 {
     if (w->step_instance >= w->instances)
@@ -306,6 +311,7 @@ int sim_workload_check(const sim_workload *w, idb_err *err)
     return 0;
 }
 
+/* Defaults, the name from the file name, the file's keys, the checks (see sim_workload.h). */
 int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
 {
     sim_workload_defaults(w);
@@ -327,6 +333,7 @@ int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
     return rc ? rc : sim_workload_check(w, err);
 }
 
+/* One SECTION.KEY=VALUE override through the file handler, then the checks (see sim_workload.h). */
 int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
 {
     const char *eq = strchr(assignment, '=');

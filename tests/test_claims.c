@@ -38,6 +38,7 @@ static void expect(int no, const char *subject, enum claim_verdict want)
                  claim_verdict_text(r->verdict), claim_verdict_text(want), r->measured);
 }
 
+/* Claim 1 holds: one round trip per ID; the outage stops only the counter. */
 static void test_claim1_counter(void **s) { (void)s; expect(1, "counter", CLAIM_HOLDS); }
 
 /* range holds, with the caveat that a moved shop's old IDs break the destination's order. */
@@ -48,6 +49,7 @@ static void test_claim2_range(void **s)
     assert_non_null(strstr(rows[1].caveat, "destination shard"));
 }
 
+/* Claims 3 to 7 hold: interleaved, uuidv4, uuidv7, snowflake, objectid. */
 static void test_claim3_interleaved(void **s) { (void)s; expect(3, "interleaved", CLAIM_HOLDS); }
 static void test_claim4_uuidv4(void **s) { (void)s; expect(4, "uuidv4", CLAIM_HOLDS); }
 static void test_claim5_uuidv7(void **s) { (void)s; expect(5, "uuidv7", CLAIM_HOLDS); }
@@ -87,6 +89,7 @@ static void test_collide_formula(void **s)
     assert_true(fabs(med / collide_ids(20, 0.5) - 1) < 0.05);
 }
 
+/* Run every test of this file. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {

@@ -216,6 +216,7 @@ static void test_shipped(void **state)
     }
 }
 
+/* Run every test of this file. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {

@@ -305,6 +305,7 @@ static void test_speed(void **state)
 #endif
 }
 
+/* Run every test of this file. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
