@@ -18,6 +18,8 @@ const cli_command cli_commands[] = {
                   "[--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]", cmd_simulate },
     { "claims", "claims [--quick]", cmd_claims },
     { "collide", "collide --bits B --rate R", cmd_collide },
+    { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]", cmd_matrix },
+    { "plot", "plot RESULTS_DIR", cmd_plot },
     { 0 },
 };
 

@@ -1,0 +1,139 @@
+/* matrix_csv.c — a small reader for the CSV files of a results directory (see matrix.h),
+ * and the choices the plots and the report share about those files.
+ *
+ * A header line names the columns; every later non-empty line is a row. Fields are
+ * separated by commas; a field may be "quoted" (a doubled "" inside is one quote), as
+ * Google Benchmark writes its names. Rows shorter than the header read as empty fields.
+ */
+#include "matrix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Split the line at s (NUL-terminated, modified in place) into at most max fields;
+ * returns how many. */
+static int split_fields(char *s, char **out, int max)
+{
+    int n = 0;
+    char *p = s;
+    for (;;) {
+        char *start = p, *w = p;
+        if (*p == '"') {                            /* quoted: unquote in place */
+            start = w = ++p;
+            while (*p && !(*p == '"' && p[1] != '"')) {
+                if (*p == '"') p++;
+                *w++ = *p++;
+            }
+            if (*p == '"') p++;
+            while (*p && *p != ',') p++;
+        } else {
+            while (*p && *p != ',') p++;
+            w = p;
+        }
+        int more = *p == ',';
+        *w = 0;
+        if (n < max) out[n++] = start;
+        if (!more) break;
+        p++;
+    }
+    return n;
+}
+
+int mx_table_load(const char *path, mx_table *t)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t cap = 1 << 16, len = 0;
+    t->buf = malloc(cap + 1);
+    for (size_t r; t->buf && (r = fread(t->buf + len, 1, cap - len, f)) > 0;) {
+        len += r;
+        if (len == cap) {
+            char *nb = realloc(t->buf, cap * 2 + 1);
+            if (!nb) { free(t->buf); t->buf = NULL; break; }
+            t->buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!t->buf) return -1;
+    t->buf[len] = 0;
+    int lines = 0;
+    for (size_t i = 0; i < len; i++) lines += t->buf[i] == '\n';
+    char **line = malloc((size_t)(lines + 1) * sizeof *line);
+    if (!line) { mx_table_free(t); return -1; }
+    int nl = 0;
+    for (char *save = NULL, *l = strtok_r(t->buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        l[strcspn(l, "\r")] = 0;
+        if (*l) line[nl++] = l;
+    }
+    if (nl == 0) { free(line); mx_table_free(t); return -1; }
+    int ncol = 1;
+    for (const char *p = line[0]; *p; p++) ncol += *p == ',';
+    t->head = calloc((size_t)ncol, sizeof *t->head);
+    t->cell = calloc((size_t)ncol * (size_t)nl, sizeof *t->cell);
+    if (!t->head || !t->cell) { free(line); mx_table_free(t); return -1; }
+    t->ncol = split_fields(line[0], t->head, ncol);
+    static char empty[1] = "";
+    for (int r = 1; r < nl; r++) {
+        char **row = t->cell + (size_t)(r - 1) * (size_t)ncol;
+        int n = split_fields(line[r], row, t->ncol);
+        for (int c = n; c < t->ncol; c++) row[c] = empty;
+    }
+    t->nrow = nl - 1;
+    t->ncol = ncol;
+    for (int c = 0; c < ncol; c++)
+        if (!t->head[c]) t->head[c] = empty;
+    free(line);
+    return 0;
+}
+
+int mx_table_col(const mx_table *t, const char *name)
+{
+    for (int c = 0; c < t->ncol; c++)
+        if (strcmp(t->head[c], name) == 0) return c;
+    return -1;
+}
+
+const char *mx_table_str(const mx_table *t, int row, int col)
+{
+    if (col < 0 || col >= t->ncol || row < 0 || row >= t->nrow) return "";
+    const char *s = t->cell[(size_t)row * (size_t)t->ncol + (size_t)col];
+    return s ? s : "";
+}
+
+double mx_table_num(const mx_table *t, int row, int col)
+{
+    const char *s = mx_table_str(t, row, col);
+    char *end;
+    double v = strtod(s, &end);
+    return (end == s || *end) ? NAN : v;
+}
+
+void mx_table_free(mx_table *t)
+{
+    free(t->head);
+    free(t->cell);
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+}
+
+int mx_strategy_rank(const char *name)
+{
+    int i = 0;
+    for (const idb_strategy *const *s = idb_strategies; *s; s++, i++)
+        if (strcmp((*s)->name, name) == 0) return i;
+    return i + 1;
+}
+
+int mx_headline(const mx_table *t, long long *ids, long long *shards)
+{
+    int cids = mx_table_col(t, "ids"), csh = mx_table_col(t, "shards");
+    *ids = *shards = 0;
+    for (int r = 0; r < t->nrow; r++) {
+        long long k = (long long)mx_table_num(t, r, csh), n = (long long)mx_table_num(t, r, cids);
+        if (*shards == 0 || k < *shards || (k == *shards && n > *ids)) { *shards = k; *ids = n; }
+    }
+    return t->nrow > 0;
+}

@@ -1,0 +1,172 @@
+/* matrix_meta.c — meta.json: what was run, where, and on what.
+ *
+ * Written once when a run starts (so even an interrupted run says what it was) and again
+ * at the end with the finish time and the failed cells. The file is flat JSON, one key per
+ * line, so the report can read it back without a JSON library:
+ *   command, started_utc, finished_utc, wall_s, seed, repeat, quick, matrix_files,
+ *   cells, cells_failed, git_revision, git_dirty, compiler, build, sqlite, lmdb,
+ *   google_benchmark, cpu_model, cores, memory_kib, kernel, failures[]
+ */
+#include "matrix.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef IDB_GBENCH_VERSION
+#define IDB_GBENCH_VERSION "unknown"
+#endif
+#ifndef IDB_SOURCE_DIR
+#define IDB_SOURCE_DIR "."
+#endif
+
+const char *mx_source_dir(void) { return IDB_SOURCE_DIR; }
+
+/* Print s as a JSON string (quotes included) to f. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", f);
+        else if (ch == '\t') fputs("\\t", f);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* The first line printed by the shell command cmd into buf ("" when it fails). */
+static void first_line_of(const char *cmd, char *buf, size_t len)
+{
+    buf[0] = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    if (!fgets(buf, (int)len, p)) buf[0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    char sink[256];
+    while (fgets(sink, sizeof sink, p)) {}
+    if (pclose(p) != 0) buf[0] = 0;
+}
+
+/* The value of "key<blanks>:" in /proc file path (e.g. cpuinfo's model name) into buf. */
+static void proc_field(const char *path, const char *key, char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0) continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t') colon++;
+        colon[strcspn(colon, "\n")] = 0;
+        snprintf(buf, len, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+int mx_meta_write(const char *dir, const mx_meta *meta)
+{
+    char path[1024], rev[128], dirty[16], cmd[1400], cpu[256], mem[64];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", mx_source_dir());
+    first_line_of(cmd, rev, sizeof rev);
+    snprintf(cmd, sizeof cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null | head -1 | wc -l", mx_source_dir());
+    first_line_of(cmd, dirty, sizeof dirty);
+    proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+    struct utsname u;
+    char kernel[400] = "unknown";
+    if (uname(&u) == 0) snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
+    FILE *f = mx_open_tmp(path);
+    if (!f) return -1;
+    fprintf(f, "{\n  \"command\": ");
+    json_str(f, meta->command);
+    fprintf(f, ",\n  \"started_utc\": \"%s\",\n  \"finished_utc\": \"%s\",\n  \"wall_s\": %.1f,\n",
+            meta->started, meta->finished, meta->wall_s);
+    fprintf(f, "  \"seed\": %lld,\n  \"repeat\": %lld,\n  \"quick\": %d,\n  \"matrix_files\": ",
+            (long long)meta->seed, (long long)meta->repeat, meta->quick);
+    json_str(f, meta->files);
+    fprintf(f, ",\n  \"cells\": %d,\n  \"cells_failed\": %d,\n  \"git_revision\": ", meta->cells, meta->cells_failed);
+    json_str(f, rev[0] ? rev : "unknown");
+    fprintf(f, ",\n  \"git_dirty\": %s,\n  \"compiler\": ", !rev[0] ? "null" : atoi(dirty) ? "true" : "false");
+#if defined(__clang__)
+    json_str(f, "clang " __VERSION__);
+#elif defined(__GNUC__)
+    json_str(f, "gcc " __VERSION__);
+#else
+    json_str(f, __VERSION__);
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    const char *build = "optimized, address sanitizer";
+#elif defined(__OPTIMIZE__)
+    const char *build = "optimized";
+#else
+    const char *build = "not optimized: timings are not meaningful";
+#endif
+    fprintf(f, ",\n  \"build\": \"%s\",\n  \"sqlite\": \"%s\",\n  \"lmdb\": ", build, sqlite3_libversion());
+    json_str(f, mdb_version(NULL, NULL, NULL));
+    fprintf(f, ",\n  \"google_benchmark\": \"%s\",\n  \"cpu_model\": ", IDB_GBENCH_VERSION);
+    json_str(f, cpu);
+    fprintf(f, ",\n  \"cores\": %ld,\n  \"memory_kib\": %lld,\n  \"kernel\": ", sysconf(_SC_NPROCESSORS_ONLN), atoll(mem));
+    json_str(f, kernel);
+    fprintf(f, ",\n  \"failures\": [");
+    for (int i = 0; i < meta->n_failures; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_str(f, meta->failures[i]);
+    }
+    fprintf(f, "%s]\n}\n", meta->n_failures ? "\n  " : "");
+    return mx_commit(f, path, 0);
+}
+
+/* Unquote a JSON string starting at s (at its opening quote) into out. */
+static void unquote(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    for (s++; *s && *s != '"' && n + 1 < len; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            if (*s == 'n') out[n++] = '\n';
+            else if (*s == 't') out[n++] = '\t';
+            else if (*s == 'u' && strlen(s) >= 5) { out[n++] = (char)strtol((char[]){ s[3], s[4], 0 }, NULL, 16); s += 4; }
+            else out[n++] = *s;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = 0;
+}
+
+int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+    char path[1024], line[8192], key[128], value[4096];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int in_failures = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t");
+        if (*p != '"') { if (*p == ']') in_failures = 0; continue; }
+        if (in_failures) { unquote(p, value, sizeof value); fn(ctx, "failure", value); continue; }
+        unquote(p, key, sizeof key);
+        char *colon = strstr(p + strlen(key) + 1, ":");
+        if (!colon) continue;
+        char *v = colon + 1 + strspn(colon + 1, " ");
+        if (*v == '[') { in_failures = strcmp(key, "failures") == 0 && !strchr(v, ']'); continue; }
+        if (*v == '"') unquote(v, value, sizeof value);
+        else { snprintf(value, sizeof value, "%s", v); value[strcspn(value, ",\n")] = 0; }
+        fn(ctx, key, value);
+    }
+    fclose(f);
+    return 0;
+}

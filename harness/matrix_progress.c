@@ -1,0 +1,155 @@
+/* matrix_progress.c — progress of a matrix run on stderr, never mixed into results.
+ *
+ * On a terminal: one line redrawn in place (\r) with a bar, the share done, the cell
+ * running now, its elapsed time and an ETA for the whole run. Otherwise (a log, CI):
+ * one plain line per finished cell, "matrix: [i/n] LABEL: 1.2 s (ETA 4m10s)". Failures
+ * and notes always get a line of their own.
+ *
+ * The ETA sums estimates of the cells still to run: a cell like one already finished
+ * (same kind, strategy, store, shards and cache size) is expected to take that one's time
+ * scaled by its number of IDs; any other cell takes its first guess (matrix_cells.c)
+ * scaled by how far off the first guesses of its kind have been so far.
+ */
+#include "matrix.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "metrics.h"
+
+void mx_fmt_duration(double s, char *buf, size_t len)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+    else if (s >= 10 || s == 0) snprintf(buf, len, "%lds", t);
+    else snprintf(buf, len, "%.1fs", s);
+}
+
+/* 1 if finished cell o predicts pending cell c (the same run but for the size). */
+static int alike(const mx_cell *o, const mx_cell *c)
+{
+    return o->kind == c->kind && o->strategy == c->strategy && o->store == c->store &&
+           o->shards == c->shards && o->cache_pages == c->cache_pages && o->status != 0 && o->ids > 0;
+}
+
+double mx_estimate(mx_plan *p)
+{
+    double took[MX_KINDS] = { 0 }, guessed[MX_KINDS] = { 0 }, left = 0;
+    for (int i = 0; i < p->n; i++)
+        if (p->cells[i].status != 0) { took[p->cells[i].kind] += p->cells[i].took_s; guessed[p->cells[i].kind] += p->cells[i].est0_s; }
+    for (int i = 0; i < p->n; i++) {
+        mx_cell *c = &p->cells[i];
+        if (c->status != 0) continue;
+        const mx_cell *best = NULL;
+        for (int j = 0; j < p->n; j++)
+            if (alike(&p->cells[j], c) && (!best || p->cells[j].ids == c->ids)) best = &p->cells[j];
+        if (best) c->est_s = best->took_s * (double)c->ids / (double)best->ids;
+        else c->est_s = c->est0_s * (guessed[c->kind] > 0 ? took[c->kind] / guessed[c->kind] : 1);
+        left += c->est_s;
+    }
+    return left;
+}
+
+/* Width of the terminal on stderr (80 when unknown). */
+static int term_width(void)
+{
+    struct winsize ws;
+    return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+}
+
+void mx_progress_start(mx_progress *pr, const mx_plan *p)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->tty = isatty(2);
+    pr->width = pr->tty ? term_width() : 80;
+    pr->t0_ns = idb_mono_ns();
+    pr->total = p->n;
+    pr->plan = p;
+    pr->current = -1;
+}
+
+/* Seconds still expected: pending cells (the running one less its elapsed time). */
+static double eta(const mx_progress *pr)
+{
+    double left = 0, now = (double)(idb_mono_ns() - pr->cell_t0_ns) / 1e9;
+    for (int i = 0; i < pr->plan->n; i++) {
+        const mx_cell *c = &pr->plan->cells[i];
+        if (c->status != 0) continue;
+        if (i == pr->current) left += c->est_s > now ? c->est_s - now : 0;
+        else left += c->est_s;
+    }
+    return left;
+}
+
+/* Redraw the bar line (terminal only). */
+static void draw(const mx_progress *pr)
+{
+    if (!pr->tty || pr->current < 0) return;
+    const mx_cell *c = &pr->plan->cells[pr->current];
+    char el[16], et[16], line[512], bar[24];
+    double elapsed = (double)(idb_mono_ns() - pr->cell_t0_ns) / 1e9;
+    mx_fmt_duration(elapsed, el, sizeof el);
+    mx_fmt_duration(eta(pr), et, sizeof et);
+    int filled = pr->total ? 20 * pr->done / pr->total : 20;
+    for (int i = 0; i < 20; i++) bar[i] = i < filled ? '#' : '.';
+    bar[20] = 0;
+    snprintf(line, sizeof line, "[%s] %3d%% %d/%d ETA %s | %s (%s)%s", bar,
+             pr->total ? 100 * pr->done / pr->total : 100, pr->done + 1, pr->total, et, c->label, el,
+             pr->failed ? " | failed so far: " : "");
+    if (pr->failed) snprintf(line + strlen(line), sizeof line - strlen(line), "%d", pr->failed);
+    if ((int)strlen(line) > pr->width - 1) line[pr->width - 1] = 0;
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+}
+
+void mx_progress_cell(mx_progress *pr, int i)
+{
+    pr->current = i;
+    pr->cell_t0_ns = idb_mono_ns();
+    mx_estimate((mx_plan *)pr->plan);
+    draw(pr);
+}
+
+void mx_progress_tick(void *ctx)
+{
+    draw(ctx);
+}
+
+void mx_progress_end_cell(mx_progress *pr, int i)
+{
+    const mx_cell *c = &pr->plan->cells[i];
+    pr->done++;
+    if (c->status < 0) pr->failed++;
+    mx_estimate((mx_plan *)pr->plan);
+    char took[16], et[16];
+    mx_fmt_duration(c->took_s, took, sizeof took);
+    mx_fmt_duration(eta(pr), et, sizeof et);
+    if (c->status < 0)
+        mx_progress_note(pr, "[%d/%d] %s: FAILED after %s: %s", pr->done, pr->total, c->label, took, c->error);
+    else if (!pr->tty)
+        fprintf(stderr, "matrix: [%d/%d] %s: %s (ETA %s)\n", pr->done, pr->total, c->label, took, et);
+    pr->current = -1;
+}
+
+void mx_progress_note(mx_progress *pr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (pr && pr->tty) fputs("\r\033[K", stderr);
+    fputs("matrix: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    if (pr) draw(pr);
+}
+
+void mx_progress_finish(mx_progress *pr)
+{
+    if (pr->tty) fputs("\r\033[K", stderr);
+    char took[16];
+    mx_fmt_duration((double)(idb_mono_ns() - pr->t0_ns) / 1e9, took, sizeof took);
+    fprintf(stderr, "matrix: %d cells in %s, %d failed\n", pr->total, took, pr->failed);
+}

@@ -1,0 +1,328 @@
+/* matrix_write.c — the results files of a matrix run, each written to a temporary name
+ * and renamed, so a reader never sees half a file and a failure leaves the old one.
+ *
+ * insert.csv    one row per configuration (strategy x store x shards x ids x batch x
+ *               shops): the insert contract's fields, each the median over the repeats
+ *               that succeeded; timing fields also as NAME_min / NAME_max; then shops,
+ *               repeats (how many succeeded) and store_options (blank-separated k=v).
+ * positions.csv where new keys landed: per configuration and position bin, the inserts
+ *               summed over repeats (count) and their share of all inserts (share).
+ * curve.csv     misses and page writes per insert against cache size.
+ * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
+ */
+#include "matrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+FILE *mx_open_tmp(const char *path)
+{
+    char tmp[4200];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) { errno = ENAMETOOLONG; return NULL; }
+    return fopen(tmp, "w");
+}
+
+int mx_commit(FILE *f, const char *path, int failed)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int bad = failed || ferror(f);
+    if (fclose(f) != 0) bad = 1;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno ? errno : EIO;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int mx_write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = mx_open_tmp(path);
+    if (!f) return -1;
+    return mx_commit(f, path, fwrite(text, 1, len, f) != len);
+}
+
+/* A numeric field of idb_insert_result: where it is, whether it is an int64 (else a
+ * double), whether it is a timing (then min and max are written too), its format. */
+typedef struct num_field {
+    const char *name;
+    size_t off;
+    int is_i64, timing;
+    const char *fmt;
+} num_field;
+
+#define R(f) offsetof(idb_insert_result, f)
+static const num_field fields[] = {
+    { "seconds", R(seconds), 0, 1, "%.3f" },
+    { "gen_ns_per_id", R(gen_ns_per_id), 0, 1, "%.1f" },
+    { "inserts_per_s", R(inserts_per_s), 0, 1, "%.0f" },
+    { "lat_p50_ns", R(lat_p50_ns), 1, 1, "%.0f" },
+    { "lat_p99_ns", R(lat_p99_ns), 1, 1, "%.0f" },
+    { "lat_p999_ns", R(lat_p999_ns), 1, 1, "%.0f" },
+    { "lat_max_ns", R(lat_max_ns), 1, 1, "%.0f" },
+    { "commit_p99_ns", R(commit_p99_ns), 1, 1, "%.0f" },
+    { "leaf_pages", R(st.leaf_pages), 1, 0, "%.0f" },
+    { "depth", R(st.depth), 1, 0, "%.0f" },
+    { "fill_factor", R(st.fill_factor), 0, 0, "%.4f" },
+    { "file_bytes", R(st.file_bytes), 1, 0, "%.0f" },
+    { "pages_written", R(st.pages_written), 1, 0, "%.0f" },
+    { "write_bytes_per_id", R(write_bytes_per_id), 0, 0, "%.1f" },
+    { "cache_misses", R(st.cache_misses), 1, 0, "%.0f" },
+    { "tail_insert_frac", R(tail_insert_frac), 0, 0, "%.4f" },
+    { "insert_pos_p50", R(insert_pos_p50), 0, 0, "%.4f" },
+};
+#define NFIELDS (sizeof fields / sizeof *fields)
+
+/* The field's value in r as a double; negative means unknown. */
+static double field_value(const num_field *f, const idb_insert_result *r)
+{
+    const char *p = (const char *)r + f->off;
+    return f->is_i64 ? (double)*(const int64_t *)p : *(const double *)p;
+}
+
+/* Sort helper. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median (mean of the middle two for an even count), min and max of v[0..n); NAN when
+ * n == 0 or any value is unknown (< 0). Sorts v. */
+static void stats(double *v, int n, double *med, double *lo, double *hi)
+{
+    *med = *lo = *hi = NAN;
+    for (int i = 0; i < n; i++)
+        if (v[i] < 0) return;
+    if (n == 0) return;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    *lo = v[0];
+    *hi = v[n - 1];
+}
+
+/* Print v with fmt, or nothing when it is NAN. */
+static void put_num(FILE *f, const char *fmt, double v, const char *sep)
+{
+    if (!isnan(v)) fprintf(f, fmt, v);
+    fputs(sep, f);
+}
+
+/* The successful results of configuration cfg of kind into out[]; returns how many. */
+static int gather(const mx_plan *p, enum mx_kind kind, int cfg, const mx_cell **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < p->n && n < max; i++)
+        if (p->cells[i].kind == kind && p->cells[i].config == cfg && p->cells[i].status == 1 && p->cells[i].res)
+            out[n++] = &p->cells[i];
+    return n;
+}
+
+/* One row of insert.csv for the results r[0..n) of one configuration. */
+static void insert_row(FILE *f, const mx_cell *const *r, int n)
+{
+    const mx_cell *c = r[0];
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
+            (long long)c->ids, c->res->key_bytes, (long long)c->batch);
+    double v[128];
+    for (size_t k = 0; k < NFIELDS; k++) {
+        double med, lo, hi;
+        for (int i = 0; i < n; i++) v[i] = field_value(&fields[k], r[i]->res);
+        stats(v, n, &med, &lo, &hi);
+        put_num(f, fields[k].fmt, med, ",");
+        if (fields[k].timing) { put_num(f, fields[k].fmt, lo, ","); put_num(f, fields[k].fmt, hi, ","); }
+    }
+    fprintf(f, "%lld,%d,", (long long)c->shops, n);
+    const idb_opts *o = &c->res->store_opts;
+    for (int i = 0; i < o->n; i++) fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
+    fputc('\n', f);
+}
+
+int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
+{
+    char path[1024], ppath[1024];
+    snprintf(path, sizeof path, "%s/insert.csv", x->dir);
+    snprintf(ppath, sizeof ppath, "%s/positions.csv", x->dir);
+    FILE *f = mx_open_tmp(path), *pf = f ? mx_open_tmp(ppath) : NULL;
+    if (!f || !pf) {
+        if (f) mx_commit(f, path, 1);
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", f ? ppath : path, strerror(errno));
+    }
+    fputs("strategy,store,shards,ids,key_bytes,batch", f);
+    for (size_t k = 0; k < NFIELDS; k++) {
+        fprintf(f, ",%s", fields[k].name);
+        if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
+    }
+    fputs(",shops,repeats,store_options\n", f);
+    fputs("strategy,store,shards,ids,bin_lo,bin_hi,count,share\n", pf);
+    const mx_cell *r[128];
+    for (int cfg = 0; cfg < p->n_configs; cfg++) {
+        int n = gather(p, MX_INSERT, cfg, r, 128);
+        if (n == 0) continue;
+        insert_row(f, r, n);
+        int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
+        for (int i = 0; i < n; i++)
+            for (int b = 0; b < IDB_LOC_BUCKETS; b++) { count[b] += r[i]->res->pos_hist[b]; total += r[i]->res->pos_hist[b]; }
+        for (int b = 0; b < IDB_LOC_BUCKETS; b++)
+            fprintf(pf, "%s,%s,%lld,%lld,%.2f,%.2f,%lld,%.6f\n", r[0]->strategy->name, r[0]->store->name,
+                    (long long)r[0]->shards, (long long)r[0]->ids, (double)b / IDB_LOC_BUCKETS,
+                    (double)(b + 1) / IDB_LOC_BUCKETS, (long long)count[b],
+                    total ? (double)count[b] / (double)total : 0.0);
+    }
+    int bad = mx_commit(f, path, 0);
+    if (mx_commit(pf, ppath, bad) != 0 || bad)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/curve.csv", x->dir);
+    FILE *f = mx_open_tmp(path);
+    if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    fputs("strategy,store,cache_pages,misses_per_insert,writes_per_insert,ids,shards\n", f);
+    for (int i = 0; i < p->n; i++) {
+        const mx_cell *c = &p->cells[i];
+        if (c->kind != MX_CURVE || c->status != 1 || !c->res) continue;
+        const idb_insert_result *r = c->res;
+        if (!c->cache_pages) {
+            for (int k = 0; k < c->block->n_cache_pages; k++)
+                fprintf(f, "%s,%s,%lld,%.6f,%.6f,%lld,%lld\n", c->strategy->name, c->store->name,
+                        (long long)r->curve[k].cache_pages, r->curve[k].misses_per_insert,
+                        r->curve[k].writes_per_insert, (long long)c->ids, (long long)c->shards);
+            continue;
+        }
+        fprintf(f, "%s,%s,%lld,", c->strategy->name, c->store->name, (long long)c->cache_pages);
+        put_num(f, "%.6f", r->st.cache_misses < 0 ? NAN : (double)r->st.cache_misses / (double)c->ids, ",");
+        put_num(f, "%.6f", r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / (double)c->ids, ",");
+        fprintf(f, "%lld,%lld\n", (long long)c->ids, (long long)c->shards);
+    }
+    if (mx_commit(f, path, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Split a Google Benchmark name into kind (strategy, peer, baseline), the name within
+ * it and the thread count. Returns 0, or -1 for an aggregate row or an unknown name. */
+static int parse_bench_name(const char *name, char *kind, char *what, size_t len, int *threads)
+{
+    static const char *const aggregates[] = { "_mean", "_median", "_stddev", "_cv" };
+    size_t n = strlen(name);
+    for (size_t i = 0; i < 4; i++) {
+        size_t a = strlen(aggregates[i]);
+        if (n > a && strcmp(name + n - a, aggregates[i]) == 0) return -1;
+    }
+    static const struct { const char *prefix, *kind; } kinds[] = {
+        { "gen/", "strategy" }, { "peer/", "peer" }, { "baseline/", "baseline" },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        size_t pl = strlen(kinds[i].prefix);
+        if (strncmp(name, kinds[i].prefix, pl) != 0) continue;
+        const char *rest = name + pl, *slash = strchr(rest, '/');
+        snprintf(what, len, "%.*s", (int)(slash ? slash - rest : (ptrdiff_t)strlen(rest)), rest);
+        strcpy(kind, kinds[i].kind);
+        const char *t = strstr(name, "threads:");
+        *threads = t ? atoi(t + 8) : 1;
+        return 0;
+    }
+    return -1;
+}
+
+int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
+{
+    mx_table t;
+    if (mx_table_load(gb_csv, &t) != 0) return idb_fail(err, IDB_EIO, "the generation benchmark wrote no results");
+    int cname = mx_table_col(&t, "name"), ctime = mx_table_col(&t, "real_time"), cunit = mx_table_col(&t, "time_unit");
+    int cerr = mx_table_col(&t, "error_occurred");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/generation.csv", dir);
+    FILE *f = mx_open_tmp(path);
+    if (!f) { mx_table_free(&t); return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno)); }
+    fputs("kind,name,threads,ns_per_id,ns_per_id_min,ns_per_id_max,repetitions\n", f);
+    char *done = calloc((size_t)t.nrow + 1, 1);
+    double *v = malloc(((size_t)t.nrow + 1) * sizeof *v);
+    for (int r = 0; done && v && r < t.nrow; r++) {
+        char kind[16], what[64], k2[16], w2[64];
+        int threads, th2, n = 0;
+        if (done[r] || parse_bench_name(mx_table_str(&t, r, cname), kind, what, sizeof what, &threads)) continue;
+        for (int q = r; q < t.nrow; q++) {            /* every repetition of the same benchmark */
+            if (done[q] || parse_bench_name(mx_table_str(&t, q, cname), k2, w2, sizeof w2, &th2) ||
+                strcmp(w2, what) || strcmp(k2, kind) || th2 != threads) continue;
+            done[q] = 1;
+            const char *unit = mx_table_str(&t, q, cunit);
+            double scale = !strcmp(unit, "us") ? 1e3 : !strcmp(unit, "ms") ? 1e6 : !strcmp(unit, "s") ? 1e9 : 1;
+            double ns = mx_table_num(&t, q, ctime) * scale;
+            if (!isnan(ns) && strcmp(mx_table_str(&t, q, cerr), "true") != 0) v[n++] = ns;
+        }
+        double med, lo, hi;
+        stats(v, n, &med, &lo, &hi);
+        fprintf(f, "%s,%s,%d,", kind, what, threads);
+        put_num(f, "%.2f", med, ",");
+        put_num(f, "%.2f", lo, ",");
+        put_num(f, "%.2f", hi, ",");
+        fprintf(f, "%d\n", n);
+    }
+    int bad = !done || !v;
+    free(done);
+    free(v);
+    mx_table_free(&t);
+    if (mx_commit(f, path, bad) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Read the whole file at path (NUL-terminated, malloc'd) or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            char *nb = realloc(buf, cap = (cap ? cap * 2 : 8192));
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        if (r == 0) break;
+        n += r;
+    }
+    fclose(f);
+    if (!buf) buf = calloc(1, 1);
+    if (buf) buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+int mx_append_csv(const char *dst, const char *src, const char *prefix_col, const char *prefix_val,
+                  idb_err *err)
+{
+    size_t slen = 0, dlen = 0;
+    char *s = slurp(src, &slen);
+    if (!s || !slen) { free(s); return idb_fail(err, IDB_EIO, "the run wrote no rows"); }
+    char *d = slurp(dst, &dlen);                      /* NULL: a new file */
+    FILE *f = mx_open_tmp(dst);
+    if (!f) { free(s); free(d); return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno)); }
+    char *body = strchr(s, '\n');
+    body = body ? body + 1 : s + slen;
+    if (d && dlen) fwrite(d, 1, dlen, f);
+    else {
+        if (prefix_col) fprintf(f, "%s,", prefix_col);
+        fwrite(s, 1, (size_t)(body - s), f);
+    }
+    for (char *save = NULL, *l = strtok_r(body, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!*l) continue;
+        if (prefix_col) fprintf(f, "%s,", prefix_val);
+        fprintf(f, "%s\n", l);
+    }
+    free(s);
+    free(d);
+    if (mx_commit(f, dst, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
+    return 0;
+}
