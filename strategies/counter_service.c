@@ -20,9 +20,12 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static int inproc_take(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err)
 {
     inproc *c = (inproc *)svc;
-    uint64_t prev = atomic_fetch_add_explicit(&c->last, n, memory_order_relaxed);
-    if (prev > UINT64_MAX - n)
-        return idb_fail(err, IDB_EEXHAUSTED, "counter %s is used up", c->name);
+    uint64_t prev = atomic_load_explicit(&c->last, memory_order_relaxed);
+    do {                               /* a refused take must leave the counter as it was */
+        if (prev > UINT64_MAX - n)
+            return idb_fail(err, IDB_EEXHAUSTED, "counter %s is used up", c->name);
+    } while (!atomic_compare_exchange_weak_explicit(&c->last, &prev, prev + n,
+                                                    memory_order_relaxed, memory_order_relaxed));
     *first = prev + 1;
     return 0;
 }

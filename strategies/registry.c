@@ -1,30 +1,27 @@
-/* registry.c — the table of every ID strategy. Adding a strategy: one line here. */
+/* registry.c — the table of every ID strategy. Adding a strategy: one X(name) line in
+ * IDB_STRATEGIES, for a file that defines `const idb_strategy idb_strategy_<name>`. */
 #include <string.h>
 
 #include "strategy.h"
 
-extern const idb_strategy idb_strategy_counter;
-extern const idb_strategy idb_strategy_range;
-extern const idb_strategy idb_strategy_interleaved;
-extern const idb_strategy idb_strategy_uuidv4;
-extern const idb_strategy idb_strategy_uuidv7;
-extern const idb_strategy idb_strategy_snowflake;
-extern const idb_strategy idb_strategy_objectid;
-extern const idb_strategy idb_strategy_ulid;
-extern const idb_strategy idb_strategy_segment;
+/* Every strategy, in `idbench list` order: one line each. */
+#define IDB_STRATEGIES(X) \
+    X(counter) \
+    X(range) \
+    X(interleaved) \
+    X(uuidv4) \
+    X(uuidv7) \
+    X(snowflake) \
+    X(objectid) \
+    X(ulid) \
+    X(segment) \
 
-const idb_strategy *const idb_strategies[] = {
-    &idb_strategy_counter,
-    &idb_strategy_range,
-    &idb_strategy_interleaved,
-    &idb_strategy_uuidv4,
-    &idb_strategy_uuidv7,
-    &idb_strategy_snowflake,
-    &idb_strategy_objectid,
-    &idb_strategy_ulid,
-    &idb_strategy_segment,
-    NULL,
-};
+#define DECLARE(name) extern const idb_strategy idb_strategy_##name;
+#define ENTRY(name) &idb_strategy_##name,
+
+IDB_STRATEGIES(DECLARE)
+
+const idb_strategy *const idb_strategies[] = { IDB_STRATEGIES(ENTRY) NULL };
 
 const idb_strategy *idb_strategy_find(const char *name)
 {

@@ -78,6 +78,12 @@ int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err);  /* any cas
 void idb_text_hex_format(const idb_id *id, char *buf);        /* lowercase, 2 digits a byte */
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);
 
+/* The input text as it may appear in a one-line message: bytes outside printable ASCII
+ * become \xNN (a newline must not reach stderr raw), cut with "..." past 60 bytes.
+ * buf needs IDB_SHOWN_MAX bytes; returns buf. For parsers' error messages. */
+#define IDB_SHOWN_MAX 256
+const char *idb_text_shown(const char *text, char *buf);
+
 /* Decode helpers: emit an integer or a hex field. */
 void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v);
 void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n);

@@ -14,11 +14,7 @@ static int hexval(char c)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* The input as it may appear in a one-line message: bytes outside printable ASCII become
- * \xNN (a newline or an escape sequence must not reach stderr raw), and past 60 bytes
- * it is cut with "...". buf needs SHOWN_MAX bytes. */
-#define SHOWN_MAX 256
-static const char *shown(const char *text, char *buf)
+const char *idb_text_shown(const char *text, char *buf)
 {
     size_t j = 0;
     for (size_t i = 0; text[i]; i++) {
@@ -41,22 +37,22 @@ void idb_text_u64_format(const idb_id *id, char *buf)
 
 int idb_text_u64_parse(const char *text, idb_id *id, idb_err *err)
 {
-    char sb[SHOWN_MAX];
+    char sb[IDB_SHOWN_MAX];
     size_t n = strlen(text);
     if (n == 0) return idb_fail(err, IDB_EINPUT, "empty ID");
     if (n > 20) return idb_fail(err, IDB_EINPUT, "'%s' is too long for a 64-bit ID",
-                                shown(text, sb));
+                                idb_text_shown(text, sb));
     if (n > 1 && text[0] == '0')
-        return idb_fail(err, IDB_EINPUT, "'%s' has a leading zero", shown(text, sb));
+        return idb_fail(err, IDB_EINPUT, "'%s' has a leading zero", idb_text_shown(text, sb));
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
         if (text[i] < '0' || text[i] > '9')
             return idb_fail(err, IDB_EINPUT, "'%s' is not a decimal number",
-                            shown(text, sb));
+                            idb_text_shown(text, sb));
         unsigned d = (unsigned)(text[i] - '0');
         if (v > (UINT64_MAX - d) / 10)
             return idb_fail(err, IDB_EINPUT, "'%s' does not fit in 64 bits",
-                            shown(text, sb));
+                            idb_text_shown(text, sb));
         v = v * 10 + d;
     }
     idb_id_set_u64(id, v);
@@ -76,22 +72,22 @@ void idb_text_uuid_format(const idb_id *id, char *buf)
 
 int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err)
 {
-    char sb[SHOWN_MAX];
+    char sb[IDB_SHOWN_MAX];
     if (strlen(text) != 36)
         return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: expected 36 characters (8-4-4-4-12)",
-                        shown(text, sb));
+                        idb_text_shown(text, sb));
     int j = 0;
     for (int i = 0; i < 36; i++) {
         if (i == 8 || i == 13 || i == 18 || i == 23) {
             if (text[i] != '-')
                 return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: expected '-' at offset %d",
-                                shown(text, sb), i);
+                                idb_text_shown(text, sb), i);
             continue;
         }
         int v = hexval(text[i]);
         if (v < 0)
             return idb_fail(err, IDB_EINPUT, "'%s' is not a UUID: bad hex digit at offset %d",
-                            shown(text, sb), i);
+                            idb_text_shown(text, sb), i);
         if (j % 2 == 0) id->b[j / 2] = (uint8_t)(v << 4);
         else id->b[j / 2] |= (uint8_t)v;
         j++;
@@ -111,14 +107,14 @@ void idb_text_hex_format(const idb_id *id, char *buf)
 
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err)
 {
-    char sb[SHOWN_MAX];
+    char sb[IDB_SHOWN_MAX];
     if (strlen(text) != (size_t)(2 * bytes))
-        return idb_fail(err, IDB_EINPUT, "'%s': expected %d hex digits", shown(text, sb),
+        return idb_fail(err, IDB_EINPUT, "'%s': expected %d hex digits", idb_text_shown(text, sb),
                         2 * bytes);
     for (int i = 0; i < bytes; i++) {
         int hi = hexval(text[2 * i]), lo = hexval(text[2 * i + 1]);
         if (hi < 0 || lo < 0)
-            return idb_fail(err, IDB_EINPUT, "'%s': bad hex digit at offset %d", shown(text, sb),
+            return idb_fail(err, IDB_EINPUT, "'%s': bad hex digit at offset %d", idb_text_shown(text, sb),
                             hi < 0 ? 2 * i : 2 * i + 1);
         id->b[i] = (uint8_t)(hi << 4 | lo);
     }

@@ -149,41 +149,25 @@ static int ulid_digit(char c)
     return p ? (int)(p - ulid_alphabet) : -1;
 }
 
-/* text as it may appear in a one-line message, into buf (256 bytes): bytes outside
- * printable ASCII become \xNN, and past 60 bytes it is cut with "...". (A copy of
- * text.c's static shown(), which strategy.h does not export.) */
-static const char *ulid_shown(const char *text, char *buf)
-{
-    size_t j = 0;
-    for (size_t i = 0; text[i]; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (i == 60) { memcpy(buf + j, "...", 4); return buf; }
-        if (c >= 0x20 && c < 0x7f) buf[j++] = (char)c;
-        else j += (size_t)snprintf(buf + j, 5, "\\x%02x", c);
-    }
-    buf[j] = 0;
-    return buf;
-}
-
 /* Strict parser: exactly 26 characters of the alphabet (either case), the first at most
  * '7'. Returns 0, or IDB_EINPUT saying what is wrong and where. */
 static int ulid_parse(const char *text, idb_id *id, idb_err *err)
 {
-    char sb[256];
+    char sb[IDB_SHOWN_MAX];
     size_t n = strlen(text);
     if (n != ULID_LEN)
         return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: expected 26 characters, got %zu",
-                        ulid_shown(text, sb), n);
+                        idb_text_shown(text, sb), n);
     uint64_t hi = 0, lo = 0;
     for (int i = 0; i < ULID_LEN; i++) {
         int d = ulid_digit(text[i]);
         if (d < 0)
             return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: character %d is not "
                             "Crockford base32 (0-9, A-Z without I, L, O, U)",
-                            ulid_shown(text, sb), i + 1);
+                            idb_text_shown(text, sb), i + 1);
         if (i == 0 && d > 7)
             return idb_fail(err, IDB_EINPUT, "'%s' is not a ULID: it starts above '7', "
-                            "which overflows 128 bits", ulid_shown(text, sb));
+                            "which overflows 128 bits", idb_text_shown(text, sb));
         hi = hi << 5 | lo >> 59;
         lo = lo << 5 | (uint64_t)d;
     }
