@@ -34,6 +34,26 @@ typedef struct gen {
     int has_last;
 } gen;
 
+/* The counter server: the simulator's backend of the counter service (counter_service.h),
+ * attached under SIM_COUNTER_NAME. It answers from an in-process counter, except inside
+ * the outage window, where every request fails: a per-ID strategy then fails its order,
+ * a block strategy (segment) lives on its current and spare blocks until they run out. */
+typedef struct sim_counter {
+    idb_counter_service svc;            /* first member: handed to the strategies */
+    idb_counter_service *backend;       /* the numbers */
+    int64_t now_ns;                     /* true time of the request being served */
+    int64_t out0_ns, out1_ns;           /* outage window [out0, out1) */
+} sim_counter;
+
+/* take() of the counter server: IDB_EUNAVAIL inside the outage window. */
+static int sim_counter_take(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err)
+{
+    sim_counter *c = (sim_counter *)svc;
+    if (c->now_ns >= c->out0_ns && c->now_ns < c->out1_ns)
+        return idb_fail(err, IDB_EUNAVAIL, "the counter server is down");
+    return c->backend->take(c->backend, n, first, err);
+}
+
 typedef struct run {
     const sim_workload *w;
     const sim_stream *s;
@@ -43,6 +63,7 @@ typedef struct run {
     int ngen, shards;                   /* generators made; shards now */
     char dir[4096];                     /* private temporary directory ("" = none) */
     uint64_t max_issued;                /* highest 64-bit ID issued so far */
+    sim_counter counter;                /* the counter server, for strategies naming one */
     idb_err *err;
 } run;
 
@@ -212,17 +233,14 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
         uint16_t shard = home[s->shop[j]];
         gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : s->inst[j]];
         if (t < g->busy_until) t = g->busy_until;
-        int in_outage = w->outage_s > 0 && s->t_ns[j] >= out0 && s->t_ns[j] < out1;
-        r->outage_orders += in_outage;
-        int failed = in_outage && per_id;       /* the counter server is down */
+        r->outage_orders += w->outage_s > 0 && s->t_ns[j] >= out0 && s->t_ns[j] < out1;
         idb_id id = { 0 };
-        if (!failed) {
-            int stalled = 0;
-            int rc = take_id(R, g, &t, &id, &stalled_ns, &stalled);
-            if (rc == IDB_EUNAVAIL) failed = 1;
-            else if (rc) return rc;
-            r->stalls += stalled;
-        }
+        int failed = 0, stalled = 0;
+        R->counter.now_ns = t;                   /* the counter server answers at time t */
+        int rc = take_id(R, g, &t, &id, &stalled_ns, &stalled);
+        if (rc == IDB_EUNAVAIL) failed = 1;     /* e.g. the counter server is down */
+        else if (rc) return rc;
+        r->stalls += stalled;
         if (o && o->ids_out) { o->ids_out[j] = id; if (failed) o->ids_out[j].len = 0; }
         if (o && o->timeline) {
             int64_t sec = s->t_ns[j] / 1000000000;
@@ -359,7 +377,19 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
         rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
         goto done;
     }
-    if (declares(st, "name")) idb_counter_inproc_reset(SIM_COUNTER_NAME);
+    if (declares(st, "name")) {                /* a fresh counter server for this run */
+        idb_counter_inproc_reset(SIM_COUNTER_NAME "-numbers");
+        R.counter = (sim_counter){
+            .svc.take = sim_counter_take,
+            .backend = idb_counter_inproc(SIM_COUNTER_NAME "-numbers", err),
+            .out0_ns = w->outage_s > 0 ? (int64_t)(w->outage_start_s * 1e9) : INT64_MAX,
+            .out1_ns = w->outage_s > 0 ? (int64_t)((w->outage_start_s + w->outage_s) * 1e9) : INT64_MAX,
+        };
+        if (!R.counter.backend || idb_counter_attach(SIM_COUNTER_NAME, &R.counter.svc, err) != 0) {
+            rc = err->code;
+            goto done;
+        }
+    }
     idb_random_seed(w->seed ^ fnv(st->name));
     R.ngen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards : s->instances;
     for (int k = 0; k < R.ngen; k++) {
@@ -387,6 +417,7 @@ done:
         for (int k = 0; k < maxgen; k++)
             if (R.g[k].inst) st->destroy(R.g[k].inst);
     free(R.g);
+    idb_counter_detach(SIM_COUNTER_NAME);
     if (R.dir[0]) idb_tmpdir_remove(R.dir);
     recs_free(&x);
     free(home);

@@ -23,8 +23,7 @@
  *
  * Generators (who calls next()), from the strategy's declared properties only:
  *   coord == IDB_COORD_PER_ID         one central generator (the counter server); every
- *                                     order pays rtt_ms; inside the outage window
- *                                     [outage_start_s, +outage_s) its orders fail.
+ *                                     order pays rtt_ms.
  *   declares `shard` or `shards`      one generator per shard (shard=k, shards=K); a
  *                                     `dir` option gets a private temporary directory,
  *                                     `range_size` the workload's value; shard and
@@ -33,7 +32,11 @@
  *                                     clock; `worker` = the instance number (with
  *                                     duplicate_worker_ids = 1, instance 1 gets worker 0).
  * A strategy that declares `name` (a counter service, as counter and segment use) gets
- * the simulator's own counter, reset to 0 at the start of every run.
+ * the simulator's counter server: a counter-service backend (counter_service.h) numbered
+ * from 1 in every run, that refuses every request (IDB_EUNAVAIL) inside the outage window
+ * [outage_start_s, +outage_s). A per-ID strategy then fails each order in the window; a
+ * block strategy (segment) goes on with its current and prefetched blocks and fails
+ * orders only once they are used up. An order whose next() says IDB_EUNAVAIL fails.
  * Orders are played in arrival order. A generator serves one order at a time: an order
  * starts at max(arrival, the time its generator became free). Generators share no state
  * (the central one never stalls), so this equals a full event-queue simulation.

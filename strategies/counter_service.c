@@ -11,6 +11,7 @@ typedef struct inproc {
     idb_counter_service svc;           /* first member: the service handed out */
     char name[64];
     _Atomic uint64_t last;             /* the last number handed out; 0 = none yet */
+    idb_counter_service *attached;     /* another backend under this name, or NULL */
 } inproc;
 
 static inproc counters[MAX_COUNTERS];
@@ -37,9 +38,10 @@ static inproc *lookup(const char *name)
     return NULL;
 }
 
-idb_counter_service *idb_counter_inproc(const char *name, idb_err *err)
+/* The table entry called name, made on first use; NULL when the table is full. Call
+ * with table_lock held. */
+static inproc *entry(const char *name)
 {
-    pthread_mutex_lock(&table_lock);
     inproc *c = lookup(name);
     if (!c && ncounters < MAX_COUNTERS) {
         c = &counters[ncounters++];
@@ -47,9 +49,34 @@ idb_counter_service *idb_counter_inproc(const char *name, idb_err *err)
         strncpy(c->name, name, sizeof c->name - 1);
         atomic_store(&c->last, 0);
     }
+    return c;
+}
+
+idb_counter_service *idb_counter_inproc(const char *name, idb_err *err)
+{
+    pthread_mutex_lock(&table_lock);
+    inproc *c = entry(name);
+    idb_counter_service *svc = c ? (c->attached ? c->attached : &c->svc) : NULL;
     pthread_mutex_unlock(&table_lock);
-    if (!c) idb_fail(err, IDB_EEXHAUSTED, "too many counters (at most %d)", MAX_COUNTERS);
-    return c ? &c->svc : NULL;
+    if (!svc) idb_fail(err, IDB_EEXHAUSTED, "too many counters (at most %d)", MAX_COUNTERS);
+    return svc;
+}
+
+int idb_counter_attach(const char *name, idb_counter_service *svc, idb_err *err)
+{
+    pthread_mutex_lock(&table_lock);
+    inproc *c = entry(name);
+    if (c) c->attached = svc;
+    pthread_mutex_unlock(&table_lock);
+    return c ? 0 : idb_fail(err, IDB_EEXHAUSTED, "too many counters (at most %d)", MAX_COUNTERS);
+}
+
+void idb_counter_detach(const char *name)
+{
+    pthread_mutex_lock(&table_lock);
+    inproc *c = lookup(name);
+    if (c) c->attached = NULL;
+    pthread_mutex_unlock(&table_lock);
 }
 
 void idb_counter_inproc_reset(const char *name)

@@ -2,8 +2,9 @@
  *
  * The `counter` strategy (and hi/lo block strategies) ask a counter service for numbers.
  * This file is the interface; counter_service.c has the in-process backend: one atomic
- * per named counter, shared by every instance in the process that names it. A network
- * backend later implements the same two calls.
+ * per named counter, shared by every instance in the process that names it. Another
+ * backend (the simulator's counter server with its outages; a network client later)
+ * implements take() and is attached under a name, so strategies reach it unchanged.
  */
 #ifndef IDB_COUNTER_SERVICE_H
 #define IDB_COUNTER_SERVICE_H
@@ -20,11 +21,20 @@ struct idb_counter_service {
     int (*take)(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err);
 };
 
-/* The in-process counter called name (created at 0 on first use; lives until exit).
- * Returns NULL with err filled when the table of counters is full. */
+/* The counter called name: the service attached under name, else the in-process atomic
+ * (created at 0 on first use; lives until exit). Returns NULL with err filled when the
+ * table of counters is full. */
 idb_counter_service *idb_counter_inproc(const char *name, idb_err *err);
 
-/* Reset an in-process counter to 0 (tests only). */
+/* Attach svc (owned by the caller, alive until detached) under name: from now on
+ * idb_counter_inproc(name) returns svc instead of the atomic. Returns 0, or
+ * IDB_EEXHAUSTED when the table of counters is full. */
+int idb_counter_attach(const char *name, idb_counter_service *svc, idb_err *err);
+
+/* Undo idb_counter_attach: name is the in-process atomic again. */
+void idb_counter_detach(const char *name);
+
+/* Reset an in-process counter to 0 (tests and the simulator). */
 void idb_counter_inproc_reset(const char *name);
 
 #endif
