@@ -43,11 +43,35 @@ static void refused_take_changes_nothing(void **state)
     assert_int_equal(v, 1);
 }
 
+/* A backend attached under a name replaces the atomic until detached. */
+static int refuse(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err)
+{
+    (void)svc; (void)n; (void)first;
+    return idb_fail(err, IDB_EUNAVAIL, "down");
+}
+
+static void attached_backend_is_used(void **state)
+{
+    (void)state;
+    idb_err err = { 0 };
+    idb_counter_service down = { .take = refuse };
+    uint64_t v;
+    assert_int_equal(idb_counter_attach("t-attach", &down, &err), 0);
+    idb_counter_service *s = idb_counter_inproc("t-attach", &err);
+    assert_ptr_equal(s, &down);
+    assert_int_equal(s->take(s, 1, &v, &err), IDB_EUNAVAIL);
+    idb_counter_detach("t-attach");
+    s = idb_counter_inproc("t-attach", &err);
+    assert_int_equal(s->take(s, 1, &v, &err), 0);
+    assert_int_equal(v, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numbers_start_at_one_and_are_shared_by_name),
         cmocka_unit_test(refused_take_changes_nothing),
+        cmocka_unit_test(attached_backend_is_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
