@@ -232,12 +232,27 @@ static int prep_miss(pctx *pc, FILE *v, char *why)
         snprintf(sfx, sizeof sfx, "%d", p + 1);
         FILE *f = open_data(pc, file);
         if (!f) { snprintf(why, 256, "cannot write plot data: %s", strerror(errno)); return -1; }
+        double minpos = INFINITY, maxv = 0;               /* zero is drawn a decade below */
+        for (int r = 0; r < t->nrow; r++) {
+            double m = mx_table_num(t, r, cm);
+            if (strcmp(mx_table_str(t, r, cst), stores[p]) || !(m > 0)) continue;
+            if (m < minpos) minpos = m;
+            if (m > maxv) maxv = m;
+        }
+        if (isinf(minpos)) minpos = maxv = 1;
+        int lo_dec = (int)floor(log10(minpos)), hi_dec = (int)ceil(log10(maxv));
+        if (hi_dec <= lo_dec) hi_dec = lo_dec + 1;
+        double floor_v = pow(10, lo_dec - 1);
+        fprintf(v, "ytics%d = \"('0' %g", p + 1, floor_v);
+        for (int d = lo_dec; d <= hi_dec; d++) fprintf(v, ", '10^{%d}' %g", d, pow(10, d));
+        fprintf(v, ")\"\n");
         for (int i = 0; i < s.n; i++) {
             int any = 0;
             for (int r = 0; r < t->nrow; r++)
                 if (!strcmp(mx_table_str(t, r, cst), stores[p]) && !strcmp(mx_table_str(t, r, cs), s.v[i])) {
+                    double v = mx_table_num(t, r, cm);
                     put(f, mx_table_num(t, r, cp), "\t");
-                    put(f, mx_table_num(t, r, cm), "\n");
+                    put(f, v == 0 ? floor_v : v, "\n");
                     any = 1;
                 }
             if (!any) fputs("NaN\tNaN\n", f);
@@ -245,6 +260,7 @@ static int prep_miss(pctx *pc, FILE *v, char *why)
         }
         fclose(f);
         put_names(v, sfx, &s, NULL);
+        fprintf(v, "floor%d = %.6g\n", p + 1, floor_v);
         fprintf(v, "title%d = '%s%s, %lld IDs'\n", p + 1, stores[p],
                 strcmp(stores[p], "pagesim") == 0 ? " (B+tree model, LRU, one pass)" : " (separate runs)", ids);
     }

@@ -154,8 +154,8 @@ static void sentence(rctx *rc, int i)
     }
     case 1:
         if (!extremes(rc, store, "inserts_per_s", 1, &lo, &hi)) break;
-        fprintf(f, "On %s (%lld IDs, %lld shard%s), `%s` inserted the most rows per second (%s, median) and `%s` the fewest (%s): %.1f× fewer.\n",
-                store, rc->ids, rc->shards, rc->shards == 1 ? "" : "s", mx_table_str(t, hi, cs),
+        fprintf(f, "On %s (%s IDs, %lld shard%s), `%s` inserted the most rows per second (%s, median) and `%s` the fewest (%s): %.1f× fewer.\n",
+                store, num((double)rc->ids, c), rc->shards, rc->shards == 1 ? "" : "s", mx_table_str(t, hi, cs),
                 num(mx_table_num(t, hi, mx_table_col(t, "inserts_per_s")), a), mx_table_str(t, lo, cs),
                 num(mx_table_num(t, lo, mx_table_col(t, "inserts_per_s")), b),
                 mx_table_num(t, hi, mx_table_col(t, "inserts_per_s")) / mx_table_num(t, lo, mx_table_col(t, "inserts_per_s")));

@@ -25,3 +25,5 @@ set key outside right top vertical Left reverse samplen 2 spacing 1.1 noenhanced
 set title font ',14'
 set style fill solid 0.85 border lc rgb '#333333'
 set bars front
+# ptype(i): a point type for the i-th strategy, so lines that coincide stay apart
+ptype(i) = int(word('7 5 9 11 13 4 6 8 10 12 14 15', (i - 1) % 12 + 1))

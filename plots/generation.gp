@@ -10,7 +10,7 @@ set xtics rotate by -30 font ',10' noenhanced
 set key inside left top
 plot datafile using ($0-0.19):2:(0.36):5:xtic(1) with boxes lc rgb variable notitle, \
      datafile using ($0+0.19):6:(0.36):5 with boxes fs pattern 4 lc rgb variable notitle, \
-     datafile using ($0-0.19):2:3:4 with yerrorbars lc rgb 'black' pt 7 ps 0 lw 1 notitle, \
-     datafile using ($0-0.19):2:(sprintf('%.0f', $2)) with labels offset 0,0.7 font ',9' notitle, \
+     datafile using ($0-0.19):3:(0):($4-$3) with vectors heads size screen 0.006,90 lc rgb 'black' lw 1 notitle, \
+     datafile using ($0-0.19):4:(sprintf('%.0f', $2)) with labels offset 0,0.7 font ',9' notitle, \
      NaN with boxes fs solid 0.85 lc rgb '#777777' title '1 thread', \
      NaN with boxes fs pattern 4 lc rgb '#777777' title '2 threads, one shared instance'

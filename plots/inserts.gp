@@ -1,7 +1,7 @@
 # inserts.gp — inserts per second by store (groups) and strategy (bars): median of the
 # repeats, error bars min–max, at the headline configuration (see subtitle).
 # Data: store, then per strategy: median, min, max.
-set title sprintf("Inserts per second by store and strategy — %s; bars: min–max", subtitle)
+set title sprintf("Inserts per second — %s (bars: min–max)", subtitle)
 set ylabel 'inserts per second (log scale)'
 set logscale y
 set style data histograms

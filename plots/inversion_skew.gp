@@ -9,5 +9,5 @@ set ylabel 'share of order pairs out of creation order (log scale)'
 set logscale xy
 set format y '10^{%L}'
 set grid xtics ytics lc rgb '#e6e6e6'
-plot for [i = 1:n] datafile index (i - 1) using 1:2 with linespoints lw 2 pt 7 ps 0.8 \
+plot for [i = 1:n] datafile index (i - 1) using 1:2 with linespoints lw 2 pt ptype(i) ps 0.9 \
      lc rgb word(colors, i) title value(sprintf('t_%d', i))

@@ -12,6 +12,6 @@ do for [p = 1:panels] {
     set title value(sprintf('title%d', p)) font ',12'
     if (p > 1) { unset key }
     plot for [i = 1:n] sprintf('%s/lat%d.dat', datadir, p) using 1:(column(i + 1)) \
-         with linespoints lw 2 pt 7 ps 0.7 lc rgb word(colors, i) title word(names, i)
+         with linespoints lw 2 pt ptype(i) ps 0.8 lc rgb word(colors, i) title word(names, i)
 }
 unset multiplot
