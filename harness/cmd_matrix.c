@@ -97,7 +97,8 @@ typedef struct run {
     mx_plan plan;
     mx_progress pr;
     mx_meta meta;
-    char seed[32], min_time[64], reps[64], json_out[1100];
+    char seed[32];
+    int64_t t0_ns;
 } run;
 
 /* argv for exec'd cell c into av (strings live in r, buf). Returns the stdout path. */
@@ -202,6 +203,15 @@ static void add_failure(mx_meta *meta, const char *label, const char *why)
         snprintf(meta->failures[meta->n_failures++], sizeof meta->failures[0], "%s: %s", label, why);
 }
 
+/* The run's end in the meta: failed cells, finish time, wall time. */
+static void finish_meta(run *r)
+{
+    r->meta.cells_failed = 0;
+    for (int i = 0; i < r->plan.n; i++) r->meta.cells_failed += r->plan.cells[i].status < 0;
+    utc_now(r->meta.finished, sizeof r->meta.finished, 0);
+    r->meta.wall_s = (double)(idb_mono_ns() - r->t0_ns) / 1e9;
+}
+
 /* Run every cell, then the plots and the report. Returns the number of failures. */
 static int run_all(run *r)
 {
@@ -228,6 +238,8 @@ static int run_all(run *r)
         mx_progress_end_cell(&r->pr, i);
     }
     mx_progress_finish(&r->pr);
+    finish_meta(r);                                  /* the report reads the failures from it */
+    if (mx_meta_write(r->x.dir, &r->meta) != 0) mx_progress_note(NULL, "cannot write meta.json: %s", strerror(errno));
     int ok[MX_PLOTS];
     char why[MX_PLOTS][256];
     idb_err err = { 0 };
@@ -303,16 +315,14 @@ int cmd_matrix(int argc, char **argv)
     meta->repeat = m->repeat;
     meta->quick = quick;
     meta->cells = r->plan.n;
-    int64_t t0 = idb_mono_ns();
+    r->t0_ns = idb_mono_ns();
     int failures = 0;
     if (mx_meta_write(dir, meta) != 0) {
         failures = 1;
         cli_fail(IDB_EIO, "cannot write %s/meta.json: %s", dir, strerror(errno));
     } else {
         failures = run_all(r);
-        for (int i = 0; i < r->plan.n; i++) meta->cells_failed += r->plan.cells[i].status < 0;
-        utc_now(meta->finished, sizeof meta->finished, 0);
-        meta->wall_s = (double)(idb_mono_ns() - t0) / 1e9;
+        finish_meta(r);
         if (mx_meta_write(dir, meta) != 0) { failures++; mx_progress_note(NULL, "cannot write meta.json: %s", strerror(errno)); }
         if (!out && point_latest(dir) != 0) mx_progress_note(NULL, "cannot point results/latest at %s: %s", dir, strerror(errno));
         char took[16];

@@ -49,33 +49,33 @@ int mx_write_file(const char *path, const char *text, size_t len)
 }
 
 /* A numeric field of idb_insert_result: where it is, whether it is an int64 (else a
- * double), whether it is a timing (then min and max are written too), its format. */
+ * double), whether it is a timing (then min and max are written too), its decimals. */
 typedef struct num_field {
     const char *name;
     size_t off;
     int is_i64, timing;
-    const char *fmt;
+    int prec;                 /* decimals */
 } num_field;
 
 #define R(f) offsetof(idb_insert_result, f)
 static const num_field fields[] = {
-    { "seconds", R(seconds), 0, 1, "%.3f" },
-    { "gen_ns_per_id", R(gen_ns_per_id), 0, 1, "%.1f" },
-    { "inserts_per_s", R(inserts_per_s), 0, 1, "%.0f" },
-    { "lat_p50_ns", R(lat_p50_ns), 1, 1, "%.0f" },
-    { "lat_p99_ns", R(lat_p99_ns), 1, 1, "%.0f" },
-    { "lat_p999_ns", R(lat_p999_ns), 1, 1, "%.0f" },
-    { "lat_max_ns", R(lat_max_ns), 1, 1, "%.0f" },
-    { "commit_p99_ns", R(commit_p99_ns), 1, 1, "%.0f" },
-    { "leaf_pages", R(st.leaf_pages), 1, 0, "%.0f" },
-    { "depth", R(st.depth), 1, 0, "%.0f" },
-    { "fill_factor", R(st.fill_factor), 0, 0, "%.4f" },
-    { "file_bytes", R(st.file_bytes), 1, 0, "%.0f" },
-    { "pages_written", R(st.pages_written), 1, 0, "%.0f" },
-    { "write_bytes_per_id", R(write_bytes_per_id), 0, 0, "%.1f" },
-    { "cache_misses", R(st.cache_misses), 1, 0, "%.0f" },
-    { "tail_insert_frac", R(tail_insert_frac), 0, 0, "%.4f" },
-    { "insert_pos_p50", R(insert_pos_p50), 0, 0, "%.4f" },
+    { "seconds", R(seconds), 0, 1, 3 },
+    { "gen_ns_per_id", R(gen_ns_per_id), 0, 1, 1 },
+    { "inserts_per_s", R(inserts_per_s), 0, 1, 0 },
+    { "lat_p50_ns", R(lat_p50_ns), 1, 1, 0 },
+    { "lat_p99_ns", R(lat_p99_ns), 1, 1, 0 },
+    { "lat_p999_ns", R(lat_p999_ns), 1, 1, 0 },
+    { "lat_max_ns", R(lat_max_ns), 1, 1, 0 },
+    { "commit_p99_ns", R(commit_p99_ns), 1, 1, 0 },
+    { "leaf_pages", R(st.leaf_pages), 1, 0, 0 },
+    { "depth", R(st.depth), 1, 0, 0 },
+    { "fill_factor", R(st.fill_factor), 0, 0, 4 },
+    { "file_bytes", R(st.file_bytes), 1, 0, 0 },
+    { "pages_written", R(st.pages_written), 1, 0, 0 },
+    { "write_bytes_per_id", R(write_bytes_per_id), 0, 0, 1 },
+    { "cache_misses", R(st.cache_misses), 1, 0, 0 },
+    { "tail_insert_frac", R(tail_insert_frac), 0, 0, 4 },
+    { "insert_pos_p50", R(insert_pos_p50), 0, 0, 4 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
@@ -107,10 +107,10 @@ static void stats(double *v, int n, double *med, double *lo, double *hi)
     *hi = v[n - 1];
 }
 
-/* Print v with fmt, or nothing when it is NAN. */
-static void put_num(FILE *f, const char *fmt, double v, const char *sep)
+/* Print v with prec decimals, or nothing when it is NAN. */
+static void put_num(FILE *f, int prec, double v, const char *sep)
 {
-    if (!isnan(v)) fprintf(f, fmt, v);
+    if (!isnan(v)) fprintf(f, "%.*f", prec, v);
     fputs(sep, f);
 }
 
@@ -135,8 +135,8 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
         double med, lo, hi;
         for (int i = 0; i < n; i++) v[i] = field_value(&fields[k], r[i]->res);
         stats(v, n, &med, &lo, &hi);
-        put_num(f, fields[k].fmt, med, ",");
-        if (fields[k].timing) { put_num(f, fields[k].fmt, lo, ","); put_num(f, fields[k].fmt, hi, ","); }
+        put_num(f, fields[k].prec, med, ",");
+        if (fields[k].timing) { put_num(f, fields[k].prec, lo, ","); put_num(f, fields[k].prec, hi, ","); }
     }
     fprintf(f, "%lld,%d,", (long long)c->shops, n);
     const idb_opts *o = &c->res->store_opts;
@@ -200,8 +200,8 @@ int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
             continue;
         }
         fprintf(f, "%s,%s,%lld,", c->strategy->name, c->store->name, (long long)c->cache_pages);
-        put_num(f, "%.6f", r->st.cache_misses < 0 ? NAN : (double)r->st.cache_misses / (double)c->ids, ",");
-        put_num(f, "%.6f", r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / (double)c->ids, ",");
+        put_num(f, 6, r->st.cache_misses < 0 ? NAN : (double)r->st.cache_misses / (double)c->ids, ",");
+        put_num(f, 6, r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / (double)c->ids, ",");
         fprintf(f, "%lld,%lld\n", (long long)c->ids, (long long)c->shards);
     }
     if (mx_commit(f, path, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
@@ -263,9 +263,9 @@ int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
         double med, lo, hi;
         stats(v, n, &med, &lo, &hi);
         fprintf(f, "%s,%s,%d,", kind, what, threads);
-        put_num(f, "%.2f", med, ",");
-        put_num(f, "%.2f", lo, ",");
-        put_num(f, "%.2f", hi, ",");
+        put_num(f, 2, med, ",");
+        put_num(f, 2, lo, ",");
+        put_num(f, 2, hi, ",");
         fprintf(f, "%d\n", n);
     }
     int bad = !done || !v;

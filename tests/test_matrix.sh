@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# test_matrix.sh — `idbench matrix` and `idbench plot` as a contract: the quick matrix
+# writes every results file (each CSV with its header and rows, every plot as PNG and
+# SVG, the report), `plot` re-renders from the directory alone, a failing cell costs only
+# itself, and every bad matrix file is refused (exit 2) naming FILE:LINE with nothing
+# written. Usage: test_matrix.sh IDBENCH SOURCE_DIR
+set -u
+IDB=${1:?usage: test_matrix.sh path/to/idbench SOURCE_DIR}
+SRC=${2:?usage: test_matrix.sh path/to/idbench SOURCE_DIR}
+IDB=$(cd "$(dirname "$IDB")" && pwd)/$(basename "$IDB")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+# check DESCRIPTION CONDITION...: a plain assertion.
+check() {
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+# run STATUS DESCRIPTION -- COMMAND...: run in $tmp/cwd, check the exit status; leaves
+# stdout in $tmp/out and stderr in $tmp/err.
+run() {
+  local want=$1 what=$2; shift 3
+  (cd "$tmp/cwd" && "$@") >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $what (status $got, want $want)"; sed 's/^/  stderr: /' "$tmp/err" | tail -5
+  fi
+}
+
+# bad DESCRIPTION WHERE FILE-CONTENT: a matrix file that must be refused with exit 2 and one
+# "idbench: " line containing WHERE (e.g. "bad.ini:3:"), creating no results directory.
+bad() {
+  local what=$1 where=$2 content=$3
+  printf '%s\n' "$content" >"$tmp/m/bad.ini"
+  run 2 "bad matrix: $what" -- "$IDB" matrix "$tmp/m/bad.ini"
+  check "bad matrix: $what: one idbench: line" test "$(wc -l <"$tmp/err")" -eq 1
+  check "bad matrix: $what: names $where" grep -qF -- "$where" "$tmp/err"
+  check "bad matrix: $what: starts idbench:" grep -q '^idbench: ' "$tmp/err"
+  check "bad matrix: $what: nothing written" test -z "$(ls -A "$tmp/cwd")" -a ! -s "$tmp/out"
+}
+
+mkdir -p "$tmp/cwd" "$tmp/m"
+
+# --- the quick matrix: every file there
+start=$(date +%s)
+run 0 "matrix --quick" -- "$IDB" matrix "$SRC/workloads/matrix.ini" --quick --out "$tmp/r"
+echo "quick matrix: $(( $(date +%s) - start )) s"
+check "stdout is the results directory" test "$(cat "$tmp/out")" = "$tmp/r"
+check "progress went to stderr as log lines" grep -q '^matrix: \[1/[0-9]*\] ' "$tmp/err"
+for f in meta.json generation.json generation.csv insert.csv positions.csv curve.csv simulate.csv \
+         skew.csv timeline.csv claims.md report.md; do
+  check "$f is there and not empty" test -s "$tmp/r/$f"
+done
+for f in generation insert positions curve simulate skew timeline; do
+  check "$f.csv has a header and at least one row" test "$(grep -c . "$tmp/r/$f.csv")" -ge 2
+done
+check "no temporary file left" test -z "$(find "$tmp/r" -name '*.tmp')"
+plots="generation inserts pages_written fill_factor miss_ratio positions latency inversion_skew outage"
+for p in $plots; do
+  check "plots/$p.png is a PNG" test "$(head -c 4 "$tmp/r/plots/$p.png" 2>/dev/null | tail -c 3)" = "PNG"
+  check "plots/$p.svg is an SVG" grep -q '<svg' "$tmp/r/plots/$p.svg"
+  check "report shows $p" grep -q "](plots/$p.png)" "$tmp/r/report.md"
+done
+hdr=$(head -1 "$tmp/r/insert.csv")
+for col in strategy store shards ids key_bytes batch seconds gen_ns_per_id inserts_per_s lat_p50_ns \
+           lat_p99_ns lat_p999_ns lat_max_ns commit_p99_ns leaf_pages depth fill_factor file_bytes \
+           pages_written write_bytes_per_id cache_misses tail_insert_frac insert_pos_p50 \
+           inserts_per_s_min inserts_per_s_max lat_p99_ns_min lat_p99_ns_max repeats store_options; do
+  check "insert.csv has column $col" grep -qE "(^|,)$col(,|$)" <<<"$hdr"
+done
+check "curve.csv header" test "$(head -1 "$tmp/r/curve.csv" | cut -d, -f1-5)" = \
+  "strategy,store,cache_pages,misses_per_insert,writes_per_insert"
+check "curve.csv has pagesim and sqlite rows" test "$(cut -d, -f2 "$tmp/r/curve.csv" | sort -u | tr '\n' ' ')" = "pagesim sqlite store "
+check "insert.csv has every strategy" test "$(tail -n +2 "$tmp/r/insert.csv" | cut -d, -f1 | sort -u | wc -l)" -eq "$("$IDB" list | wc -l)"
+check "positions.csv: 20 bins per configuration" test $(( ($(wc -l <"$tmp/r/positions.csv") - 1) % 20 )) -eq 0
+check "simulate.csv header" grep -q '^workload,strategy,orders,duplicates,failed_orders' "$tmp/r/simulate.csv"
+check "skew.csv leads with skew_ms" grep -q '^skew_ms,workload,strategy' "$tmp/r/skew.csv"
+check "claims.md is a table" grep -q '^| 1 |' "$tmp/r/claims.md"
+for k in command seed git_revision compiler sqlite lmdb google_benchmark cpu_model cores kernel; do
+  check "meta.json has $k" grep -q "\"$k\": " "$tmp/r/meta.json"
+done
+check "report has the environment, medians and claims" \
+  grep -q '^## Environment' "$tmp/r/report.md"
+check "report has the claims table" grep -q '^| 1 |' "$tmp/r/report.md"
+check "report says no cell failed" grep -A2 '^## Failed cells' "$tmp/r/report.md" | grep -q '^None\.'
+
+# --- plot re-renders plots and report from the directory alone
+rm -rf "$tmp/r/plots" "$tmp/r/report.md"
+run 0 "plot re-renders" -- "$IDB" plot "$tmp/r"
+for p in $plots; do check "plot re-made $p.png and .svg" test -s "$tmp/r/plots/$p.png" -a -s "$tmp/r/plots/$p.svg"; done
+check "plot re-made report.md" test -s "$tmp/r/report.md"
+run 2 "plot without a directory" -- "$IDB" plot
+run 2 "plot of a missing directory" -- "$IDB" plot "$tmp/nope"
+run 2 "plot of a directory that holds no results" -- "$IDB" plot "$tmp/m"
+
+# --- a failing cell costs only itself; the default location and results/latest
+printf '[workload]\nno_such_key = 1\n' >"$tmp/m/broken-workload.ini"
+cat >"$tmp/m/small.ini" <<'EOF'
+[matrix]
+repeat = 2
+[generation]
+enabled = 0
+[insert]
+strategies = counter, uuidv7
+stores = null, pagesim
+sizes = 500
+[curve]
+enabled = 0
+[simulate]
+workloads = broken-workload.ini
+[claims]
+enabled = 0
+EOF
+run 1 "a matrix with a failing cell exits 1" -- "$IDB" matrix "$tmp/m/small.ini"
+dir=$(cat "$tmp/out")
+check "default location results/<UTC time>" grep -qE '^results/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}Z$' "$tmp/out"
+check "results/latest points at it" test "$(readlink "$tmp/cwd/results/latest")" = "${dir#results/}"
+check "the other cells were kept" test "$(tail -n +2 "$tmp/cwd/$dir/insert.csv" | wc -l)" -eq 4
+check "medians over 2 repeats" test "$(tail -n +2 "$tmp/cwd/$dir/insert.csv" | awk -F, '{print $(NF-1)}' | sort -u)" = 2
+check "the report lists the failed cell" grep -q '^- simulate broken-workload.ini: ' "$tmp/cwd/$dir/report.md"
+check "meta.json counts it" grep -q '"cells_failed": 1' "$tmp/cwd/$dir/meta.json"
+check "the failure is on stderr" grep -q 'FAILED' "$tmp/err"
+rm -rf "$tmp/cwd/results"
+
+# --- --out that cannot be written: exit 2, nothing destroyed
+mkdir -p "$tmp/full" && echo keep >"$tmp/full/precious"
+run 2 "--out a non-empty directory" -- "$IDB" matrix "$tmp/m/small.ini" --out "$tmp/full"
+check "the non-empty directory is untouched" test "$(ls "$tmp/full")" = precious -a "$(cat "$tmp/full/precious")" = keep
+run 2 "--out that cannot be created" -- "$IDB" matrix "$tmp/m/small.ini" --out /proc/idbench-nope/r
+run 2 "--out a file" -- "$IDB" matrix "$tmp/m/small.ini" --out "$tmp/full/precious"
+check "the file is untouched" test "$(cat "$tmp/full/precious")" = keep
+run 2 "--repeat 0" -- "$IDB" matrix "$tmp/m/small.ini" --repeat 0
+run 2 "--seed not a number" -- "$IDB" matrix "$tmp/m/small.ini" --seed x
+run 2 "unknown flag" -- "$IDB" matrix --frobnicate
+check "bad flags wrote nothing" test -z "$(ls -A "$tmp/cwd")"
+
+# --- bad matrix files: every error path names FILE:LINE, exits 2, writes nothing
+bad "unknown section" "bad.ini:3:" $'[matrix]\n[nosuch]\nkey = 1'
+bad "unknown key" "bad.ini:2:" $'[matrix]\nrepeats = 3'
+bad "not an integer" "bad.ini:3:" $'[matrix]\nseed = 1\nrepeat = three'
+bad "out of range" "bad.ini:2:" $'[matrix]\nrepeat = 0'
+bad "not a number" "bad.ini:2:" $'[generation]\nmin_time = fast'
+bad "unknown strategy" "bad.ini:3:" $'[insert]\nstores = null\nstrategies = counter, nosuch'
+bad "unknown store" "bad.ini:2:" $'[insert]\nstores = sqlite, oracle'
+bad "empty list entry" "bad.ini:2:" $'[insert]\nsizes = 100,,200'
+bad "unknown key in a named block" "bad.ini:2:" $'[insert.more]\ncache_pages = 10'
+bad "unknown store section" "bad.ini:2:" $'[store.oracle]\ncache_pages = 10'
+bad "unknown store option" "bad.ini:2:" $'[store.sqlite]\ncolor = red'
+bad "bad store option value" "bad.ini:2:" $'[store.sqlite]\ncache_pages = lots'
+bad "curve on a store without a cache" "bad.ini:2:" $'[curve]\nstores = null'
+bad "missing workload file" "bad.ini:2:" $'[simulate]\nworkloads = steady.ini, no-such-workload.ini'
+bad "bad simulate set" "bad.ini:2:" $'[simulate]\nset = clock.skew_ms'
+bad "syntax error" "bad.ini:2:" $'[matrix]\nthis is not a key'
+bad "duplicate key" "bad.ini:3:" $'[matrix]\nseed = 1\nseed = 2'
+bad "key outside a section" "bad.ini:1:" 'seed = 1'
+bad "quick key without a section" "bad.ini:2:" $'[quick]\nrepeat = 1'
+bad "quick key naming an unknown key" "bad.ini:2:" $'[quick]\nmatrix.repeats = 1'
+bad "quick key with a bad value" "bad.ini:2:" $'[quick]\ninsert.stores = oracle'
+run 2 "missing matrix file" -- "$IDB" matrix "$tmp/m/none.ini"
+check "missing matrix file: names the file" grep -q "none.ini: cannot read" "$tmp/err"
+check "missing matrix file: nothing written" test -z "$(ls -A "$tmp/cwd")"
+printf '[matrix]\nrepeat = 1\n' >"$tmp/m/ok.ini"
+printf '[insert]\nsizes = 0\n' >"$tmp/m/second.ini"
+run 2 "a bad second file" -- "$IDB" matrix "$tmp/m/ok.ini" "$tmp/m/second.ini"
+check "a bad second file: names it and its line" grep -q "second.ini:2:" "$tmp/err"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
