@@ -256,6 +256,7 @@ static int run_all(run *r)
     return r->meta.n_failures;
 }
 
+/* idbench matrix: read and check the files, make the directory, run, plot, report. */
 int cmd_matrix(int argc, char **argv)
 {
     enum { O_QUICK = 256, O_OUT, O_REPEAT, O_SEED };
@@ -338,6 +339,7 @@ int cmd_matrix(int argc, char **argv)
     return fflush(stdout) == 0 ? 0 : cli_fail(IDB_EIO, "cannot write to stdout");
 }
 
+/* idbench plot DIR: re-render the plots and report.md from DIR's files alone. */
 int cmd_plot(int argc, char **argv)
 {
     if (argc != 2) return cli_usage("plot", "plot takes one results directory");

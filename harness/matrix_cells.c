@@ -119,6 +119,7 @@ static double first_guess(const idb_matrix *m, const mx_cell *c)
     }
 }
 
+/* Every cell of m in run order, each with its first guess of time (see matrix.h). */
 int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
 {
     int cap = 0;
@@ -138,7 +139,8 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
             c->workload = m->workloads[i];
             c->timeline = m->timeline_workload[0] && strcmp(m->workloads[i], m->timeline_workload) == 0 && !have_timeline;
             have_timeline |= c->timeline;
-            snprintf(c->label, sizeof c->label, "simulate %.100s", strrchr(c->workload, '/') ? strrchr(c->workload, '/') + 1 : c->workload);
+            const char *base = strrchr(c->workload, '/') ? strrchr(c->workload, '/') + 1 : c->workload;
+            snprintf(c->label, sizeof c->label, "simulate %.100s", base);
         }
         if (m->timeline_workload[0] && !have_timeline) {
             ADD(MX_SIM);
@@ -162,6 +164,7 @@ oom:
     return idb_fail(err, IDB_ENOMEM, "out of memory for the matrix cells");
 }
 
+/* Free the cells and their results (see matrix.h). */
 void mx_plan_free(mx_plan *p)
 {
     for (int i = 0; p->cells && i < p->n; i++) free(p->cells[i].res);
@@ -249,6 +252,7 @@ static void describe_status(int status, char *buf, size_t len)
     else snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
 }
 
+/* Fork, run or exec the cell, wait with a time limit, and judge the outcome (see matrix.h). */
 void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out_path,
                  void (*tick)(void *ctx), void *tick_ctx)
 {

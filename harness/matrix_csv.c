@@ -40,6 +40,7 @@ static int split_fields(char *s, char **out, int max)
     return n;
 }
 
+/* The whole file in one buffer, split in place into header and rows (see matrix.h). */
 int mx_table_load(const char *path, mx_table *t)
 {
     memset(t, 0, sizeof *t);
@@ -89,6 +90,7 @@ int mx_table_load(const char *path, mx_table *t)
     return 0;
 }
 
+/* Column index by header name, or -1 (see matrix.h). */
 int mx_table_col(const mx_table *t, const char *name)
 {
     for (int c = 0; c < t->ncol; c++)
@@ -96,6 +98,7 @@ int mx_table_col(const mx_table *t, const char *name)
     return -1;
 }
 
+/* A field as text, "" outside the table (see matrix.h). */
 const char *mx_table_str(const mx_table *t, int row, int col)
 {
     if (col < 0 || col >= t->ncol || row < 0 || row >= t->nrow) return "";
@@ -103,6 +106,7 @@ const char *mx_table_str(const mx_table *t, int row, int col)
     return s ? s : "";
 }
 
+/* A field as a number, NAN unless the whole field parses (see matrix.h). */
 double mx_table_num(const mx_table *t, int row, int col)
 {
     const char *s = mx_table_str(t, row, col);
@@ -111,6 +115,7 @@ double mx_table_num(const mx_table *t, int row, int col)
     return (end == s || *end) ? NAN : v;
 }
 
+/* Free a table (loaded, failed or empty) and leave it empty (see matrix.h). */
 void mx_table_free(mx_table *t)
 {
     free(t->head);
@@ -119,6 +124,7 @@ void mx_table_free(mx_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Index in the strategy registry; unknown names sort after every known one (see matrix.h). */
 int mx_strategy_rank(const char *name)
 {
     int i = 0;
@@ -127,6 +133,7 @@ int mx_strategy_rank(const char *name)
     return i + 1;
 }
 
+/* Fewest shards first, then most IDs (see matrix.h). */
 int mx_headline(const mx_table *t, long long *ids, long long *shards)
 {
     int cids = mx_table_col(t, "ids"), csh = mx_table_col(t, "shards");

@@ -73,6 +73,7 @@ static const key_def keys[] = {
 
 static const char *const sect_names[] = { "matrix", "generation", "insert", "curve", "simulate", "claims" };
 
+/* The built-in defaults: every strategy and store, one size, pagesim curves (see matrix.h). */
 void mx_defaults(idb_matrix *m)
 {
     memset(m, 0, sizeof *m);
@@ -358,6 +359,7 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
     return 0;
 }
 
+/* Read one matrix file on top of m through the ini reader (see matrix.h). */
 int mx_load_file(idb_matrix *m, const char *path, idb_err *err)
 {
     if (m->n_files == MX_FILES_MAX) return idb_fail(err, IDB_EINPUT, "too many matrix files (at most %d)", MX_FILES_MAX);
@@ -385,6 +387,7 @@ static void inherit(mx_block *b, const mx_block *base)
     }
 }
 
+/* [quick] overrides, then block inheritance, then whole-matrix checks (see matrix.h). */
 int mx_finish(idb_matrix *m, int quick, idb_err *err)
 {
     m->quick = quick;
@@ -402,6 +405,7 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err)
     return 0;
 }
 
+/* The [store.NAME] options of s, or NULL (see matrix.h). */
 const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s)
 {
     for (int i = 0; i < m->n_store_opts; i++)

@@ -24,6 +24,7 @@
 #define IDB_SOURCE_DIR "."
 #endif
 
+/* The source tree this program was built from (plots/, workloads/matrix.ini). */
 const char *mx_source_dir(void) { return IDB_SOURCE_DIR; }
 
 /* Print s as a JSON string (quotes included) to f. */
@@ -75,6 +76,7 @@ static void proc_field(const char *path, const char *key, char *buf, size_t len)
     fclose(f);
 }
 
+/* Gather the environment and write meta.json through a temporary name (see matrix.h). */
 int mx_meta_write(const char *dir, const mx_meta *meta)
 {
     char path[1024], rev[128], dirty[16], cmd[1400], cpu[256], mem[64];
@@ -147,6 +149,7 @@ static void unquote(const char *s, char *out, size_t len)
     out[n] = 0;
 }
 
+/* Read back the flat meta.json this file writes, one key per line (see matrix.h). */
 int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
     char path[1024], line[8192], key[128], value[4096];

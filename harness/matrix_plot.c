@@ -38,6 +38,7 @@ static const char *const palette[] = {
 };
 #define NPAL (sizeof palette / sizeof *palette)
 
+/* Registry index through the palette; other names by a string hash (see matrix.h). */
 const char *mx_color(const char *strategy)
 {
     int n = 0;
@@ -226,7 +227,10 @@ static int prep_miss(pctx *pc, FILE *v, char *why)
         names s = { 0 };
         long long ids = 0;
         for (int r = 0; r < t->nrow; r++)
-            if (!strcmp(mx_table_str(t, r, cst), stores[p])) { names_add(&s, mx_table_str(t, r, cs)); ids = (long long)mx_table_num(t, r, ci); }
+            if (!strcmp(mx_table_str(t, r, cst), stores[p])) {
+                names_add(&s, mx_table_str(t, r, cs));
+                ids = (long long)mx_table_num(t, r, ci);
+            }
         char file[32], sfx[8];
         snprintf(file, sizeof file, "miss%d.dat", p + 1);
         snprintf(sfx, sizeof sfx, "%d", p + 1);
@@ -449,6 +453,7 @@ static int gnuplot(const pctx *pc, const char *name, const char *fmt, char *why)
     return 0;
 }
 
+/* Load DIR's tables, then per plot: its data, its variables, gnuplot for PNG and SVG (see matrix.h). */
 int mx_plot_all(const char *dir, int ok[MX_PLOTS], char why_not[MX_PLOTS][256], idb_err *err)
 {
     pctx pc = { .dir = dir };

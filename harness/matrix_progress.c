@@ -19,6 +19,7 @@
 
 #include "metrics.h"
 
+/* A duration for people: "1h02m", "4m10s", "12s", "1.5s" (see matrix.h). */
 void mx_fmt_duration(double s, char *buf, size_t len)
 {
     long t = (long)(s + 0.5);
@@ -35,11 +36,15 @@ static int alike(const mx_cell *o, const mx_cell *c)
            o->shards == c->shards && o->cache_pages == c->cache_pages && o->status != 0 && o->ids > 0;
 }
 
+/* Re-estimate every pending cell from the finished ones; the seconds left (see matrix.h). */
 double mx_estimate(mx_plan *p)
 {
     double took[MX_KINDS] = { 0 }, guessed[MX_KINDS] = { 0 }, left = 0;
     for (int i = 0; i < p->n; i++)
-        if (p->cells[i].status != 0) { took[p->cells[i].kind] += p->cells[i].took_s; guessed[p->cells[i].kind] += p->cells[i].est0_s; }
+        if (p->cells[i].status != 0) {
+            took[p->cells[i].kind] += p->cells[i].took_s;
+            guessed[p->cells[i].kind] += p->cells[i].est0_s;
+        }
     for (int i = 0; i < p->n; i++) {
         mx_cell *c = &p->cells[i];
         if (c->status != 0) continue;
@@ -60,6 +65,7 @@ static int term_width(void)
     return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
 }
 
+/* Start the clock; a bar only when stderr is a terminal (see matrix.h). */
 void mx_progress_start(mx_progress *pr, const mx_plan *p)
 {
     memset(pr, 0, sizeof *pr);
@@ -105,6 +111,7 @@ static void draw(const mx_progress *pr)
     fflush(stderr);
 }
 
+/* Cell i starts: new estimates, redraw (see matrix.h). */
 void mx_progress_cell(mx_progress *pr, int i)
 {
     pr->current = i;
@@ -113,11 +120,13 @@ void mx_progress_cell(mx_progress *pr, int i)
     draw(pr);
 }
 
+/* Redraw the bar while a cell runs (a tick callback for mx_cell_run). */
 void mx_progress_tick(void *ctx)
 {
     draw(ctx);
 }
 
+/* Cell i ended: a log line (or, on a terminal, only failures get a line) (see matrix.h). */
 void mx_progress_end_cell(mx_progress *pr, int i)
 {
     const mx_cell *c = &pr->plan->cells[i];
@@ -134,6 +143,7 @@ void mx_progress_end_cell(mx_progress *pr, int i)
     pr->current = -1;
 }
 
+/* "matrix: ..." on a line of its own, the bar redrawn below it (see matrix.h). */
 void mx_progress_note(mx_progress *pr, const char *fmt, ...)
 {
     va_list ap;
@@ -146,6 +156,7 @@ void mx_progress_note(mx_progress *pr, const char *fmt, ...)
     if (pr) draw(pr);
 }
 
+/* Clear the bar and say how many cells ran, in how long, and how many failed. */
 void mx_progress_finish(mx_progress *pr)
 {
     if (pr->tty) fputs("\r\033[K", stderr);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Open PATH.tmp for writing (see matrix.h). */
 FILE *mx_open_tmp(const char *path)
 {
     char tmp[4200];
@@ -26,6 +27,7 @@ FILE *mx_open_tmp(const char *path)
     return fopen(tmp, "w");
 }
 
+/* Close PATH.tmp and rename it over PATH, or remove it on any failure (see matrix.h). */
 int mx_commit(FILE *f, const char *path, int failed)
 {
     char tmp[4200];
@@ -41,6 +43,7 @@ int mx_commit(FILE *f, const char *path, int failed)
     return 0;
 }
 
+/* Write a whole file through a temporary name (see matrix.h). */
 int mx_write_file(const char *path, const char *text, size_t len)
 {
     FILE *f = mx_open_tmp(path);
@@ -144,6 +147,7 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     fputc('\n', f);
 }
 
+/* Rewrite insert.csv and positions.csv from every insert cell finished so far (see matrix.h). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
     char path[1024], ppath[1024];
@@ -181,6 +185,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     return 0;
 }
 
+/* Rewrite curve.csv from every curve cell finished so far (see matrix.h). */
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
     char path[1024];
@@ -234,6 +239,7 @@ static int parse_bench_name(const char *name, char *kind, char *what, size_t len
     return -1;
 }
 
+/* Summarise Google Benchmark's CSV rows per benchmark and thread count (see matrix.h). */
 int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
 {
     mx_table t;
@@ -300,6 +306,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* Rewrite dst as its old rows plus src's rows, through a temporary name (see matrix.h). */
 int mx_append_csv(const char *dst, const char *src, const char *prefix_col, const char *prefix_val,
                   idb_err *err)
 {

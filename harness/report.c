@@ -132,7 +132,8 @@ static void sentence(rctx *rc, int i)
     switch (i) {
     case 0: {
         const mx_table *g = &rc->gen;
-        int ck = mx_table_col(g, "kind"), cn = mx_table_col(g, "name"), ct = mx_table_col(g, "threads"), cm = mx_table_col(g, "ns_per_id");
+        int ck = mx_table_col(g, "kind"), cn = mx_table_col(g, "name");
+        int ct = mx_table_col(g, "threads"), cm = mx_table_col(g, "ns_per_id");
         int flo = -1, fhi = -1, base = -1;
         for (int r = 0; r < g->nrow; r++) {
             if (mx_table_num(g, r, ct) != 1) continue;
@@ -144,8 +145,11 @@ static void sentence(rctx *rc, int i)
         }
         if (flo < 0) break;
         fprintf(f, "With one thread, `%s` was the fastest strategy at %s ns per ID and `%s` the slowest at %s ns",
-                mx_table_str(g, flo, cn), num(mx_table_num(g, flo, cm), a), mx_table_str(g, fhi, cn), num(mx_table_num(g, fhi, cm), b));
-        if (base >= 0) fprintf(f, "; one clock read alone (`%s`) costs %s ns", mx_table_str(g, base, cn), num(mx_table_num(g, base, cm), c));
+                mx_table_str(g, flo, cn), num(mx_table_num(g, flo, cm), a),
+                mx_table_str(g, fhi, cn), num(mx_table_num(g, fhi, cm), b));
+        if (base >= 0)
+            fprintf(f, "; one clock read alone (`%s`) costs %s ns", mx_table_str(g, base, cn),
+                    num(mx_table_num(g, base, cm), c));
         for (int r = 0; r < g->nrow; r++)
             if (!strcmp(mx_table_str(g, r, ck), "peer"))
                 fprintf(f, "; the peer `%s` took %s ns", mx_table_str(g, r, cn), num(mx_table_num(g, r, cm), a));
@@ -154,7 +158,8 @@ static void sentence(rctx *rc, int i)
     }
     case 1:
         if (!extremes(rc, store, "inserts_per_s", 1, &lo, &hi)) break;
-        fprintf(f, "On %s (%s IDs, %lld shard%s), `%s` inserted the most rows per second (%s, median) and `%s` the fewest (%s): %.1f× fewer.\n",
+        fprintf(f, "On %s (%s IDs, %lld shard%s), `%s` inserted the most rows per second (%s, median) "
+                   "and `%s` the fewest (%s): %.1f× fewer.\n",
                 store, num((double)rc->ids, c), rc->shards, rc->shards == 1 ? "" : "s", mx_table_str(t, hi, cs),
                 num(mx_table_num(t, hi, mx_table_col(t, "inserts_per_s")), a), mx_table_str(t, lo, cs),
                 num(mx_table_num(t, lo, mx_table_col(t, "inserts_per_s")), b),
@@ -183,7 +188,8 @@ static void sentence(rctx *rc, int i)
     }
     case 4: {
         const mx_table *k = &rc->curve;
-        int ks = mx_table_col(k, "strategy"), kst = mx_table_col(k, "store"), kp = mx_table_col(k, "cache_pages"), km = mx_table_col(k, "misses_per_insert");
+        int ks = mx_table_col(k, "strategy"), kst = mx_table_col(k, "store");
+        int kp = mx_table_col(k, "cache_pages"), km = mx_table_col(k, "misses_per_insert");
         const char *done[8];
         int nd = 0;
         for (int r0 = 0; r0 < k->nrow && nd < 8; r0++) {       /* a clause per store */
@@ -294,10 +300,13 @@ static void insert_tables(rctx *rc)
         for (int i = 0; i < nd; i++) seen |= !strcmp(done[i], key);
         if (seen || nd == 256) continue;
         strcpy(done[nd++], key);
-        fprintf(rc->f, "\n**%s IDs, %s shard(s)**\n\n| strategy | store | inserts/s | p99 µs | gen ns/ID | pages/ID | fill | tail share | write B/ID | runs |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        fprintf(rc->f, "\n**%s IDs, %s shard(s)**\n\n"
+                       "| strategy | store | inserts/s | p99 µs | gen ns/ID | pages/ID | fill | tail share | write B/ID | runs |\n"
+                       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
                 mx_table_str(t, r0, ci), mx_table_str(t, r0, ck));
         for (int r = r0; r < t->nrow; r++) {
-            if (strcmp(mx_table_str(t, r, ci), mx_table_str(t, r0, ci)) || strcmp(mx_table_str(t, r, ck), mx_table_str(t, r0, ck))) continue;
+            if (strcmp(mx_table_str(t, r, ci), mx_table_str(t, r0, ci)) ||
+                strcmp(mx_table_str(t, r, ck), mx_table_str(t, r0, ck))) continue;
             char ips[96], p99[96], gen[96], a[32];
             med_range(t, r, "inserts_per_s", 1, ips, sizeof ips);
             med_range(t, r, "lat_p99_ns", 1e-3, p99, sizeof p99);
@@ -337,6 +346,7 @@ static void claims(rctx *rc)
     fclose(c);
 }
 
+/* Write report.md from DIR's files through a temporary name (see matrix.h). */
 int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLOTS][256], idb_err *err)
 {
     rctx rc = { .dir = dir };
@@ -368,7 +378,8 @@ int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLO
         fprintf(f, "![%s](plots/%s.png)\n\n", titles[i], mx_plot_names[i]);
         sentence(&rc, i);
     }
-    fprintf(f, "\n## Generation: ns per ID, median (min–max)\n\n| kind | name | threads | ns per ID | repetitions |\n|---|---|---:|---:|---:|\n");
+    fprintf(f, "\n## Generation: ns per ID, median (min–max)\n\n"
+               "| kind | name | threads | ns per ID | repetitions |\n|---|---|---:|---:|---:|\n");
     for (int r = 0; r < rc.gen.nrow; r++) {
         char m[96];
         med_range(&rc.gen, r, "ns_per_id", 1, m, sizeof m);
