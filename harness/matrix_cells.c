@@ -104,7 +104,7 @@ static double first_guess(const idb_matrix *m, const mx_cell *c)
     case MX_GEN: {
         int n = 0;
         for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
-        return (2 * n + 3) * m->gen_min_time * 1.5 + 1;
+        return (double)m->repeat * (2 * n + 3) * m->gen_min_time * 1.6 + 1;
     }
     case MX_INSERT: case MX_CURVE:
         if (!strcmp(c->store->name, "sqlite")) per_id = c->strategy->time_ordered ? 4e-6 : 80e-6;

@@ -204,6 +204,10 @@ static int parse_value(const key_def *k, char *base, const char *file, const cha
     default: break;
     }
     if (!*value) { snprintf(msg, len, "%s needs at least one entry", k->name); return -1; }
+    if (k->type == T_NAMES && strlen(value) >= sizeof ((idb_matrix *)0)->sim_strategies) {
+        snprintf(msg, len, "value too long");
+        return -1;
+    }
     if ((k->type == T_STRATS || k->type == T_NAMES) && strcmp(value, "all") == 0) {
         if (k->type == T_NAMES) { ((char *)(base + k->off))[0] = 0; return 0; }
         for (const idb_strategy *const *s = idb_strategies; *s && n < MX_LIST_MAX; s++)
