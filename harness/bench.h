@@ -29,8 +29,12 @@ void idb_bench_register(const idb_bench_def *def);
 /* 1 while the benchmark wants n more iterations (counted as n items), 0 when done. */
 int idb_bench_keep_running_batch(idb_bench_state *st, int64_t n);
 
-/* Which of the benchmark's threads this is (0-based). */
+/* Which of the benchmark's threads this is (0-based), and how many there are. */
 int idb_bench_thread_index(const idb_bench_state *st);
+int idb_bench_threads(const idb_bench_state *st);
+
+/* Report a user counter with the benchmark (summed over its threads). */
+void idb_bench_counter(idb_bench_state *st, const char *name, double value);
 
 /* Stop this benchmark and report msg instead of a time. */
 void idb_bench_skip_with_error(idb_bench_state *st, const char *msg);

@@ -28,6 +28,16 @@ extern "C" int idb_bench_thread_index(const idb_bench_state *st)
     return reinterpret_cast<const benchmark::State *>(st)->thread_index();
 }
 
+extern "C" int idb_bench_threads(const idb_bench_state *st)
+{
+    return reinterpret_cast<const benchmark::State *>(st)->threads();
+}
+
+extern "C" void idb_bench_counter(idb_bench_state *st, const char *name, double value)
+{
+    S(st).counters[name] = benchmark::Counter(value);
+}
+
 extern "C" void idb_bench_skip_with_error(idb_bench_state *st, const char *msg)
 {
     S(st).SkipWithError(msg);

@@ -8,6 +8,7 @@
  * --benchmark_out_format=json, ...).
  */
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +34,25 @@ typedef struct gen_bench {
     void *inst;
 } gen_bench;
 
-/* gen/<strategy>: BATCH IDs per step from the shared instance. */
+/* gen/<strategy>: BATCH IDs per step from the shared instance. Also reports
+ * wait_ns_per_id: time spent waiting on the clock (idb_clock_wait_until: a Snowflake
+ * sequence used up, a clock behind), per ID, so a rate cap shows apart from the cost of
+ * making an ID. Thread 0 reports the whole benchmark's waits over all threads' IDs. */
 static void run_gen(idb_bench_state *st, void *user)
 {
     gen_bench *g = user;
     idb_id id;
     idb_err err = { 0 };
-    while (idb_bench_keep_running_batch(st, BATCH))
+    idb_clock *clock = idb_clock_real();
+    int64_t waited0 = atomic_load(&clock->waited_ns), ids = 0;
+    while (idb_bench_keep_running_batch(st, BATCH)) {
         for (int i = 0; i < BATCH; i++)
             if (g->s->next(g->inst, &id, &err)) { idb_bench_skip_with_error(st, err.msg); return; }
+        ids += BATCH;
+    }
+    if (idb_bench_thread_index(st) == 0 && ids > 0)
+        idb_bench_counter(st, "wait_ns_per_id", (double)(atomic_load(&clock->waited_ns) - waited0) /
+                                                 (double)(ids * idb_bench_threads(st)));
 }
 
 /* baseline/clock_realtime: one clock_gettime(CLOCK_REALTIME) per item. */
