@@ -77,11 +77,15 @@ static int check_duplicate(ini_state *st, const char *key, int line)
     return 0;
 }
 
-/* Cut a trailing comment (" #" or " ;" preceded by a blank) off value s[0..*n). */
+/* Cut a trailing comment off value s[0..*n): a '#' or ';' that starts the (trimmed) value
+ * or follows a blank. */
 static void cut_comment(const char *s, size_t *n)
 {
-    for (size_t i = 1; i < *n; i++)
-        if ((s[i] == '#' || s[i] == ';') && (s[i - 1] == ' ' || s[i - 1] == '\t')) { *n = i; return; }
+    for (size_t i = 0; i < *n; i++)
+        if ((s[i] == '#' || s[i] == ';') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
+            *n = i;
+            return;
+        }
 }
 
 /* Handle one line s[0..n) (no newline). Returns 0 or IDB_EINPUT with err filled. */
@@ -91,8 +95,13 @@ static int parse_line(ini_state *st, char *s, size_t n, int line)
     s = trim(s, &n);
     if (n == 0 || s[0] == '#' || s[0] == ';') return 0;
     if (s[0] == '[') {
-        if (s[n - 1] != ']') return line_error(st, line, "section header without closing ']'");
-        size_t len = n - 2;
+        char *close = memchr(s, ']', n);
+        if (!close) return line_error(st, line, "section header without closing ']'");
+        size_t rest = n - (size_t)(close + 1 - s);
+        char *after = trim(close + 1, &rest);          /* only a comment may follow */
+        if (rest > 0 && after[0] != '#' && after[0] != ';')
+            return line_error(st, line, "unexpected text after the section header");
+        size_t len = (size_t)(close - s) - 1;
         char *name = trim(s + 1, &len);
         if (!valid_name(name, len)) {
             snprintf(why, sizeof why, "bad section name '%.*s' (letters, digits, _ . - only)",

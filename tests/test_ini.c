@@ -46,11 +46,12 @@ static void test_syntax(void **state)
 {
     (void)state;
     const char *text = "# comment\n; another\n\n[a]\n  k1 = v1  \r\nk2=two words # trailing\n"
-                       "[ b ]\nk3 = a#b\nk4 =\n[a]\nk5 = x ; tail\n";
+                       "[ b ]\nk3 = a#b\nk4 =\n[a] # reopened\nk5 = x ; tail\nk6 =   # empty\n";
     seen s = { 0 };
     idb_err err = { 0 };
     assert_int_equal(ini_parse_string("f.ini", text, collect, &s, &err), 0);
-    assert_int_equal(s.n, 5);
+    assert_int_equal(s.n, 6);
+    assert_string_equal(s.key[5], "k6"); assert_string_equal(s.val[5], "");
     assert_string_equal(s.sec[0], "a"); assert_string_equal(s.key[0], "k1"); assert_string_equal(s.val[0], "v1");
     assert_int_equal(s.line[0], 5);
     assert_string_equal(s.val[1], "two words");
@@ -68,6 +69,7 @@ static void test_syntax_errors(void **state)
     expect_error("[a]\nk = 1\nk = 2\n", "f.ini:3: duplicate key 'k' in [a] (first given on line 2)");
     expect_error("[a]\nk = 1\n[b]\n[a]\nk = 2\n", "f.ini:5: duplicate key 'k' in [a] (first given on line 2)");
     expect_error("[a\n", "f.ini:1: section header without closing ']'");
+    expect_error("[a] b\n", "f.ini:1: unexpected text after the section header");
     expect_error("[a b]\n", "f.ini:1: bad section name 'a b' (letters, digits, _ . - only)");
     expect_error("[]\n", "f.ini:1: bad section name '' (letters, digits, _ . - only)");
     expect_error("[a]\n = v\n", "f.ini:2: bad key '' (letters, digits, _ . - only)");
