@@ -367,7 +367,7 @@ int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLO
     FILE *f = rc.f;
     fprintf(f, "# idbench results\n\nEvery figure below is computed from the files in this directory; "
                "`idbench plot DIR` re-renders the plots and this report from them. "
-               "`docs/results.md` explains every file, column and plot.\n\n## Environment\n\n| | |\n|---|---|\n");
+               "README.md (section \"The matrix\") explains every file, column and plot.\n\n## Environment\n\n| | |\n|---|---|\n");
     if (mx_meta_read(dir, on_meta, &rc) != 0) fprintf(f, "| meta.json | missing |\n");
     fprintf(f, "\n## Failed cells\n\n");
     if (!rc.n_failures) fprintf(f, "None.\n");
