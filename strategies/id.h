@@ -17,19 +17,37 @@ typedef struct idb_id {
     uint8_t b[IDB_ID_MAX];     /* big-endian */
 } idb_id;
 
+/* Store v at p as 8 big-endian bytes (one byte swap and one store). */
+static inline void idb_put_be64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* Read 8 big-endian bytes at p. */
+static inline uint64_t idb_get_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
 /* Store v as an 8-byte big-endian ID. */
 static inline void idb_id_set_u64(idb_id *id, uint64_t v)
 {
     id->len = 8;
-    for (int i = 7; i >= 0; i--) { id->b[i] = (uint8_t)v; v >>= 8; }
+    idb_put_be64(id->b, v);
 }
 
 /* The first 8 bytes of id as a big-endian integer (the whole ID when len == 8). */
 static inline uint64_t idb_id_u64(const idb_id *id)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = (v << 8) | id->b[i];
-    return v;
+    return idb_get_be64(id->b);
 }
 
 /* Write the low n bytes of v big-endian at p. */

@@ -97,14 +97,8 @@ static int objectid_next(void *inst, idb_id *id, idb_err *err)
                         "(%llu s is after 2106-02-07T06:28:15Z)", (unsigned long long)s);
     uint32_t c = atomic_fetch_add_explicit(&o->counter, 1, memory_order_relaxed);
     uint64_t p = objectid_proc(o);
-    uint64_t hi = s << 32 | p >> 8;                         /* bytes 0-7 */
-    uint32_t lo = (uint32_t)(p & 0xFF) << 24 | (c & 0xFFFFFF);   /* bytes 8-11 */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    hi = __builtin_bswap64(hi);
-    lo = __builtin_bswap32(lo);
-#endif
-    memcpy(id->b, &hi, 8);
-    memcpy(id->b + 8, &lo, 4);
+    idb_put_be64(id->b, s << 32 | p >> 8);                  /* bytes 0-7 */
+    idb_put_be(id->b + 8, (p & 0xFF) << 24 | (c & 0xFFFFFF), 4);   /* bytes 8-11 */
     id->len = 12;
     return 0;
 }

@@ -71,15 +71,6 @@ static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst,
     return 0;
 }
 
-/* Store v at p as 8 big-endian bytes (one byte swap, not a byte loop). */
-static inline void put_be64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
 /* Fail with IDB_ECLOCK, recording how far (ms) the clock is behind. */
 static int snowflake_behind(idb_err *err, int64_t behind, const char *why)
 {
@@ -141,7 +132,7 @@ static int snowflake_next(void *inst, idb_id *id, idb_err *err)
     if (rc == 0) { s->last_ms = ms; s->seq = seq; }
     idb_spin_unlock(&s->lock);
     if (rc) return rc;
-    put_be64(id->b, (uint64_t)(ms - s->epoch_ms) << 22 | s->worker << 12 | (uint64_t)seq);
+    idb_put_be64(id->b, (uint64_t)(ms - s->epoch_ms) << 22 | s->worker << 12 | (uint64_t)seq);
     id->len = 8;
     return 0;
 }

@@ -69,15 +69,6 @@ static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, id
     return 0;
 }
 
-/* Store v at p as 8 big-endian bytes (one byte swap, not a byte loop). */
-static inline void put_be64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
 /* A fresh counter for a new ms: C-1 random bits, the top bit 0 (rollover guard). */
 static inline uint64_t uuidv7_seed(const uuidv7 *u)
 {
@@ -119,8 +110,8 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
     int rnd = 74 - u->cbits;                /* random bits at the end */
     uint64_t hi = (uint64_t)ms << 16 | 0x7000 | ctr >> low;
     uint64_t lo = 1ULL << 63 | (ctr & ((1ULL << low) - 1)) << rnd | (r & ((1ULL << rnd) - 1));
-    put_be64(id->b, hi);
-    put_be64(id->b + 8, lo);
+    idb_put_be64(id->b, hi);
+    idb_put_be64(id->b + 8, lo);
     id->len = 16;
     return 0;
 }
