@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "random.h"
 #include "strategy.h"
@@ -117,14 +116,8 @@ static int objectid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn e
     if (id->len != 12)
         return idb_fail(err, IDB_EINPUT, "an ObjectId has 12 bytes, not %d", id->len);
     uint64_t s = idb_get_be(id->b, 4);
-    time_t sec = (time_t)s;
-    struct tm tm;
-    char when[64];
-    gmtime_r(&sec, &tm);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
     idb_emit_int(emit, ctx, "timestamp_s", (long long)s);
-    emit(ctx, "time", when);
+    idb_emit_time(emit, ctx, "time", (int64_t)s * 1000, 1);
     idb_emit_hex(emit, ctx, "process_random", id->b + 4, 5);
     idb_emit_int(emit, ctx, "counter", (long long)idb_get_be(id->b + 9, 3));
     return 0;

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "spinlock.h"
 #include "strategy.h"
@@ -160,15 +159,8 @@ static int snowflake_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn 
     int64_t epoch = opts ? idb_opts_int(opts, "epoch_ms") : SNOWFLAKE_EPOCH_DEFAULT;
     int64_t ms = (int64_t)(v >> 22) + epoch;
 
-    time_t sec = (time_t)(ms / 1000);
-    struct tm tm;
-    char when[64];
-    gmtime_r(&sec, &tm);
-    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
-
     idb_emit_int(emit, ctx, "timestamp_ms", ms);
-    emit(ctx, "time", when);
+    idb_emit_time(emit, ctx, "time", ms, 0);
     idb_emit_int(emit, ctx, "worker", (long long)(v >> 12 & 0x3FF));
     idb_emit_int(emit, ctx, "sequence", (long long)(v & 0xFFF));
     return 0;

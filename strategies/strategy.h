@@ -88,4 +88,8 @@ const char *idb_text_shown(const char *text, char *buf);
 void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v);
 void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n);
 
+/* Emit Unix time ms (>= 0) as ISO 8601 UTC: 2022-02-22T19:22:22.000Z, or to the second
+ * (2022-02-22T19:22:22Z) when whole_seconds. */
+void idb_emit_time(idb_emit_fn emit, void *ctx, const char *key, int64_t ms, int whole_seconds);
+
 #endif

@@ -1,6 +1,7 @@
 /* text.c — the shared text forms of IDs: decimal, UUID, hex (see strategy.h). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "strategy.h"
 
@@ -138,4 +139,16 @@ void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p
     }
     buf[2 * n] = 0;
     emit(ctx, key, buf);
+}
+
+void idb_emit_time(idb_emit_fn emit, void *ctx, const char *key, int64_t ms, int whole_seconds)
+{
+    time_t sec = (time_t)(ms / 1000);
+    struct tm tm;
+    char when[64];
+    gmtime_r(&sec, &tm);
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (whole_seconds) snprintf(when + n, sizeof when - n, "Z");
+    else snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
+    emit(ctx, key, when);
 }

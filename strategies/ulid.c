@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "random.h"
 #include "spinlock.h"
@@ -186,15 +185,8 @@ static int ulid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit,
     if (id->len != 16)
         return idb_fail(err, IDB_EINPUT, "a ULID has 16 bytes, not %d", id->len);
     int64_t ms = (int64_t)idb_get_be(id->b, 6);
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    char when[64];
-    gmtime_r(&s, &tm);
-    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
-
     idb_emit_int(emit, ctx, "timestamp_ms", ms);
-    emit(ctx, "time", when);
+    idb_emit_time(emit, ctx, "time", ms, 0);
     idb_emit_hex(emit, ctx, "random", id->b + 6, 10);
     return 0;
 }

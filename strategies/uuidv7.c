@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "random.h"
 #include "spinlock.h"
@@ -153,17 +152,10 @@ static int uuidv7_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emi
     int64_t ms = (int64_t)(hi >> 16);
     uint64_t ctr = (hi & 0xFFF) << (cbits - 12) | (lo & ((1ULL << 62) - 1)) >> (74 - cbits);
 
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    char when[64];
-    gmtime_r(&s, &tm);
-    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof when - n, ".%03dZ", (int)(ms % 1000));
-
     idb_emit_int(emit, ctx, "version", 7);
     emit(ctx, "variant", "10");
     idb_emit_int(emit, ctx, "timestamp_ms", ms);
-    emit(ctx, "time", when);
+    idb_emit_time(emit, ctx, "time", ms, 0);
     idb_emit_int(emit, ctx, "counter", (long long)ctr);
     return 0;
 }
