@@ -22,59 +22,7 @@
 #include "random.h"
 #include "store.h"
 
-static const idb_store *S;
-
-/* nftw callback: remove one entry. */
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-    (void)sb; (void)flag; (void)f;
-    return remove(p);
-}
-
-/* A fresh empty directory (mode 0755, so another user can look but not write). */
-static char *make_dir(void)
-{
-    char t[] = "/tmp/idb-lmdb-XXXXXX";
-    assert_non_null(mkdtemp(t));
-    chmod(t, 0755);
-    return strdup(t);
-}
-
-/* Remove dir and everything in it, and free the name. */
-static void drop_dir(char *dir)
-{
-    chmod(dir, 0755);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(dir);
-}
-
-/* Parse kv and open the store; returns the store's code. */
-static int open_kv(const char *dir, int key_bytes, const char *const *kv, int nkv, void **h,
-                   idb_err *err)
-{
-    idb_opts o;
-    int rc = idb_opts_parse(&o, S->options, kv, nkv, "store lmdb", err);
-    return rc ? rc : S->open(dir, &o, key_bytes, h, err);
-}
-
-/* Row number i with random key bytes from rng, or (rng NULL) the ascending key i + 1. */
-static void make_row(idb_row *r, uint64_t i, int key_bytes, idb_rng *rng)
-{
-    memset(r, 0, sizeof *r);
-    r->id.len = (uint8_t)key_bytes;
-    if (rng) {
-        for (int j = 0; j < key_bytes; j += 8) {
-            uint64_t v = idb_rng_next(rng);
-            for (int b = 0; b < 8 && j + b < key_bytes; b++) r->id.b[j + b] = (uint8_t)(v >> (8 * b));
-        }
-    } else {
-        idb_put_be(r->id.b + key_bytes - 8, i + 1, 8);
-    }
-    r->shop = (uint32_t)(i % 97);
-    r->display_no = (uint32_t)(1001 + i);
-    r->created_ms = 1700000000000LL + (int64_t)i;
-    r->total_cents = (int64_t)(i * 37) - 500;
-}
+#include "store_test.h"
 
 /* Insert rows first..first+n (random when rng, else ascending), committing every batch;
  * returns stats. */
@@ -92,61 +40,6 @@ static void fill_store(void *h, int key_bytes, idb_rng *rng, int first, int n, i
     assert_int_equal(S->stats(h, s, &err), 0);
 }
 
-typedef struct collected { idb_row *rows; int n, cap; } collected;
-
-/* scan() callback: append the row. */
-static int collect(void *ctx, const idb_row *row)
-{
-    collected *c = ctx;
-    assert_true(c->n < c->cap);
-    c->rows[c->n++] = *row;
-    return 0;
-}
-
-/* qsort order of rows by key. */
-static int by_key(const void *a, const void *b)
-{
-    return idb_id_cmp(&((const idb_row *)a)->id, &((const idb_row *)b)->id);
-}
-
-/* Write N shuffled rows in uneven commits, scan, compare with the sorted rows. */
-static void roundtrip(int key_bytes, const char *const *kv, int nkv)
-{
-    enum { N = 3000 };
-    char *dir = make_dir();
-    idb_rng rng;
-    idb_rng_seed(&rng, 42 + (uint64_t)key_bytes);
-    idb_row *rows = calloc(N, sizeof *rows);
-    for (int i = 0; i < N; i++) make_row(&rows[i], (uint64_t)i, key_bytes, &rng);
-    for (int i = N - 1; i > 0; i--) {
-        int j = (int)idb_rng_below(&rng, (uint64_t)i + 1);
-        idb_row t = rows[i]; rows[i] = rows[j]; rows[j] = t;
-    }
-    void *h = NULL;
-    idb_err err = { 0 };
-    assert_int_equal(open_kv(dir, key_bytes, kv, nkv, &h, &err), 0);
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(S->insert(h, &rows[i], &err), 0);
-        if ((i + 1) % 700 == 0) assert_int_equal(S->commit(h, &err), 0);
-    }
-    assert_int_equal(S->commit(h, &err), 0);
-    collected c = { calloc(N + 1, sizeof(idb_row)), 0, N + 1 };
-    assert_int_equal(S->scan(h, collect, &c, &err), 0);
-    S->close(h);
-    qsort(rows, N, sizeof *rows, by_key);
-    assert_int_equal(c.n, N);
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(c.rows[i].id.len, key_bytes);
-        assert_memory_equal(c.rows[i].id.b, rows[i].id.b, (size_t)key_bytes);
-        assert_int_equal(c.rows[i].shop, rows[i].shop);
-        assert_int_equal(c.rows[i].display_no, rows[i].display_no);
-        assert_int_equal(c.rows[i].created_ms, rows[i].created_ms);
-        assert_int_equal(c.rows[i].total_cents, rows[i].total_cents);
-    }
-    free(c.rows);
-    free(rows);
-    drop_dir(dir);
-}
 
 /* Rows read back equal rows written, 8- and 16-byte keys. */
 static void test_roundtrip_8_16(void **st)
