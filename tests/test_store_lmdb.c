@@ -372,32 +372,6 @@ static void test_refuses_existing(void **st)
     drop_dir(dir);
 }
 
-/* Open in dir as a user who cannot write there: as root, in a child that drops to nobody;
- * otherwise after chmod 0555. Returns the store's code. */
-static int open_unwritable(const char *dir)
-{
-    chmod(dir, 0555);
-    if (geteuid() != 0) {
-        void *h = NULL;
-        idb_err err = { 0 };
-        int rc = open_kv(dir, 16, NULL, 0, &h, &err);
-        if (rc == 0) S->close(h);
-        return rc;
-    }
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        void *h = NULL;
-        idb_err err = { 0 };
-        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(100);
-        _exit(-open_kv(dir, 16, NULL, 0, &h, &err));
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 100);
-    return -WEXITSTATUS(status);
-}
-
 /* An unwritable directory is a runtime failure (IDB_EIO); nothing is created. A path that
  * is not a directory is bad input. */
 static void test_unwritable_and_missing_dir(void **st)
