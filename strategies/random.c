@@ -154,29 +154,30 @@ void idb_random_bytes(void *p, size_t n)
     }
 }
 
+/* n (a few) bytes into v: straight from the buffer when it holds them (no loop, no
+ * refill), else through idb_random_bytes. Handed-out bytes do not linger. */
+static inline void draw_small(void *v, size_t n)
+{
+    if (rs.pos + n <= BUF_BYTES) {
+        memcpy(v, rs.buf + rs.pos, n);
+        memset(rs.buf + rs.pos, 0, n);
+        rs.pos += (unsigned)n;
+        return;
+    }
+    idb_random_bytes(v, n);
+}
+
 uint64_t idb_random_u64(void)
 {
     uint64_t v;
-    if (rs.pos + sizeof v <= BUF_BYTES) {          /* fast path: no loop, no refill */
-        memcpy(&v, rs.buf + rs.pos, sizeof v);
-        memset(rs.buf + rs.pos, 0, sizeof v);      /* handed-out bytes do not linger */
-        rs.pos += sizeof v;
-        return v;
-    }
-    idb_random_bytes(&v, sizeof v);
+    draw_small(&v, sizeof v);
     return v;
 }
 
 uint32_t idb_random_u32(void)
 {
     uint32_t v;
-    if (rs.pos + sizeof v <= BUF_BYTES) {
-        memcpy(&v, rs.buf + rs.pos, sizeof v);
-        memset(rs.buf + rs.pos, 0, sizeof v);      /* handed-out bytes do not linger */
-        rs.pos += sizeof v;
-        return v;
-    }
-    idb_random_bytes(&v, sizeof v);
+    draw_small(&v, sizeof v);
     return v;
 }
 
