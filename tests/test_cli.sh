@@ -3,32 +3,7 @@
 # 1 runtime failure), one "idbench: " line on stderr per failure. Usage: test_cli.sh IDBENCH
 set -u
 IDB=${1:?usage: test_cli.sh path/to/idbench}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-# expect STATUS DESCRIPTION -- COMMAND...: run, check the exit status; on failure, stderr
-# must be exactly one line starting "idbench: ". Leaves stdout in $tmp/out.
-expect() {
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$want" ] || ok=0
-  if [ "$want" -ne 0 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^idbench: ' "$tmp/err" || ok=0
-    [ -s "$tmp/out" ] && ok=0      # no partial result on failure
-  fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: $what (status $got, want $want)"; sed 's/^/  stderr: /' "$tmp/err" | head -3
-  fi
-}
-
-# check DESCRIPTION CONDITION...: a plain assertion.
-check() {
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # --- list / help
 expect 0 "list" -- "$IDB" list
@@ -154,5 +129,4 @@ expect 2 "insert unwritable dir" -- "$IDB" insert --store sqlite --strategy coun
 expect 2 "insert dir is a file" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$tmp/before.sqlite"
 expect 2 "insert rowid with 16-byte keys" -- "$IDB" insert --store sqlite --strategy uuidv4 -n 10 -s schema=rowid
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_done

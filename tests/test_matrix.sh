@@ -8,15 +8,7 @@ set -u
 IDB=${1:?usage: test_matrix.sh path/to/idbench SOURCE_DIR}
 SRC=${2:?usage: test_matrix.sh path/to/idbench SOURCE_DIR}
 IDB=$(cd "$(dirname "$IDB")" && pwd)/$(basename "$IDB")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-# check DESCRIPTION CONDITION...: a plain assertion.
-check() {
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # run STATUS DESCRIPTION -- COMMAND...: run in $tmp/cwd, check the exit status; leaves
 # stdout in $tmp/out and stderr in $tmp/err.
@@ -166,5 +158,4 @@ printf '[insert]\nsizes = 0\n' >"$tmp/m/second.ini"
 run 2 "a bad second file" -- "$IDB" matrix "$tmp/m/ok.ini" "$tmp/m/second.ini"
 check "a bad second file: names it and its line" grep -q "second.ini:2:" "$tmp/err"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_done

@@ -8,33 +8,7 @@ set -u
 IDB=${1:?usage: test_sim_cli.sh path/to/idbench source-root}
 ROOT=${2:?usage: test_sim_cli.sh path/to/idbench source-root}
 W=$ROOT/workloads
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-# expect STATUS DESCRIPTION -- COMMAND...: run, check the exit status; on failure, stderr
-# must be exactly one line starting "idbench: " and stdout empty. Leaves stdout in
-# $tmp/out and stderr in $tmp/err.
-expect() {
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$want" ] || ok=0
-  if [ "$want" -ne 0 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^idbench: ' "$tmp/err" || ok=0
-    [ -s "$tmp/out" ] && ok=0
-  fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: $what (status $got, want $want)"; sed 's/^/  stderr: /' "$tmp/err" | head -3
-  fi
-}
-
-# check DESCRIPTION CONDITION...: a plain assertion.
-check() {
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # differ A B: the files are not the same bytes.
 differ() { ! cmp -s "$1" "$2"; }
@@ -204,5 +178,4 @@ expect 2 "collide infinite rate" -- "$IDB" collide --bits 64 --rate inf
 expect 2 "collide extra argument" -- "$IDB" collide --bits 64 --rate 1 extra
 expect 2 "collide unknown flag" -- "$IDB" collide --bits 64 --rate 1 --p 0.1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_done

@@ -1,0 +1,35 @@
+# cli_lib.sh — what the command-line tests share (sourced, not run): a private $tmp removed
+# on exit, pass/fail counters, and the two assertions. A test ends with `cli_done`.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+# expect STATUS DESCRIPTION -- COMMAND...: run, check the exit status; on failure, stderr
+# must be exactly one line starting "idbench: " and stdout empty (no partial result).
+# Leaves stdout in $tmp/out and stderr in $tmp/err.
+expect() {
+  local want=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  local ok=1
+  [ "$got" -eq "$want" ] || ok=0
+  if [ "$want" -ne 0 ]; then
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^idbench: ' "$tmp/err" || ok=0
+    [ -s "$tmp/out" ] && ok=0
+  fi
+  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $what (status $got, want $want)"; sed 's/^/  stderr: /' "$tmp/err" | head -3
+  fi
+}
+
+# check DESCRIPTION CONDITION...: a plain assertion.
+check() {
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+# cli_done: print the totals; the exit status says whether everything passed.
+cli_done() {
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
