@@ -60,6 +60,7 @@
 
 #include "payload.h"
 #include "store.h"
+#include "strategy.h"
 
 #define LM_PAGEHDRSZ 16   /* mdb.c: offsetof(MDB_page, mp_ptrs) */
 #define LM_NODESIZE 8     /* mdb.c: offsetof(MDB_node, mn_data) */
@@ -89,14 +90,6 @@ typedef struct lm_store {
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
 } lm_store;
-
-/* Write the first n bytes of b as hex into buf (at least 2n + 1 bytes); returns buf. */
-static const char *hex(const uint8_t *b, int n, char *buf)
-{
-    for (int i = 0; i < n; i++) sprintf(buf + 2 * i, "%02x", b[i]);
-    buf[2 * n] = 0;
-    return buf;
-}
 
 /* Bytes one row takes in a leaf page: slot + node, as mdb_leaf_size() computes it. */
 static size_t leaf_entry_bytes(unsigned psize, size_t key, size_t data)
@@ -276,7 +269,7 @@ static int lm_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 static int lm_insert(void *h, const idb_row *row, idb_err *err)
 {
     lm_store *s = h;
-    char buf[2 * IDB_ID_MAX + 1];
+    char buf[IDB_TEXT_MAX];
     if (row->id.len != s->key_bytes)
         return idb_fail(err, IDB_EINPUT, "lmdb: a %d-byte ID in a store for %d-byte keys",
                         row->id.len, s->key_bytes);
@@ -297,8 +290,8 @@ static int lm_insert(void *h, const idb_row *row, idb_err *err)
     if (rc == MDB_KEYEXIST)     /* the txn stays usable */
         return s->append
             ? idb_fail(err, IDB_EINPUT, "lmdb: append=1: key %s is not greater than the last "
-                       "key", hex(row->id.b, s->key_bytes, buf))
-            : idb_fail(err, IDB_EINPUT, "lmdb: duplicate key %s", hex(row->id.b, s->key_bytes, buf));
+                       "key", idb_id_hex(&row->id, buf))
+            : idb_fail(err, IDB_EINPUT, "lmdb: duplicate key %s", idb_id_hex(&row->id, buf));
     mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (rc == MDB_MAP_FULL)
@@ -355,7 +348,7 @@ static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
     MDB_txn *t = s->txn;
     MDB_cursor *c = NULL;
     MDB_val k, v;
-    char buf[2 * IDB_ID_MAX + 1];
+    char buf[IDB_TEXT_MAX];
     int rc = 0, ret = 0;
     if (!t) rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t);
     if (!rc) rc = mdb_cursor_open(t, s->dbi, &c);
@@ -377,7 +370,7 @@ static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
         idb_payload_fill(s->check, s->row_bytes, &r.id);
         if (s->row_bytes && memcmp(p + LM_FIXED, s->check, (size_t)s->row_bytes) != 0)
             ret = idb_fail(err, IDB_EIO, "lmdb: row %s: payload does not match its key",
-                           hex(r.id.b, r.id.len, buf));
+                           idb_id_hex(&r.id, buf));
         else if (fn(ctx, &r))
             break;
     }

@@ -59,6 +59,7 @@
 
 #include "payload.h"
 #include "store.h"
+#include "strategy.h"
 
 /* The aggregate the stats come from; tests/test_store_sqlite.c runs its own copy in the shell. */
 #define SQ_DBSTAT_SQL                                                                    \
@@ -94,14 +95,6 @@ typedef struct sq_store {
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
 } sq_store;
-
-/* Write id as hex into buf (at least 33 bytes); returns buf. */
-static const char *id_hex(const idb_id *id, char *buf)
-{
-    for (int i = 0; i < id->len && i < IDB_ID_MAX; i++) sprintf(buf + 2 * i, "%02x", id->b[i]);
-    buf[2 * (id->len < IDB_ID_MAX ? id->len : IDB_ID_MAX)] = 0;
-    return buf;
-}
 
 /* Fail with code and "sqlite: what: <SQLite's message>". */
 static int sq_fail(idb_err *err, int code, sqlite3 *db, const char *what)
@@ -289,13 +282,13 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 static int sq_insert(void *h, const idb_row *row, idb_err *err)
 {
     sq_store *s = h;
-    char hex[2 * IDB_ID_MAX + 1];
+    char hex[IDB_TEXT_MAX];
     if (row->id.len != s->key_bytes)
         return idb_fail(err, IDB_EINPUT, "sqlite: a %d-byte ID in a store for %d-byte keys",
                         row->id.len, s->key_bytes);
     if (s->rowid && (row->id.b[0] & 0x80))
         return idb_fail(err, IDB_EINPUT, "sqlite: ID %s has its top bit set, so it is not a "
-                        "valid rowid (schema=rowid); use schema=blob", id_hex(&row->id, hex));
+                        "valid rowid (schema=rowid); use schema=blob", idb_id_hex(&row->id, hex));
     if (!s->in_txn) {
         if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
             return sq_fail(err, IDB_EIO, s->db, "BEGIN");
@@ -317,7 +310,7 @@ static int sq_insert(void *h, const idb_row *row, idb_err *err)
     }
     int code = (rc & 0xff) == SQLITE_CONSTRAINT ? IDB_EINPUT : IDB_EIO;
     if (code == IDB_EINPUT)
-        idb_fail(err, code, "sqlite: duplicate key %s", id_hex(&row->id, hex));
+        idb_fail(err, code, "sqlite: duplicate key %s", idb_id_hex(&row->id, hex));
     else
         sq_fail(err, code, s->db, "insert");
     sqlite3_reset(st);
@@ -380,7 +373,7 @@ static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
 {
     sq_store *s = h;
     sqlite3_stmt *q = NULL;
-    char hex[2 * IDB_ID_MAX + 1];
+    char hex[IDB_TEXT_MAX];
     if (sqlite3_prepare_v2(s->db, "SELECT id, shop, display_no, created_ms, total_cents, "
                            "payload FROM orders ORDER BY id", -1, &q, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "scan");
@@ -408,7 +401,7 @@ static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
         idb_payload_fill(s->check, s->row_bytes, &r.id);
         if (n != s->row_bytes || (n && memcmp(p, s->check, (size_t)n) != 0)) {
             ret = idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
-                           id_hex(&r.id, hex));
+                           idb_id_hex(&r.id, hex));
             break;
         }
         if (fn(ctx, &r)) break;

@@ -76,6 +76,7 @@ int idb_text_u64_parse(const char *text, idb_id *id, idb_err *err);
 void idb_text_uuid_format(const idb_id *id, char *buf);       /* lowercase 8-4-4-4-12 */
 int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err);  /* any case */
 void idb_text_hex_format(const idb_id *id, char *buf);        /* lowercase, 2 digits a byte */
+const char *idb_id_hex(const idb_id *id, char *buf);          /* the same, returning buf (messages) */
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);
 
 /* The input text as it may appear in a one-line message: bytes outside printable ASCII

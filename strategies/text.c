@@ -106,6 +106,12 @@ void idb_text_hex_format(const idb_id *id, char *buf)
     buf[2 * id->len] = 0;
 }
 
+const char *idb_id_hex(const idb_id *id, char *buf)
+{
+    idb_text_hex_format(id, buf);
+    return buf;
+}
+
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err)
 {
     char sb[IDB_SHOWN_MAX];
