@@ -75,6 +75,9 @@ void idb_text_u64_format(const idb_id *id, char *buf);        /* decimal, no lea
 int idb_text_u64_parse(const char *text, idb_id *id, idb_err *err);
 void idb_text_uuid_format(const idb_id *id, char *buf);       /* lowercase 8-4-4-4-12 */
 int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err);  /* any case */
+/* Check that id is a 16-byte RFC 9562 UUID (variant 0b10) of this version. Returns 0 or
+ * IDB_EINPUT; text (may be NULL) names the input in the message. */
+int idb_uuid_check(const idb_id *id, const char *text, int version, idb_err *err);
 void idb_text_hex_format(const idb_id *id, char *buf);        /* lowercase, 2 digits a byte */
 const char *idb_id_hex(const idb_id *id, char *buf);          /* the same, returning buf (messages) */
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);

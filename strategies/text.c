@@ -97,6 +97,22 @@ int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err)
     return 0;
 }
 
+int idb_uuid_check(const idb_id *id, const char *text, int version, idb_err *err)
+{
+    char hex[IDB_TEXT_MAX];
+    if (id->len != 16)
+        return idb_fail(err, IDB_EINPUT, "a UUIDv%d has 16 bytes, not %d", version, id->len);
+    if (!text) { idb_text_uuid_format(id, hex); text = hex; }
+    if ((id->b[8] & 0xC0) != 0x80)
+        return idb_fail(err, IDB_EINPUT,
+                        "'%s' is not an RFC 9562 UUID: variant bits are %d%d, expected 10",
+                        text, id->b[8] >> 7, (id->b[8] >> 6) & 1);
+    if (id->b[6] >> 4 != version)
+        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUIDv%d: version is %d, expected %d",
+                        text, version, id->b[6] >> 4, version);
+    return 0;
+}
+
 void idb_text_hex_format(const idb_id *id, char *buf)
 {
     for (int i = 0; i < id->len; i++) {

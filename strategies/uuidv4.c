@@ -49,29 +49,11 @@ static int uuidv4_next(void *inst, idb_id *id, idb_err *err)
     return 0;
 }
 
-/* Check that id is a 16-byte RFC 9562 UUID of version 4. Returns 0 or IDB_EINPUT; text
- * (may be NULL) names the input in the message. */
-static int uuidv4_check(const idb_id *id, const char *text, idb_err *err)
-{
-    char hex[IDB_TEXT_MAX];
-    if (id->len != 16)
-        return idb_fail(err, IDB_EINPUT, "a UUIDv4 has 16 bytes, not %d", id->len);
-    if (!text) { idb_text_uuid_format(id, hex); text = hex; }
-    if ((id->b[8] & 0xC0) != 0x80)
-        return idb_fail(err, IDB_EINPUT,
-                        "'%s' is not an RFC 9562 UUID: variant bits are %d%d, expected 10",
-                        text, id->b[8] >> 7, (id->b[8] >> 6) & 1);
-    if (id->b[6] >> 4 != 4)
-        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUIDv4: version is %d, expected 4",
-                        text, id->b[6] >> 4);
-    return 0;
-}
-
 /* Parse 8-4-4-4-12 hex (any case) and check version 4 and variant 0b10. */
 static int uuidv4_parse(const char *text, idb_id *id, idb_err *err)
 {
     int rc = idb_text_uuid_parse(text, id, err);
-    return rc ? rc : uuidv4_check(id, text, err);
+    return rc ? rc : idb_uuid_check(id, text, 4, err);
 }
 
 /* Emit version, variant (as the 2-bit binary string "10") and random_bits. */
@@ -79,7 +61,7 @@ static int uuidv4_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emi
                          idb_err *err)
 {
     (void)opts;
-    int rc = uuidv4_check(id, NULL, err);
+    int rc = idb_uuid_check(id, NULL, 4, err);
     if (rc) return rc;
     idb_emit_int(emit, ctx, "version", 4);
     emit(ctx, "variant", "10");

@@ -115,29 +115,11 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
     return 0;
 }
 
-/* Check that id is a 16-byte RFC 9562 UUID of version 7. Returns 0 or IDB_EINPUT; text
- * (may be NULL) names the input in the message. */
-static int uuidv7_check(const idb_id *id, const char *text, idb_err *err)
-{
-    char hex[IDB_TEXT_MAX];
-    if (id->len != 16)
-        return idb_fail(err, IDB_EINPUT, "a UUIDv7 has 16 bytes, not %d", id->len);
-    if (!text) { idb_text_uuid_format(id, hex); text = hex; }
-    if ((id->b[8] & 0xC0) != 0x80)
-        return idb_fail(err, IDB_EINPUT,
-                        "'%s' is not an RFC 9562 UUID: variant bits are %d%d, expected 10",
-                        text, id->b[8] >> 7, (id->b[8] >> 6) & 1);
-    if (id->b[6] >> 4 != 7)
-        return idb_fail(err, IDB_EINPUT, "'%s' is not a UUIDv7: version is %d, expected 7",
-                        text, id->b[6] >> 4);
-    return 0;
-}
-
 /* Parse 8-4-4-4-12 hex (any case) and check version 7 and variant 0b10. */
 static int uuidv7_parse(const char *text, idb_id *id, idb_err *err)
 {
     int rc = idb_text_uuid_parse(text, id, err);
-    return rc ? rc : uuidv7_check(id, text, err);
+    return rc ? rc : idb_uuid_check(id, text, 7, err);
 }
 
 /* Emit version, variant ("10"), timestamp_ms, time (ISO 8601 UTC with ms) and counter
@@ -145,7 +127,7 @@ static int uuidv7_parse(const char *text, idb_id *id, idb_err *err)
 static int uuidv7_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
                          idb_err *err)
 {
-    int rc = uuidv7_check(id, NULL, err);
+    int rc = idb_uuid_check(id, NULL, 7, err);
     if (rc) return rc;
     int cbits = opts ? (int)idb_opts_int(opts, "counter_bits") : UUIDV7_CBITS_DEFAULT;
     uint64_t hi = idb_get_be(id->b, 8), lo = idb_get_be(id->b + 8, 8);
