@@ -264,6 +264,9 @@ int mx_strategy_rank(const char *name);
 /* The configuration the headline plots and sentences use from insert.csv: the fewest
  * shards, and at that the most IDs. 0 when the table has no rows. */
 int mx_headline(const mx_table *t, long long *ids, long long *shards);
+/* The insert.csv row of (strategy, store) at configuration (ids, shards), or -1. */
+int mx_insert_row(const mx_table *t, const char *strategy, const char *store, long long ids,
+                  long long shards);
 
 /* matrix_plot.c / report.c ------------------------------------------------------------- */
 

@@ -144,3 +144,16 @@ int mx_headline(const mx_table *t, long long *ids, long long *shards)
     }
     return t->nrow > 0;
 }
+
+/* The insert.csv row of (strategy, store) at configuration (ids, shards), or -1. */
+int mx_insert_row(const mx_table *t, const char *strategy, const char *store, long long ids,
+                  long long shards)
+{
+    int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
+    int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
+    for (int r = 0; r < t->nrow; r++)
+        if (!strcmp(mx_table_str(t, r, cs), strategy) && !strcmp(mx_table_str(t, r, cst), store) &&
+            (long long)mx_table_num(t, r, ci) == ids && (long long)mx_table_num(t, r, ck) == shards)
+            return r;
+    return -1;
+}

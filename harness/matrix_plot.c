@@ -106,14 +106,7 @@ static void put_names(FILE *v, const char *sfx, const names *l, char (*title)[12
 /* The insert.csv row of (strategy, store) at the headline configuration, or -1. */
 static int ins_row(const pctx *pc, const char *strategy, const char *store)
 {
-    const mx_table *t = &pc->ins;
-    int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
-    int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
-    for (int r = 0; r < t->nrow; r++)
-        if (!strcmp(mx_table_str(t, r, cs), strategy) && !strcmp(mx_table_str(t, r, cst), store) &&
-            (long long)mx_table_num(t, r, ci) == pc->ids && (long long)mx_table_num(t, r, ck) == pc->shards)
-            return r;
-    return -1;
+    return mx_insert_row(&pc->ins, strategy, store, pc->ids, pc->shards);
 }
 
 /* Strategies and stores (in file order) of insert.csv at the headline configuration. */

@@ -83,14 +83,7 @@ static void on_meta(void *ctx, const char *key, const char *value)
 /* The insert.csv row of (strategy, store) at the headline configuration, or -1. */
 static int row_of(const rctx *rc, const char *strategy, const char *store)
 {
-    const mx_table *t = &rc->ins;
-    int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
-    int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
-    for (int r = 0; r < t->nrow; r++)
-        if (!strcmp(mx_table_str(t, r, cs), strategy) && !strcmp(mx_table_str(t, r, cst), store) &&
-            (long long)mx_table_num(t, r, ci) == rc->ids && (long long)mx_table_num(t, r, ck) == rc->shards)
-            return r;
-    return -1;
+    return mx_insert_row(&rc->ins, strategy, store, rc->ids, rc->shards);
 }
 
 /* At the headline configuration on store, the rows with the lowest and highest value of
