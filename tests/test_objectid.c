@@ -15,23 +15,13 @@
 #include <unistd.h>
 
 #include "strategy.h"
-
-/* A cmocka test function (state unused). */
-#define TEST(name) static void name(void **state __attribute__((unused)))
+#include "decode_test.h"
 
 #define S(sec) ((int64_t)(sec) * 1000000000)
 
 static idb_err err;                    /* error record of the test running now */
 
-static char decoded[512];              /* what decode() emitted: "key=value;" each */
-
-/* decode() callback: append "key=value;" to decoded. */
-static void collect(void *ctx, const char *key, const char *value)
-{
-    (void)ctx;
-    size_t n = strlen(decoded);
-    snprintf(decoded + n, sizeof decoded - n, "%s=%s;", key, value);
-}
+static char decoded[DECODED_MAX];      /* what decode() emitted: "key=value;" each */
 
 static const idb_strategy *oid(void) { return idb_strategy_find("objectid"); }
 
@@ -41,7 +31,7 @@ static const char *decode(const idb_id *id)
     idb_opts o;
     decoded[0] = 0;
     assert_int_equal(idb_opts_parse(&o, oid()->options, NULL, 0, "test", &err), 0);
-    assert_int_equal(oid()->decode(&o, id, collect, NULL, &err), 0);
+    assert_int_equal(oid()->decode(&o, id, collect_text, decoded, &err), 0);
     return decoded;
 }
 

@@ -17,27 +17,7 @@
 
 #include "counter_service.h"
 #include "strategy.h"
-
-typedef struct fields { int n; char key[16][32]; char val[16][64]; } fields;
-
-/* decode() callback: remember each key and value. */
-static void collect(void *ctx, const char *key, const char *value)
-{
-    fields *f = ctx;
-    assert_true(f->n < 16);
-    snprintf(f->key[f->n], sizeof f->key[0], "%s", key);
-    snprintf(f->val[f->n], sizeof f->val[0], "%s", value);
-    f->n++;
-}
-
-/* The value decode() gave for key (fails the test when missing). */
-static const char *field(const fields *f, const char *key)
-{
-    for (int i = 0; i < f->n; i++)
-        if (strcmp(f->key[i], key) == 0) return f->val[i];
-    fail_msg("decode gave no field %s", key);
-    return NULL;
-}
+#include "decode_test.h"
 
 /* The segment strategy. */
 static const idb_strategy *S(void) { return idb_strategy_find("segment"); }
@@ -52,7 +32,7 @@ static void decode_text(const char *text, const char *block, fields *f)
     memset(f, 0, sizeof *f);
     assert_int_equal(S()->parse(text, &id, &err), 0);
     assert_int_equal(idb_opts_parse(&o, S()->options, kv, block ? 1 : 0, "test", &err), 0);
-    assert_int_equal(S()->decode(&o, &id, collect, f, &err), 0);
+    assert_int_equal(S()->decode(&o, &id, collect_fields, f, &err), 0);
 }
 
 /* A segment instance on counter `name` (reset to 0 first when fresh) with block size. */
@@ -126,7 +106,7 @@ static void test_parse_format_and_zero(void **state)
     assert_non_null(strstr(err.msg, "start at 1"));
     idb_id_set_u64(&id, 0);
     fields f = { 0 };
-    assert_int_equal(S()->decode(NULL, &id, collect, &f, &err), IDB_EINPUT);
+    assert_int_equal(S()->decode(NULL, &id, collect_fields, &f, &err), IDB_EINPUT);
 }
 
 static void test_consecutive_on_its_own_counter(void **state)

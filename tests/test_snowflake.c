@@ -13,26 +13,16 @@
 #include <string.h>
 
 #include "strategy.h"
+#include "decode_test.h"
 
 #define SF idb_strategy_find("snowflake")
-
-/* A cmocka test function (state unused). */
-#define TEST(name) static void name(void **state __attribute__((unused)))
 
 #define T0_MS 1700000000000LL           /* 2023-11-14T22:13:20Z */
 #define TWEPOCH 1288834974657LL
 
 static idb_err err;                    /* error record of the test running now */
 
-static char decoded[512];              /* what decode() emitted: "key=value;" each */
-
-/* decode() callback: append "key=value;" to decoded. */
-static void collect(void *ctx, const char *key, const char *value)
-{
-    (void)ctx;
-    size_t n = strlen(decoded);
-    snprintf(decoded + n, sizeof decoded - n, "%s=%s;", key, value);
-}
+static char decoded[DECODED_MAX];      /* what decode() emitted: "key=value;" each */
 
 /* Parse text and decode it with one option kv (or NULL); returns the fields as text. */
 static const char *decode_text(const char *text, const char *kv)
@@ -42,7 +32,7 @@ static const char *decode_text(const char *text, const char *kv)
     decoded[0] = 0;
     assert_int_equal(SF->parse(text, &id, &err), 0);
     assert_int_equal(idb_opts_parse(&o, SF->options, &kv, kv != NULL, "test", &err), 0);
-    assert_int_equal(SF->decode(&o, &id, collect, NULL, &err), 0);
+    assert_int_equal(SF->decode(&o, &id, collect_text, decoded, &err), 0);
     return decoded;
 }
 

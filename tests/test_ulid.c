@@ -15,30 +15,10 @@
 
 #include "random.h"
 #include "strategy.h"
+#include "decode_test.h"
 
 #define T0_NS 1469922850259000000LL      /* 2016-07-30T23:54:10.259Z, the spec's example */
 #define T0_MS 1469922850259LL
-
-typedef struct fields { int n; char key[16][32]; char val[16][64]; } fields;
-
-/* decode() callback: remember each key and value. */
-static void collect(void *ctx, const char *key, const char *value)
-{
-    fields *f = ctx;
-    assert_true(f->n < 16);
-    snprintf(f->key[f->n], sizeof f->key[0], "%s", key);
-    snprintf(f->val[f->n], sizeof f->val[0], "%s", value);
-    f->n++;
-}
-
-/* The value decode() gave for key (fails the test when missing). */
-static const char *field(const fields *f, const char *key)
-{
-    for (int i = 0; i < f->n; i++)
-        if (strcmp(f->key[i], key) == 0) return f->val[i];
-    fail_msg("decode gave no field %s", key);
-    return NULL;
-}
 
 /* The ulid strategy. */
 static const idb_strategy *S(void) { return idb_strategy_find("ulid"); }
@@ -50,7 +30,7 @@ static idb_id decode_text(const char *text, fields *f)
     idb_err err = { 0 };
     memset(f, 0, sizeof *f);
     assert_int_equal(S()->parse(text, &id, &err), 0);
-    assert_int_equal(S()->decode(NULL, &id, collect, f, &err), 0);
+    assert_int_equal(S()->decode(NULL, &id, collect_fields, f, &err), 0);
     return id;
 }
 
@@ -149,7 +129,7 @@ static void test_generated(void **state)
     assert_memory_equal(text, "01ARZ3NDEK", 10);             /* the spec's time prefix */
     assert_int_equal(S()->parse(text, &back, &err), 0);
     assert_memory_equal(back.b, id.b, 16);
-    assert_int_equal(S()->decode(NULL, &id, collect, memset(&f, 0, sizeof f), &err), 0);
+    assert_int_equal(S()->decode(NULL, &id, collect_fields, memset(&f, 0, sizeof f), &err), 0);
     assert_string_equal(field(&f, "timestamp_ms"), "1469922850259");
     S()->destroy(inst);
 }
@@ -279,7 +259,7 @@ static void test_decode_wrong_width(void **state)
     idb_err err = { 0 };
     fields f = { 0 };
     idb_id_set_u64(&id, 42);
-    assert_int_equal(S()->decode(NULL, &id, collect, &f, &err), IDB_EINPUT);
+    assert_int_equal(S()->decode(NULL, &id, collect_fields, &f, &err), IDB_EINPUT);
     assert_int_equal(f.n, 0);
 }
 

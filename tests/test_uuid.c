@@ -13,9 +13,7 @@
 #include <string.h>
 
 #include "strategy.h"
-
-/* A cmocka test function (state unused). */
-#define TEST(name) static void name(void **state __attribute__((unused)))
+#include "decode_test.h"
 
 #define V4 idb_strategy_find("uuidv4")
 #define V7 idb_strategy_find("uuidv7")
@@ -25,15 +23,7 @@
 #define RFC_V7 "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"
 
 static idb_err err;                    /* error record of the test running now */
-static char decoded[512];              /* what decode() emitted: "key=value;" each */
-
-/* decode() callback: append "key=value;" to decoded. */
-static void collect(void *ctx, const char *key, const char *value)
-{
-    (void)ctx;
-    size_t n = strlen(decoded);
-    snprintf(decoded + n, sizeof decoded - n, "%s=%s;", key, value);
-}
+static char decoded[DECODED_MAX];      /* what decode() emitted: "key=value;" each */
 
 /* Decode id with strategy s and one option kv (or NULL); returns the fields as text. */
 static const char *decode(const idb_strategy *s, const char *kv, const idb_id *id)
@@ -41,7 +31,7 @@ static const char *decode(const idb_strategy *s, const char *kv, const idb_id *i
     idb_opts o;
     decoded[0] = 0;
     assert_int_equal(idb_opts_parse(&o, s->options, &kv, kv != NULL, "test", &err), 0);
-    assert_int_equal(s->decode(&o, id, collect, NULL, &err), 0);
+    assert_int_equal(s->decode(&o, id, collect_text, decoded, &err), 0);
     return decoded;
 }
 
