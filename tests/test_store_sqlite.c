@@ -21,7 +21,7 @@
 #include "random.h"
 #include "store.h"
 
-/* The reference: the same definitions as the header of harness/store_sqlite.c, run by the
+/* The reference: the same definitions as the header of harness/stores/store_sqlite.c, run by the
  * sqlite3 shell on the closed file. */
 #define SHELL_DBSTAT                                                                        \
     "SELECT sum(pagetype='leaf'), sum(pagetype='internal'),"                                \
