@@ -25,6 +25,10 @@ typedef struct idb_err {
     char msg[256];
 } idb_err;
 
+/* A short name of code for messages ("bad input", "clock behind", ...); "unknown error"
+ * for a code that is not one of the above. Never NULL. */
+const char *idb_strerror(int code);
+
 /* Fill err (which may be NULL) with code and a printf-style message; returns code. */
 int idb_fail(idb_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "random.h"
 
 /* n(p) = 1/2 + sqrt(1/4 + 2 * 2^bits * ln(1/(1-p))) (see collide.h). */
@@ -12,13 +13,6 @@ double collide_ids(double bits, double p)
 {
     double n = exp2(bits);
     return 0.5 + sqrt(0.25 + 2.0 * n * -log1p(-p));
-}
-
-/* qsort comparator for doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Draw until the first repeat, `trials` times; the median count (see collide.h). */
@@ -50,7 +44,7 @@ double collide_simulate(int bits, int trials, uint64_t seed)
         }
         counts[t] = (double)drawn;
     }
-    qsort(counts, (size_t)trials, sizeof *counts, cmp_double);
+    qsort(counts, (size_t)trials, sizeof *counts, idb_cmp_double);
     double med = trials % 2 ? counts[trials / 2] : (counts[trials / 2 - 1] + counts[trials / 2]) / 2;
     free(slot); free(tag); free(counts);
     return med;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "claims.h"
 #include "cli.h"
 #include "collide.h"
@@ -89,17 +90,6 @@ static void timeline_rows(FILE *tl, const sim_result *r)
     for (int64_t s = 0; s < r->timeline_n; s++)
         fprintf(tl, "%s,%s,%lld,%lld,%lld\n", r->workload, r->strategy, (long long)s,
                 (long long)r->tl_orders[s], (long long)r->tl_failed[s]);
-}
-
-/* Open a temporary file beside path for writing; its name goes into tmp. */
-static FILE *open_temp(const char *path, char *tmp, size_t len)
-{
-    if ((size_t)snprintf(tmp, len, "%s.tmp.XXXXXX", path) >= len) { errno = ENAMETOOLONG; return NULL; }
-    int fd = mkstemp(tmp);
-    if (fd < 0) return NULL;
-    FILE *f = fdopen(fd, "w");
-    if (!f) { close(fd); unlink(tmp); }
-    return f;
 }
 
 typedef struct sim_args {
@@ -182,11 +172,11 @@ int cmd_simulate(int argc, char **argv)
         total += nst[i];
     }
     cell_row *rows = calloc((size_t)total, sizeof *rows);
-    char tmp[4200] = "";
+    idb_atomic tla;
     FILE *tl = NULL;
     if (!rows) { rc = cli_fail(IDB_ENOMEM, "out of memory"); goto out; }
     if (a.timeline) {
-        tl = open_temp(a.timeline, tmp, sizeof tmp);
+        tl = idb_atomic_open(&tla, a.timeline);
         if (!tl) { rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno)); goto out_rows; }
         fprintf(tl, "workload,strategy,t_s,orders,failed_orders\n");
     }
@@ -211,13 +201,8 @@ int cmd_simulate(int argc, char **argv)
         }
         sim_stream_free(&s);
     }
-    if (tl) {
-        int bad = ferror(tl) | (fclose(tl) != 0);
-        if (rc == 0 && bad) rc = cli_fail(IDB_EIO, "--timeline %s: write failed", a.timeline);
-        if (rc == 0 && rename(tmp, a.timeline) != 0)
-            rc = cli_fail(IDB_EIO, "--timeline %s: cannot rename: %s", a.timeline, strerror(errno));
-        if (rc) unlink(tmp);
-    }
+    if (tl && idb_atomic_commit(&tla, rc != 0) != 0 && rc == 0)
+        rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno));
     if (rc == 0) {
         print_rows(rows, nrows, a.format);
         if (fflush(stdout) != 0) rc = cli_fail(IDB_EIO, "cannot write the results to stdout");

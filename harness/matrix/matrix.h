@@ -176,14 +176,6 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
 
 /* matrix_write.c ----------------------------------------------------------------------- */
 
-/* Write text to path through path.tmp and rename. Returns 0 or -1 with errno. */
-int mx_write_file(const char *path, const char *text, size_t len);
-
-/* Open path.tmp for writing; mx_commit closes it and renames it over path (or removes it
- * when failed != 0). Both return 0 or -1 with errno. */
-FILE *mx_open_tmp(const char *path);
-int mx_commit(FILE *f, const char *path, int failed);
-
 /* insert.csv and positions.csv from every finished insert cell (median over repeats). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* curve.csv from every finished curve cell. */

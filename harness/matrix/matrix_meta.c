@@ -17,6 +17,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
+
 #ifndef IDB_GBENCH_VERSION
 #define IDB_GBENCH_VERSION "unknown"
 #endif
@@ -90,7 +92,8 @@ int mx_meta_write(const char *dir, const mx_meta *meta)
     struct utsname u;
     char kernel[400] = "unknown";
     if (uname(&u) == 0) snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
-    FILE *f = mx_open_tmp(path);
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
     if (!f) return -1;
     fprintf(f, "{\n  \"command\": ");
     json_str(f, meta->command);
@@ -128,7 +131,7 @@ int mx_meta_write(const char *dir, const mx_meta *meta)
         json_str(f, meta->failures[i]);
     }
     fprintf(f, "%s]\n}\n", meta->n_failures ? "\n  " : "");
-    return mx_commit(f, path, 0);
+    return idb_atomic_commit(&a, 0);
 }
 
 /* Unquote a JSON string starting at s (at its opening quote) into out. */

@@ -19,37 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Open PATH.tmp for writing (see matrix.h). */
-FILE *mx_open_tmp(const char *path)
-{
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) { errno = ENAMETOOLONG; return NULL; }
-    return fopen(tmp, "w");
-}
-
-/* Close PATH.tmp and rename it over PATH, or remove it on any failure (see matrix.h). */
-int mx_commit(FILE *f, const char *path, int failed)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int bad = failed || ferror(f);
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno ? errno : EIO;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
-}
-
-/* Write a whole file through a temporary name (see matrix.h). */
-int mx_write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = mx_open_tmp(path);
-    if (!f) return -1;
-    return mx_commit(f, path, fwrite(text, 1, len, f) != len);
-}
+#include "atomic_file.h"
+#include "metrics.h"
 
 /* A numeric field of idb_insert_result: where it is, whether it is an int64 (else a
  * double), whether it is a timing (then min and max are written too), its decimals. */
@@ -89,13 +60,6 @@ static double field_value(const num_field *f, const idb_insert_result *r)
     return f->is_i64 ? (double)*(const int64_t *)p : *(const double *)p;
 }
 
-/* Sort helper. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Median (mean of the middle two for an even count), min and max of v[0..n); NAN when
  * n == 0 or any value is unknown (< 0). Sorts v. */
 static void stats(double *v, int n, double *med, double *lo, double *hi)
@@ -104,7 +68,7 @@ static void stats(double *v, int n, double *med, double *lo, double *hi)
     for (int i = 0; i < n; i++)
         if (v[i] < 0) return;
     if (n == 0) return;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, idb_cmp_double);
     *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     *lo = v[0];
     *hi = v[n - 1];
@@ -153,9 +117,10 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     char path[1024], ppath[1024];
     snprintf(path, sizeof path, "%s/insert.csv", x->dir);
     snprintf(ppath, sizeof ppath, "%s/positions.csv", x->dir);
-    FILE *f = mx_open_tmp(path), *pf = f ? mx_open_tmp(ppath) : NULL;
+    idb_atomic a, pa;
+    FILE *f = idb_atomic_open(&a, path), *pf = f ? idb_atomic_open(&pa, ppath) : NULL;
     if (!f || !pf) {
-        if (f) mx_commit(f, path, 1);
+        if (f) idb_atomic_commit(&a, 1);
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", f ? ppath : path, strerror(errno));
     }
     fputs("strategy,store,shards,ids,key_bytes,batch", f);
@@ -179,8 +144,8 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
                     (double)(b + 1) / IDB_LOC_BUCKETS, (long long)count[b],
                     total ? (double)count[b] / (double)total : 0.0);
     }
-    int bad = mx_commit(f, path, 0);
-    if (mx_commit(pf, ppath, bad) != 0 || bad)
+    int bad = idb_atomic_commit(&a, 0);
+    if (idb_atomic_commit(&pa, bad) != 0 || bad)
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
@@ -190,7 +155,8 @@ int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/curve.csv", x->dir);
-    FILE *f = mx_open_tmp(path);
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
     if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     fputs("strategy,store,cache_pages,misses_per_insert,writes_per_insert,ids,shards\n", f);
     for (int i = 0; i < p->n; i++) {
@@ -209,7 +175,7 @@ int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
         put_num(f, 6, r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / (double)c->ids, ",");
         fprintf(f, "%lld,%lld\n", (long long)c->ids, (long long)c->shards);
     }
-    if (mx_commit(f, path, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (idb_atomic_commit(&a, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -248,7 +214,8 @@ int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
     int cerr = mx_table_col(&t, "error_occurred");
     char path[1024];
     snprintf(path, sizeof path, "%s/generation.csv", dir);
-    FILE *f = mx_open_tmp(path);
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
     if (!f) { mx_table_free(&t); return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno)); }
     fputs("kind,name,threads,ns_per_id,ns_per_id_min,ns_per_id_max,repetitions\n", f);
     char *done = calloc((size_t)t.nrow + 1, 1);
@@ -278,7 +245,7 @@ int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
     free(done);
     free(v);
     mx_table_free(&t);
-    if (mx_commit(f, path, bad) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (idb_atomic_commit(&a, bad) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -314,7 +281,8 @@ int mx_append_csv(const char *dst, const char *src, const char *prefix_col, cons
     char *s = slurp(src, &slen);
     if (!s || !slen) { free(s); return idb_fail(err, IDB_EIO, "the run wrote no rows"); }
     char *d = slurp(dst, &dlen);                      /* NULL: a new file */
-    FILE *f = mx_open_tmp(dst);
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, dst);
     if (!f) { free(s); free(d); return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno)); }
     char *body = strchr(s, '\n');
     body = body ? body + 1 : s + slen;
@@ -330,6 +298,6 @@ int mx_append_csv(const char *dst, const char *src, const char *prefix_col, cons
     }
     free(s);
     free(d);
-    if (mx_commit(f, dst, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
+    if (idb_atomic_commit(&a, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
     return 0;
 }

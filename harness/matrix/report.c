@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
+
 /* Everything the report reads. */
 typedef struct rctx {
     const char *dir;
@@ -352,7 +354,8 @@ int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLO
     }
     mx_headline(&rc.ins, &rc.ids, &rc.shards);
     snprintf(path, sizeof path, "%s/report.md", dir);
-    rc.f = mx_open_tmp(path);
+    idb_atomic a;
+    rc.f = idb_atomic_open(&a, path);
     if (!rc.f) {
         for (int i = 0; i < 6; i++) mx_table_free(tables[i]);
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
@@ -388,6 +391,6 @@ int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLO
     fprintf(f, "\n## Claims (claims.md)\n\n");
     claims(&rc);
     for (int i = 0; i < 6; i++) mx_table_free(tables[i]);
-    if (mx_commit(f, path, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (idb_atomic_commit(&a, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }

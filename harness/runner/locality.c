@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
+
 int idb_locality_init(idb_locality *l, int64_t capacity)
 {
     memset(l, 0, sizeof *l);
@@ -50,17 +52,10 @@ double idb_locality_tail_frac(const idb_locality *l)
     return l->inserts ? (double)l->tail / (double)l->inserts : -1;
 }
 
-/* qsort order of doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double idb_locality_pos_p50(idb_locality *l)
 {
     if (!l->inserts) return -1;
-    qsort(l->pos, (size_t)l->inserts, sizeof *l->pos, cmp_double);
+    qsort(l->pos, (size_t)l->inserts, sizeof *l->pos, idb_cmp_double);
     return l->pos[(l->inserts - 1) / 2];
 }
 

@@ -12,6 +12,12 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int idb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int64_t idb_percentile(int64_t *v, int64_t n, double q)
 {
     if (n <= 0) return 0;

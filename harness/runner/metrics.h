@@ -18,6 +18,9 @@ static inline int64_t idb_mono_ns(void)
  * already (so asking several quantiles of one array sorts once). 0 when n == 0. */
 int64_t idb_percentile(int64_t *v, int64_t n, double q);
 
+/* qsort order of doubles (ascending; NaNs compare equal to everything). */
+int idb_cmp_double(const void *a, const void *b);
+
 /* Bytes this process has passed to write(2)-family calls so far (/proc/self/io wchar),
  * or -1 when /proc/self/io cannot be read. */
 int64_t idb_proc_write_bytes(void);
