@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "collide.h"
 
+#define COLLIDE_BITS_MAX 1000
+
 /* Write seconds as a short human duration ("86.0 years") into buf. */
 static void human_time(double s, char *buf, size_t len)
 {
@@ -32,7 +34,8 @@ static int parse_positive(const char *flag, const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!*s || *end || errno == ERANGE || !isfinite(v) || v <= 0 || strchr(s, 'x') || strchr(s, 'X'))
+    int hex = strchr(s, 'x') || strchr(s, 'X');        /* strtod reads 0x1p4: refuse it */
+    if (!*s || *end || errno == ERANGE || !isfinite(v) || v <= 0 || hex)
         return cli_fail(IDB_EINPUT, "%s: '%s' is not a positive number", flag, s);
     *out = v;
     return 0;
@@ -52,18 +55,21 @@ int cmd_collide(int argc, char **argv)
         switch (c) {
         case 'b':
             if ((rc = parse_positive("--bits", optarg, &bits))) return rc;
-            if (bits > 1000 || bits != floor(bits))
-                return cli_fail(IDB_EINPUT, "--bits: '%s' is not a whole number of bits 1..1000", optarg);
+            if (bits > COLLIDE_BITS_MAX || bits != floor(bits))
+                return cli_fail(IDB_EINPUT, "--bits: '%s' is not a whole number of bits 1..%d",
+                                optarg, COLLIDE_BITS_MAX);
             break;
         case 'r': if ((rc = parse_positive("--rate", optarg, &rate))) return rc; break;
-        default: return cli_usage("collide", "collide: unknown flag or missing value '%s'", argv[optind - 1]);
+        default:
+            return cli_usage("collide", "collide: unknown flag or missing value '%s'",
+                             argv[optind - 1]);
         }
     }
     if (optind != argc) return cli_usage("collide", "collide takes no arguments besides its flags");
     if (bits == 0 || rate == 0) return cli_usage("collide", "collide needs --bits and --rate");
     printf("bits,rate_per_s,probability,ids,seconds,time\n");
     static const double ps[] = { 0.5, 1e-9 };
-    for (int i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
         double n = collide_ids(bits, ps[i]), secs = n / rate;
         char human[64];
         human_time(secs, human, sizeof human);
