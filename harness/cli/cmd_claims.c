@@ -27,4 +27,3 @@ int cmd_claims(int argc, char **argv)
     if (fflush(stdout) != 0) return cli_fail(IDB_EIO, "cannot write the table to stdout");
     return 0;
 }
-
