@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_style.sh — the style checker itself (.ci/style): a 101-column line and an 81-line
 # function are reported, 100 columns and 80 lines pass, and the allowlist exempts exactly what
-# it names, refuses an entry without a reason and reports an entry that exempts nothing.
+# it names (a function, or a file's lines outside functions), refuses an entry without a
+# reason and reports an entry that exempts nothing.
 # Usage: test_style.sh PATH/TO/.ci/style
 set -u
 style=$1
@@ -56,6 +57,15 @@ check "stale entry and entry without a reason" 1 "$dir/allow2:4: entry without a
 $dir/bad.c:5: function too_long is 81 lines, over 80 (from { to })
 $dir/allow2:3: entry \"length $dir/good.c:fits\" exempts nothing: remove it" \
   --allow "$dir/allow2" "$dir/bad.c" "$dir/good.c"
+
+# A long line inside a function: a file entry does not cover it, a function entry does.
+{ echo "void f(void)"; echo "{"; line 101; echo "}"; } >"$dir/in.c"
+printf 'columns %s  file scope only\n' "$dir/in.c" >"$dir/allow3"
+check "a file entry covers no function" 1 "$dir/in.c:3: line is 101 columns, over 100 (in f)
+$dir/allow3:1: entry \"columns $dir/in.c\" exempts nothing: remove it" \
+  --allow "$dir/allow3" "$dir/in.c"
+printf 'columns %s:f  a reason\n' "$dir/in.c" >"$dir/allow4"
+check "a function entry covers its lines" 0 "" --allow "$dir/allow4" "$dir/in.c"
 
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "all passed"
