@@ -169,6 +169,7 @@ typedef struct sim_plan {
     int total;                                      /* sum of nst: rows of output */
 } sim_plan;
 
+/* Free what plan_load allocated (p may be partly filled). */
 static void plan_free(sim_plan *p)
 {
     free(p->w);
