@@ -37,7 +37,8 @@ static int interleaved_create(const idb_opts *opts, idb_clock *clock, void **ins
     (void)clock;
     int64_t n = idb_opts_int(opts, "shards"), k = idb_opts_int(opts, "shard");
     if (k >= n)
-        return idb_fail(err, IDB_EINPUT, "strategy interleaved: shard=%lld must be below shards=%lld",
+        return idb_fail(err, IDB_EINPUT,
+                        "strategy interleaved: shard=%lld must be below shards=%lld",
                         (long long)k, (long long)n);
     interleaved *s = malloc(sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");

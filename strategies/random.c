@@ -53,7 +53,10 @@ static const uint32_t sigma[4] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b20657
 /* Little-endian store of one 32-bit word. */
 static inline void put_le32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 
 void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64])

@@ -62,7 +62,8 @@ static void make_row(idb_row *r, uint64_t i, int key_bytes, idb_rng *rng)
     if (rng) {
         for (int j = 0; j < key_bytes; j += 8) {
             uint64_t v = idb_rng_next(rng);
-            for (int b = 0; b < 8 && j + b < key_bytes; b++) r->id.b[j + b] = (uint8_t)(v >> (8 * b));
+            for (int b = 0; b < 8 && j + b < key_bytes; b++)
+                r->id.b[j + b] = (uint8_t)(v >> (8 * b));
         }
         if (key_bytes == 8) r->id.b[0] &= 0x7f;
     } else {

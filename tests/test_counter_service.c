@@ -12,7 +12,8 @@ static void numbers_start_at_one_and_are_shared_by_name(void **state)
 {
     (void)state;
     idb_err err = { 0 };
-    idb_counter_service *a = idb_counter_inproc("t-shared", &err), *b = idb_counter_inproc("t-shared", &err);
+    idb_counter_service *a = idb_counter_inproc("t-shared", &err);
+    idb_counter_service *b = idb_counter_inproc("t-shared", &err);
     idb_counter_service *c = idb_counter_inproc("t-other", &err);
     uint64_t v;
     assert_int_equal(a->take(a, 1, &v, &err), 0);

@@ -42,7 +42,10 @@ static void positions_per_index(void **state)
 {
     (void)state;
     idb_id a[3], b[3];
-    for (int i = 0; i < 3; i++) { idb_id_set_u64(&a[i], (uint64_t)i + 1); idb_id_set_u64(&b[i], 3 - (uint64_t)i); }
+    for (int i = 0; i < 3; i++) {
+        idb_id_set_u64(&a[i], (uint64_t)i + 1);
+        idb_id_set_u64(&b[i], 3 - (uint64_t)i);
+    }
     idb_locality l;
     assert_int_equal(idb_locality_init(&l, 6), 0);
     assert_int_equal(idb_locality_add(&l, a, 3), 0);
@@ -115,8 +118,10 @@ static void runs_through_pagesim(void **state)
 static void bad_configs(void **state)
 {
     (void)state;
-    idb_insert_config cfg = { .store = idb_store_find("null"), .strategy = idb_strategy_find("counter"),
-                              .ids = 10, .batch = 10, .shards = 1, .shops = 1, .dir = "/nonexistent/x" };
+    idb_insert_config cfg = { .store = idb_store_find("null"),
+                              .strategy = idb_strategy_find("counter"),
+                              .ids = 10, .batch = 10, .shards = 1, .shops = 1,
+                              .dir = "/nonexistent/x" };
     idb_insert_result *res = malloc(sizeof *res);
     idb_err err = { 0 };
     assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);

@@ -108,20 +108,21 @@ static int claim_1(int quick, claim_row *r, idb_err *err)
     sim_stream s;
     int rc = sim_stream_make(&w, &s, err), ok = 1, n_per_id = 0;
     if (rc) return rc;
-    app(r->experiment, "simulator, %lld orders over %.0f s, counter server down %.0f..%.0f s, rtt %.1f ms; "
-        "checks: per-ID strategies have coord_lat p50 = p99 = rtt and fail exactly the orders "
-        "arriving in the outage (> 0); every strategy that does not use the counter server "
-        "fails none; block strategies on the same server are reported apart",
-        (long long)s.n, w.duration_s, w.outage_start_s, w.outage_start_s + w.outage_s, w.rtt_ms);
+    app(r->experiment, "simulator, %lld orders over %.0f s, counter server down %.0f..%.0f s, rtt "
+        "%.1f ms; checks: per-ID strategies have coord_lat p50 = p99 = rtt and fail exactly the "
+        "orders arriving in the outage (> 0); every strategy that does not use the counter server "
+        "fails none; block strategies on the same server are reported apart", (long long)s.n,
+        w.duration_s, w.outage_start_s, w.outage_start_s + w.outage_s, w.rtt_ms);
     int64_t others_failed = 0, others = 0;
     for (const idb_strategy *const *p = idb_strategies; *p && rc == 0; p++) {
         sim_result res;
         if ((rc = sim_run(&w, &s, *p, NULL, &res, err))) break;
         if ((*p)->coord == IDB_COORD_PER_ID) {
             n_per_id++;
-            app(r->measured, "%s: coord_lat p50 %.3f / p99 %.3f ms; %lld of the %lld orders in the outage "
-                "failed, %lld in all. ", (*p)->name, res.coord_lat_p50_ms, res.coord_lat_p99_ms,
-                (long long)res.failed_orders, (long long)res.outage_orders, (long long)res.failed_orders);
+            app(r->measured, "%s: coord_lat p50 %.3f / p99 %.3f ms; %lld of the %lld orders in "
+                "the outage failed, %lld in all. ", (*p)->name, res.coord_lat_p50_ms,
+                res.coord_lat_p99_ms, (long long)res.failed_orders, (long long)res.outage_orders,
+                (long long)res.failed_orders);
             ok &= res.coord_lat_p50_ms == w.rtt_ms && res.coord_lat_p99_ms == w.rtt_ms;
             ok &= res.failed_orders == res.outage_orders && res.outage_orders > 0;
         } else if (idb_opts_declared((*p)->options, "name")) {
@@ -158,22 +159,23 @@ static int claim_2(int quick, claim_row *r, idb_err *err)
     int rc = sim_one(&w, st, 0, &res, err);
     if (rc) return rc;
     double lease_per_order = (double)res.leases / (double)res.orders;
-    app(r->experiment, "simulator, %lld orders on %lld shards, range_size %lld, the most popular shop "
-        "moves at %.0f s; checks: leases per order <= 0.01 and coord_lat p50 = 0, leases > shards, "
-        "shard_monotonic = 1, inversion_frac > 0.01, moved orders > 0 with 0 duplicates and 0 "
-        "collisions on their new shard", (long long)res.orders, (long long)w.shards,
+    app(r->experiment, "simulator, %lld orders on %lld shards, range_size %lld, the most popular "
+        "shop moves at %.0f s; checks: leases per order <= 0.01 and coord_lat p50 = 0, leases > "
+        "shards, shard_monotonic = 1, inversion_frac > 0.01, moved orders > 0 with 0 duplicates "
+        "and 0 collisions on their new shard", (long long)res.orders, (long long)w.shards,
         (long long)w.range_size, w.migrate_shop_at_s);
     app(r->measured, "%lld leases for %lld orders (%.5f per order), coord_lat p50 %.3f ms; "
-        "shard_monotonic %d; inversion_frac %.3f; %lld orders moved, %lld duplicates, %lld collisions "
-        "on the destination", (long long)res.leases, (long long)res.orders, lease_per_order,
-        res.coord_lat_p50_ms, res.shard_monotonic, res.inversion_frac, (long long)res.moved_orders,
-        (long long)res.duplicates, (long long)res.shard_collisions);
+        "shard_monotonic %d; inversion_frac %.3f; %lld orders moved, %lld duplicates, %lld "
+        "collisions on the destination", (long long)res.leases, (long long)res.orders,
+        lease_per_order, res.coord_lat_p50_ms, res.shard_monotonic, res.inversion_frac,
+        (long long)res.moved_orders, (long long)res.duplicates, (long long)res.shard_collisions);
     int ok = lease_per_order <= 0.01 && res.coord_lat_p50_ms == 0 && res.leases > w.shards &&
              res.shard_monotonic == 1 && res.inversion_frac > 0.01 && res.moved_orders > 0 &&
              res.duplicates == 0 && res.shard_collisions == 0;
     if (!res.final_monotonic)
-        app(r->caveat, "after the move, the destination shard holds the shop's old IDs from its old "
-            "shard's range: there IDs no longer increase with creation time (final_monotonic 0)");
+        app(r->caveat, "after the move, the destination shard holds the shop's old IDs from its "
+            "old shard's range: there IDs no longer increase with creation time "
+            "(final_monotonic 0)");
     sim_result_free(&res);
     verdict(r, ok);
     return 0;
@@ -196,13 +198,13 @@ static int claim_3(int quick, claim_row *r, idb_err *err)
     if ((rc = sim_one(&w, st, 0, &naive, err))) return rc;
     w.reconfig_safe = 1;
     if ((rc = sim_one(&w, st, 0, &safe, err))) return rc;
-    app(r->experiment, "simulator, %lld orders on 3 shards; then a 4th shard added at %.0f s with the "
-        "naive (new modulus from the start) and the safe (re-based above the highest ID) "
+    app(r->experiment, "simulator, %lld orders on 3 shards; then a 4th shard added at %.0f s with "
+        "the naive (new modulus from the start) and the safe (re-based above the highest ID) "
         "re-allocation; checks: fixed 0 duplicates, naive > 0, safe 0", (long long)fixed.orders,
         w.add_shard_at_s);
-    app(r->measured, "fixed: %lld duplicates; naive: %lld duplicates of %lld orders; safe: %lld duplicates",
-        (long long)fixed.duplicates, (long long)naive.duplicates, (long long)naive.orders,
-        (long long)safe.duplicates);
+    app(r->measured, "fixed: %lld duplicates; naive: %lld duplicates of %lld orders; safe: %lld "
+        "duplicates", (long long)fixed.duplicates, (long long)naive.duplicates,
+        (long long)naive.orders, (long long)safe.duplicates);
     verdict(r, fixed.duplicates == 0 && naive.duplicates > 0 && safe.duplicates == 0);
     return 0;
 }
@@ -222,7 +224,8 @@ static int varying_bits(const idb_strategy *st, int n, int *bits, idb_err *err)
     }
     st->destroy(inst);
     *bits = 0;
-    for (int b = 0; b < id.len; b++) *bits += __builtin_popcount((unsigned)(or_[b] & ~and_[b]) & 0xFF);
+    for (int b = 0; b < id.len; b++)
+        *bits += __builtin_popcount((unsigned)(or_[b] & ~and_[b]) & 0xFF);
     return rc;
 }
 
@@ -253,10 +256,12 @@ static int claim_4(int quick, claim_row *r, idb_err *err)
         double med = collide_simulate(widths[i], trials, SEED + (uint64_t)i);
         if (med < 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
         double f = collide_ids(widths[i], 0.5), dev = med / f - 1;
-        app(r->measured, " B=%d %.0f vs %.0f (%+.1f%%)%s", widths[i], med, f, 100 * dev, i + 1 < nw ? "," : ";");
+        app(r->measured, " B=%d %.0f vs %.0f (%+.1f%%)%s", widths[i], med, f, 100 * dev,
+            i + 1 < nw ? "," : ";");
         ok &= fabs(dev) <= 0.05;
     }
-    app(r->measured, " %d bytes; tail_insert_frac %.4f, insert_pos_p50 %.3f", st->bits / 8, tail, p50);
+    app(r->measured, " %d bytes; tail_insert_frac %.4f, insert_pos_p50 %.3f", st->bits / 8, tail,
+        p50);
     ok &= bits == 122 && fabs(years / 86 - 1) <= 0.05 && st->bits / 8 == 16 && tail < 0.05 &&
           p50 >= 0.3 && p50 <= 0.7;
     verdict(r, ok);
@@ -277,11 +282,12 @@ static int claim_5(int quick, claim_row *r, idb_err *err)
     w.skew_ms = 10;
     sim_result res;
     if ((rc = sim_one(&w, st, 1, &res, err))) return rc;
-    app(r->experiment, "%lld IDs from one generator into one pagesim index; simulator with 8 instances "
-        "whose clocks are up to 10 ms apart, 4 shards; checks: insert tail_insert_frac >= 0.9 and "
-        "insert_pos_p50 >= 0.95; simulator insert_pos_p50 >= 0.95", n);
-    app(r->measured, "insert: tail_insert_frac %.4f, insert_pos_p50 %.4f; simulator: tail_insert_frac "
-        "%.4f, insert_pos_p50 %.4f", tail, p50, res.tail_insert_frac, res.insert_pos_p50);
+    app(r->experiment, "%lld IDs from one generator into one pagesim index; simulator with 8 "
+        "instances whose clocks are up to 10 ms apart, 4 shards; checks: insert tail_insert_frac "
+        ">= 0.9 and insert_pos_p50 >= 0.95; simulator insert_pos_p50 >= 0.95", n);
+    app(r->measured, "insert: tail_insert_frac %.4f, insert_pos_p50 %.4f; simulator: "
+        "tail_insert_frac %.4f, insert_pos_p50 %.4f", tail, p50, res.tail_insert_frac,
+        res.insert_pos_p50);
     int ok = tail >= 0.9 && p50 >= 0.95 && res.insert_pos_p50 >= 0.95;
     sim_result_free(&res);
     verdict(r, ok);
@@ -298,7 +304,10 @@ static int snowflake_per_ms(const idb_strategy *st, int *per_ms, int64_t *behind
     if (rc) return rc;
     idb_id id;
     int n = 0;
-    while (rc == 0 && atomic_load(&c.waits) == 0 && n < 100000) { rc = st->next(inst, &id, err); n++; }
+    while (rc == 0 && atomic_load(&c.waits) == 0 && n < 100000) {
+        rc = st->next(inst, &id, err);
+        n++;
+    }
     *per_ms = n - 1;                     /* the last call waited for the next ms */
     if (rc == 0) {                       /* step the clock back 5 ms: it must refuse */
         idb_err e = { 0 };
@@ -339,24 +348,27 @@ static int claim_6(int quick, claim_row *r, idb_err *err)
     w.burst_factor = 300;
     w.orders_per_s = 20000;
     if ((rc = sim_one(&w, st, 0, &burst, err))) return rc;
-    app(r->experiment, "2^41 ms in years; the worker option's range; IDs in one ms on a manual clock "
-        "before it waits; next() after a 5 ms step back; simulator: clocks up to 10 ms apart, a 200 ms "
-        "step back, a burst of 6M orders/s mostly on one instance; checks: 68.5..70.5 years, 1024 "
-        "workers, 4096 per ms, refusal for 5 ms, step stall >= 90%% of the step with 0 duplicates, "
-        "burst stall > 0 with 0 duplicates, skew: 0 < inversion_frac < range's / 10, "
-        "tail_insert_frac < 1, insert_pos_p50 >= 0.95");
-    app(r->measured, "%.1f years; %lld workers; %d IDs per ms; refused, %lld ms behind; step: stalled %.1f ms, "
-        "%lld duplicates; burst: stalled %.1f ms, %lld duplicates; skew: inversion_frac %.3g (range "
-        "%.3f), tail_insert_frac %.4f, insert_pos_p50 %.4f", years, (long long)workers, per_ms,
-        (long long)behind, step.stalled_ms, (long long)step.duplicates, burst.stalled_ms,
-        (long long)burst.duplicates, skew.inversion_frac, rskew.inversion_frac, skew.tail_insert_frac,
-        skew.insert_pos_p50);
+    app(r->experiment, "2^41 ms in years; the worker option's range; IDs in one ms on a manual "
+        "clock before it waits; next() after a 5 ms step back; simulator: clocks up to 10 ms "
+        "apart, a 200 ms step back, a burst of 6M orders/s mostly on one instance; checks: "
+        "68.5..70.5 years, 1024 workers, 4096 per ms, refusal for 5 ms, step stall >= 90%% of the "
+        "step with 0 duplicates, burst stall > 0 with 0 duplicates, skew: 0 < inversion_frac < "
+        "range's / 10, tail_insert_frac < 1, insert_pos_p50 >= 0.95");
+    app(r->measured, "%.1f years; %lld workers; %d IDs per ms; refused, %lld ms behind; step: "
+        "stalled %.1f ms, %lld duplicates; burst: stalled %.1f ms, %lld duplicates; skew: "
+        "inversion_frac %.3g (range %.3f), tail_insert_frac %.4f, insert_pos_p50 %.4f", years,
+        (long long)workers, per_ms, (long long)behind, step.stalled_ms,
+        (long long)step.duplicates, burst.stalled_ms, (long long)burst.duplicates,
+        skew.inversion_frac, rskew.inversion_frac, skew.tail_insert_frac, skew.insert_pos_p50);
     int ok = years >= 68.5 && years <= 70.5 && workers == 1024 && per_ms == 4096 && behind == 5 &&
              step.stalled_ms >= 0.9 * 200 && step.duplicates == 0 && burst.stalled_ms > 0 &&
              burst.duplicates == 0 && skew.inversion_frac > 0 &&
              skew.inversion_frac < rskew.inversion_frac / 10 && skew.tail_insert_frac < 1 &&
              skew.insert_pos_p50 >= 0.95;
-    sim_result_free(&skew); sim_result_free(&rskew); sim_result_free(&step); sim_result_free(&burst);
+    sim_result_free(&skew);
+    sim_result_free(&rskew);
+    sim_result_free(&step);
+    sim_result_free(&burst);
     verdict(r, ok);
     return 0;
 }
@@ -407,13 +419,14 @@ static int claim_7(int quick, claim_row *r, idb_err *err)
     sim_result res;
     if ((rc = sim_one(&w, st, 0, &res, err))) return rc;
     app(r->experiment, "1024 instances on one clock, one ID each: distinct 5-byte process values; "
-        "simulator, 64 instances, perfect clocks, counter server down for 1 s; checks: coordination "
-        "none, 0 failed, 1024 distinct, 0 duplicates, inversion_frac > 0 and every inverted pair "
-        "less than 1000 ms apart");
-    app(r->measured, "coordination %s; %lld failed of %lld; %d distinct process values; %lld duplicates; "
-        "inversion_frac %.4f, largest inverted gap %.3f ms", st->coord == IDB_COORD_NONE ? "none" : "yes",
-        (long long)res.failed_orders, (long long)res.orders, distinct, (long long)res.duplicates,
-        res.inversion_frac, res.max_inversion_gap_ms);
+        "simulator, 64 instances, perfect clocks, counter server down for 1 s; checks: "
+        "coordination none, 0 failed, 1024 distinct, 0 duplicates, inversion_frac > 0 and every "
+        "inverted pair less than 1000 ms apart");
+    app(r->measured, "coordination %s; %lld failed of %lld; %d distinct process values; %lld "
+        "duplicates; inversion_frac %.4f, largest inverted gap %.3f ms",
+        st->coord == IDB_COORD_NONE ? "none" : "yes", (long long)res.failed_orders,
+        (long long)res.orders, distinct, (long long)res.duplicates, res.inversion_frac,
+        res.max_inversion_gap_ms);
     int ok = st->coord == IDB_COORD_NONE && res.failed_orders == 0 && distinct == 1024 &&
              res.duplicates == 0 && res.inversion_frac > 0 && res.max_inversion_gap_ms < 1000;
     sim_result_free(&res);
@@ -421,19 +434,26 @@ static int claim_7(int quick, claim_row *r, idb_err *err)
     return 0;
 }
 
+/* One claim: who it is about, the chapter's sentence, and the experiment that checks it. */
+typedef struct claim_def {
+    const char *subject, *claim;
+    int (*run)(int quick, claim_row *r, idb_err *err);
+} claim_def;
+
 /* Every claim's experiment in order; stops at the first that cannot run (see claims.h). */
 int claims_run(int quick, claim_row rows[CLAIMS_N], idb_err *err)
 {
-    static const struct { const char *subject, *claim; int (*run)(int, claim_row *, idb_err *); } all[CLAIMS_N] = {
+    static const claim_def all[CLAIMS_N] = {
         { "counter", "every order waits one round trip to the counter server; while it is down no "
           "order gets an ID, while every other strategy goes on", claim_1 },
         { "range", "no coordination per order; IDs increase within a shard but do not sort by "
           "creation time across shards; a shard that uses up its range takes a new one; a moved "
           "shop keeps its IDs", claim_2 },
-        { "interleaved", "works for a fixed number of shards; adding a shard needs a new allocation "
-          "that must not reuse numbers", claim_3 },
+        { "interleaved", "works for a fixed number of shards; adding a shard needs a new "
+          "allocation that must not reuse numbers", claim_3 },
         { "uuidv4", "122 random bits; about 86 years at a billion IDs per second to a 50% chance "
-          "of a collision; twice the bytes of a 64-bit ID; new IDs land all over the index", claim_4 },
+          "of a collision; twice the bytes of a 64-bit ID; new IDs land all over the index",
+          claim_4 },
         { "uuidv7", "new IDs tend to be inserted near the end of the index", claim_5 },
         { "snowflake", "41 bits of ms last about 69 years; 1,024 workers; 4,096 IDs per ms per "
           "worker, then it waits; it stops while its clock is behind; IDs sort roughly by creation "
@@ -465,7 +485,8 @@ void claims_print_markdown(FILE *f, const claim_row *rows, int n)
     fprintf(f, "| # | claim | experiment | measured | verdict |\n|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         const claim_row *r = &rows[i];
-        fprintf(f, "| %d | %s: %s | %s | %s | %s%s%s |\n", r->no, r->subject, r->claim, r->experiment,
-                r->measured, claim_verdict_text(r->verdict), r->caveat[0] ? ": " : "", r->caveat);
+        fprintf(f, "| %d | %s: %s | %s | %s | %s%s%s |\n", r->no, r->subject, r->claim,
+                r->experiment, r->measured, claim_verdict_text(r->verdict),
+                r->caveat[0] ? ": " : "", r->caveat);
     }
 }

@@ -45,7 +45,8 @@ double collide_simulate(int bits, int trials, uint64_t seed)
         counts[t] = (double)drawn;
     }
     qsort(counts, (size_t)trials, sizeof *counts, idb_cmp_double);
-    double med = trials % 2 ? counts[trials / 2] : (counts[trials / 2 - 1] + counts[trials / 2]) / 2;
+    int mid = trials / 2;
+    double med = trials % 2 ? counts[mid] : (counts[mid - 1] + counts[mid]) / 2;
     free(slot); free(tag); free(counts);
     return med;
 }

@@ -40,7 +40,8 @@ int cli_usage(const char *name, const char *fmt, ...)
 
 int cli_kv_add(cli_kv *l, const char *s)
 {
-    if (l->n == CLI_MAX_KV) return cli_fail(IDB_EINPUT, "too many KEY=VALUE options (at most %d)", CLI_MAX_KV);
+    if (l->n == CLI_MAX_KV)
+        return cli_fail(IDB_EINPUT, "too many KEY=VALUE options (at most %d)", CLI_MAX_KV);
     l->kv[l->n++] = s;
     return 0;
 }

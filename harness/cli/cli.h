@@ -44,7 +44,8 @@ int cli_kv_add(cli_kv *l, const char *s);
  * returns 2. */
 int cli_parse_count(const char *flag, const char *s, long long min, long long max, long long *out);
 
-/* The commands (one file per group: cmd_*.c). Each returns the exit status. */
+/* The commands, in cmd_*.c files named after them (cmd_ids.c: list, help, gen, decode;
+ * cmd_matrix.c: matrix, plot). Each returns the exit status. */
 int cmd_list(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

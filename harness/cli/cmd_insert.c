@@ -11,15 +11,38 @@
 #include "insert.h"
 #include "tmpdir.h"
 
-/* Print v, or nothing for "unknown" (-1). */
-static void print_i64(int64_t v, const char *sep) { if (v >= 0) printf("%lld", (long long)v); fputs(sep, stdout); }
-static void print_f(double v, const char *fmt, const char *sep) { if (v >= 0) printf(fmt, v); fputs(sep, stdout); }
+/* The cache sizes --curve can ask for: as many as a result holds. */
+#define CURVE_MAX ((int)(sizeof ((idb_insert_result *)NULL)->curve / sizeof (idb_curve_point)))
+#define CURVE_TEXT_MAX 1024             /* longest --curve list, NUL included */
+#define CURVE_PAGES_MAX (1LL << 40)     /* largest cache size in the curve, in pages */
+#define IDS_MAX (1LL << 34)             /* -n */
+#define BATCH_MAX (1 << 24)             /* --batch */
+#define SHARDS_MAX 1024                 /* --shards */
+#define SHOPS_MAX (1 << 24)             /* --shops */
+#define BATCH_DEFAULT 1000
+#define SHOPS_DEFAULT 1000
+#define FIELDS_MAX 32                   /* room for result_fields */
+#define TMPDIR_CHARS 256                /* the private temporary directory's path */
+
+/* Print v, or nothing for "unknown" (-1); then sep. */
+static void print_i64(int64_t v, const char *sep)
+{
+    if (v >= 0) printf("%lld", (long long)v);
+    fputs(sep, stdout);
+}
+
+/* Print v with fmt, or nothing for "unknown" (negative); then sep. */
+static void print_f(double v, const char *fmt, const char *sep)
+{
+    if (v >= 0) printf(fmt, v);
+    fputs(sep, stdout);
+}
 
 /* The result fields, in the contract's order: name, and how to print it. */
 enum kind { K_STR, K_I64, K_F1, K_F3, K_F4, K_F0 };
 typedef struct field { const char *name; enum kind kind; const void *p; } field;
 
-/* Fill f with the run's fields; returns how many. */
+/* Fill f (room for FIELDS_MAX) with the run's fields; returns how many. */
 static int result_fields(field *f, const idb_insert_config *c, const idb_insert_result *r,
                          const long long *shards, const long long *ids, const long long *batch,
                          const long long *key_bytes)
@@ -28,17 +51,21 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "strategy", K_STR, c->strategy->name }, { "store", K_STR, c->store->name },
         { "shards", K_I64, shards }, { "ids", K_I64, ids }, { "key_bytes", K_I64, key_bytes },
         { "batch", K_I64, batch }, { "seconds", K_F3, &r->seconds },
-        { "gen_ns_per_id", K_F1, &r->gen_ns_per_id }, { "inserts_per_s", K_F0, &r->inserts_per_s },
+        { "gen_ns_per_id", K_F1, &r->gen_ns_per_id },
+        { "inserts_per_s", K_F0, &r->inserts_per_s },
         { "lat_p50_ns", K_I64, &r->lat_p50_ns }, { "lat_p99_ns", K_I64, &r->lat_p99_ns },
         { "lat_p999_ns", K_I64, &r->lat_p999_ns }, { "lat_max_ns", K_I64, &r->lat_max_ns },
-        { "commit_p99_ns", K_I64, &r->commit_p99_ns }, { "leaf_pages", K_I64, &r->st.leaf_pages },
+        { "commit_p99_ns", K_I64, &r->commit_p99_ns },
+        { "leaf_pages", K_I64, &r->st.leaf_pages },
         { "depth", K_I64, &r->st.depth }, { "fill_factor", K_F4, &r->st.fill_factor },
-        { "file_bytes", K_I64, &r->st.file_bytes }, { "pages_written", K_I64, &r->st.pages_written },
+        { "file_bytes", K_I64, &r->st.file_bytes },
+        { "pages_written", K_I64, &r->st.pages_written },
         { "write_bytes_per_id", K_F1, &r->write_bytes_per_id },
         { "cache_misses", K_I64, &r->st.cache_misses },
         { "tail_insert_frac", K_F4, &r->tail_insert_frac },
         { "insert_pos_p50", K_F4, &r->insert_pos_p50 },
     };
+    _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
     return (int)(sizeof all / sizeof *all);
 }
@@ -46,30 +73,48 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
 /* One field's value; JSON quotes strings and prints unknown values as null. */
 static void print_value(const field *f, int json, const char *sep)
 {
-    static const char *fmts[] = { [K_F0] = "%.0f", [K_F1] = "%.1f", [K_F3] = "%.3f", [K_F4] = "%.4f" };
-    if (f->kind == K_STR) { printf(json ? "\"%s\"%s" : "%s%s", (const char *)f->p, sep); return; }
+    static const char *fmts[] = {
+        [K_F0] = "%.0f", [K_F1] = "%.1f", [K_F3] = "%.3f", [K_F4] = "%.4f",
+    };
+    if (f->kind == K_STR) {
+        printf(json ? "\"%s\"%s" : "%s%s", (const char *)f->p, sep);
+        return;
+    }
     int64_t iv = f->kind == K_I64 ? *(const int64_t *)f->p : 0;
     double dv = f->kind == K_I64 ? 0 : *(const double *)f->p;
-    if (json && ((f->kind == K_I64 && iv < 0) || (f->kind != K_I64 && dv < 0))) { printf("null%s", sep); return; }
+    if (json && ((f->kind == K_I64 && iv < 0) || (f->kind != K_I64 && dv < 0))) {
+        printf("null%s", sep);
+        return;
+    }
     if (f->kind == K_I64) print_i64(iv, sep); else print_f(dv, fmts[f->kind], sep);
+}
+
+/* The n fields f and then the store options o as one JSON object. */
+static void print_json(const field *f, int n, const idb_opts *o)
+{
+    printf("{");
+    for (int i = 0; i < n; i++) {
+        printf("\"%s\": ", f[i].name);
+        print_value(&f[i], 1, i + 1 < n || o->n ? ", " : "");
+    }
+    for (int i = 0; i < o->n; i++) {
+        const idb_opt_decl *d = o->v[i].decl;
+        if (d->type == IDB_OPT_INT) printf("\"%s\": %s", d->name, o->v[i].text);
+        else printf("\"%s\": \"%s\"", d->name, o->v[i].text);
+        fputs(i + 1 < o->n ? ", " : "", stdout);
+    }
+    printf("}\n");
 }
 
 /* The whole result: CSV header + row, or one JSON object; store options follow. */
 static void print_result(const idb_insert_config *c, const idb_insert_result *r, int json)
 {
     long long shards = c->shards, ids = c->ids, batch = c->batch, kb = r->key_bytes;
-    field f[32];
+    field f[FIELDS_MAX];
     int n = result_fields(f, c, r, &shards, &ids, &batch, &kb);
     const idb_opts *o = &r->store_opts;
     if (json) {
-        printf("{");
-        for (int i = 0; i < n; i++) { printf("\"%s\": ", f[i].name); print_value(&f[i], 1, i + 1 < n || o->n ? ", " : ""); }
-        for (int i = 0; i < o->n; i++) {
-            if (o->v[i].decl->type == IDB_OPT_INT) printf("\"%s\": %s", o->v[i].decl->name, o->v[i].text);
-            else printf("\"%s\": \"%s\"", o->v[i].decl->name, o->v[i].text);
-            fputs(i + 1 < o->n ? ", " : "", stdout);
-        }
-        printf("}\n");
+        print_json(f, n, o);
         return;
     }
     for (int i = 0; i < n; i++) printf("%s%s", f[i].name, i + 1 < n || o->n ? "," : "\n");
@@ -95,80 +140,144 @@ static void print_curve(const idb_insert_config *c, const idb_insert_result *r, 
 /* Parse "P1,P2,..." into cache sizes (each >= 1). Returns 0 or 2 after an error line. */
 static int parse_curve(const char *s, int64_t *out, int *n)
 {
-    char buf[1024];
+    char buf[CURVE_TEXT_MAX];
     if (strlen(s) >= sizeof buf) return cli_fail(IDB_EINPUT, "--curve: list too long");
     strcpy(buf, s);
     *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         long long v;
-        if (*n == 64) return cli_fail(IDB_EINPUT, "--curve takes at most 64 cache sizes");
-        int rc = cli_parse_count("--curve", tok, 1, 1LL << 40, &v);
+        if (*n == CURVE_MAX)
+            return cli_fail(IDB_EINPUT, "--curve takes at most %d cache sizes", CURVE_MAX);
+        int rc = cli_parse_count("--curve", tok, 1, CURVE_PAGES_MAX, &v);
         if (rc) return rc;
         out[(*n)++] = v;
     }
     return *n ? 0 : cli_fail(IDB_EINPUT, "--curve needs at least one cache size");
 }
 
-int cmd_insert(int argc, char **argv)
+/* Everything insert's command line says: the run's configuration and the names in it. */
+typedef struct insert_args {
+    idb_insert_config cfg;
+    const char *store, *strategy, *dir, *format;
+    long long ids;
+    int64_t curve[CURVE_MAX];           /* cfg.curve_cache_pages points here */
+} insert_args;
+
+/* -o KEY=VALUE (c 'o', for the strategy) or -s KEY=VALUE (for the store) into a->cfg.
+ * Returns 0 or 2 after an error line. */
+static int add_kv(insert_args *a, int c, const char *kv)
 {
-    enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT, O_CURVE };
+    const char **list = c == 'o' ? a->cfg.strategy_kv : a->cfg.store_kv;
+    int *n = c == 'o' ? &a->cfg.n_strategy_kv : &a->cfg.n_store_kv;
+    if (*n == IDB_INSERT_MAX_KV) return cli_fail(IDB_EINPUT, "too many -%c options", c);
+    list[(*n)++] = kv;
+    return 0;
+}
+
+/* Read insert's flags into *a (which the caller zeroed). Returns 0, or the exit status after
+ * printing an error. */
+static int parse_insert_flags(int argc, char **argv, insert_args *a)
+{
+    enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
+           O_CURVE };
     static const struct option longopts[] = {
-        { "store", required_argument, 0, O_STORE }, { "strategy", required_argument, 0, O_STRATEGY },
+        { "store", required_argument, 0, O_STORE },
+        { "strategy", required_argument, 0, O_STRATEGY },
         { "batch", required_argument, 0, O_BATCH }, { "shards", required_argument, 0, O_SHARDS },
         { "shops", required_argument, 0, O_SHOPS }, { "dir", required_argument, 0, O_DIR },
         { "seed", required_argument, 0, O_SEED }, { "format", required_argument, 0, O_FORMAT },
         { "curve", required_argument, 0, O_CURVE }, { 0 },
     };
-    idb_insert_config cfg = { .batch = 1000, .shards = 1, .shops = 1000, .shop_skew = 1.0, .seed = 1 };
-    const char *store = NULL, *strategy = NULL, *dir = NULL, *format = "csv";
-    long long v = 0, ids = 0;
-    int64_t curve[64];
-    int c, rc;
+    idb_insert_config *cfg = &a->cfg;
+    long long v = 0;
+    int c, rc = 0;
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:o:s:", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, "n:o:s:", longopts, NULL)) != -1) {
         switch (c) {
-        case O_STORE: store = optarg; break;
-        case O_STRATEGY: strategy = optarg; break;
-        case O_DIR: dir = optarg; break;
-        case O_FORMAT: format = optarg; break;
-        case 'n': if ((rc = cli_parse_count("-n", optarg, 1, 1LL << 34, &ids))) return rc; break;
-        case O_BATCH: if ((rc = cli_parse_count("--batch", optarg, 1, 1 << 24, &v))) return rc; cfg.batch = (int)v; break;
-        case O_SHARDS: if ((rc = cli_parse_count("--shards", optarg, 1, 1024, &v))) return rc; cfg.shards = (int)v; break;
-        case O_SHOPS: if ((rc = cli_parse_count("--shops", optarg, 1, 1 << 24, &v))) return rc; cfg.shops = (int)v; break;
-        case O_SEED: if ((rc = cli_parse_count("--seed", optarg, 0, INT64_MAX, &v))) return rc; cfg.seed = (uint64_t)v; break;
-        case O_CURVE: if ((rc = parse_curve(optarg, curve, &cfg.n_curve))) return rc; cfg.curve_cache_pages = curve; break;
-        case 'o':
-            if (cfg.n_strategy_kv == IDB_INSERT_MAX_KV) return cli_fail(IDB_EINPUT, "too many -o options");
-            cfg.strategy_kv[cfg.n_strategy_kv++] = optarg; break;
-        case 's':
-            if (cfg.n_store_kv == IDB_INSERT_MAX_KV) return cli_fail(IDB_EINPUT, "too many -s options");
-            cfg.store_kv[cfg.n_store_kv++] = optarg; break;
-        default: return cli_usage("insert", "insert: unknown flag or missing value '%s'", argv[optind - 1]);
+        case O_STORE: a->store = optarg; break;
+        case O_STRATEGY: a->strategy = optarg; break;
+        case O_DIR: a->dir = optarg; break;
+        case O_FORMAT: a->format = optarg; break;
+        case 'n': rc = cli_parse_count("-n", optarg, 1, IDS_MAX, &a->ids); break;
+        case O_BATCH:
+            if (!(rc = cli_parse_count("--batch", optarg, 1, BATCH_MAX, &v))) cfg->batch = (int)v;
+            break;
+        case O_SHARDS:
+            if (!(rc = cli_parse_count("--shards", optarg, 1, SHARDS_MAX, &v)))
+                cfg->shards = (int)v;
+            break;
+        case O_SHOPS:
+            if (!(rc = cli_parse_count("--shops", optarg, 1, SHOPS_MAX, &v))) cfg->shops = (int)v;
+            break;
+        case O_SEED:
+            if (!(rc = cli_parse_count("--seed", optarg, 0, INT64_MAX, &v)))
+                cfg->seed = (uint64_t)v;
+            break;
+        case O_CURVE:
+            if (!(rc = parse_curve(optarg, a->curve, &cfg->n_curve)))
+                cfg->curve_cache_pages = a->curve;
+            break;
+        case 'o': case 's': rc = add_kv(a, c, optarg); break;
+        default:
+            return cli_usage("insert", "insert: unknown flag or missing value '%s'",
+                             argv[optind - 1]);
         }
     }
-    if (optind != argc) return cli_usage("insert", "insert: unexpected argument '%s'", argv[optind]);
-    if (!store || !strategy || !ids) return cli_usage("insert", "insert needs --store, --strategy and -n");
-    if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0)
-        return cli_fail(IDB_EINPUT, "--format: '%s' is not csv or json", format);
-    if (!(cfg.store = idb_store_find(store))) return cli_fail(IDB_EINPUT, "unknown store '%s' (stores: sqlite, lmdb, pagesim, null)", store);
-    if (!(cfg.strategy = idb_strategy_find(strategy))) return cli_fail(IDB_EINPUT, "unknown strategy '%s' (see idbench list)", strategy);
-    if (cfg.n_curve && !cfg.store->curve) return cli_fail(IDB_EINPUT, "--curve needs a store with a miss-ratio curve (pagesim), not %s", store);
-    cfg.ids = ids;
+    if (rc) return rc;
+    if (optind != argc)
+        return cli_usage("insert", "insert: unexpected argument '%s'", argv[optind]);
+    return 0;
+}
 
-    char tmp[256] = "";
-    if (!dir) {
-        if (idb_tmpdir_make(tmp, sizeof tmp) != 0) return cli_fail(IDB_EIO, "cannot create a temporary directory");
-        dir = tmp;
+/* Check what the flags name (store, strategy, format, curve) and fill cfg's plug-ins.
+ * Returns 0, or the exit status after printing an error. */
+static int resolve_names(insert_args *a)
+{
+    idb_insert_config *cfg = &a->cfg;
+    if (!a->store || !a->strategy || !a->ids)
+        return cli_usage("insert", "insert needs --store, --strategy and -n");
+    if (strcmp(a->format, "csv") != 0 && strcmp(a->format, "json") != 0)
+        return cli_fail(IDB_EINPUT, "--format: '%s' is not csv or json", a->format);
+    if (!(cfg->store = idb_store_find(a->store)))
+        return cli_fail(IDB_EINPUT, "unknown store '%s' (stores: sqlite, lmdb, pagesim, null)",
+                        a->store);
+    if (!(cfg->strategy = idb_strategy_find(a->strategy)))
+        return cli_fail(IDB_EINPUT, "unknown strategy '%s' (see idbench list)", a->strategy);
+    if (cfg->n_curve && !cfg->store->curve)
+        return cli_fail(IDB_EINPUT,
+                        "--curve needs a store with a miss-ratio curve (pagesim), not %s",
+                        a->store);
+    cfg->ids = a->ids;
+    return 0;
+}
+
+/* idbench insert: parse, run once (in a private temporary directory without --dir), print. */
+int cmd_insert(int argc, char **argv)
+{
+    insert_args a = {
+        .cfg = { .batch = BATCH_DEFAULT, .shards = 1, .shops = SHOPS_DEFAULT, .shop_skew = 1.0,
+                 .seed = 1 },
+        .format = "csv",
+    };
+    int rc = parse_insert_flags(argc, argv, &a);
+    if (rc || (rc = resolve_names(&a))) return rc;
+
+    char tmp[TMPDIR_CHARS] = "";
+    if (!a.dir) {
+        if (idb_tmpdir_make(tmp, sizeof tmp) != 0)
+            return cli_fail(IDB_EIO, "cannot create a temporary directory");
+        a.dir = tmp;
     }
-    cfg.dir = dir;
+    a.cfg.dir = a.dir;
     idb_insert_result *res = malloc(sizeof *res);
     idb_err err = { 0 };
-    rc = res ? idb_insert_run(&cfg, res, &err) : idb_fail(&err, IDB_ENOMEM, "out of memory");
+    rc = res ? idb_insert_run(&a.cfg, res, &err) : idb_fail(&err, IDB_ENOMEM, "out of memory");
     if (tmp[0]) idb_tmpdir_remove(tmp);
     if (rc) { free(res); return cli_fail_err(&err); }
-    if (cfg.n_curve) print_curve(&cfg, res, format[0] == 'j');
-    else print_result(&cfg, res, format[0] == 'j');
+    if (a.cfg.n_curve) print_curve(&a.cfg, res, a.format[0] == 'j');
+    else print_result(&a.cfg, res, a.format[0] == 'j');
     free(res);
     return fflush(stdout) == 0 ? 0 : cli_fail(IDB_EIO, "cannot write the result to stdout");
 }

@@ -1,29 +1,25 @@
-/* cmd_sim.c — the simulator's commands:
+/* cmd_sim.c — the simulator's command:
  *   idbench simulate WORKLOAD.ini... [--seed N] [--strategies a,b] [--format csv|json|table]
  *                    [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]
- *   idbench claims [--quick]
- *   idbench collide --bits B --rate R
  * Every workload and flag is checked before any simulation starts; results are collected
  * in memory and printed only when every run succeeded, and the timeline file is written
  * to a temporary name and renamed, so a failure never leaves a partial result.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "claims.h"
 #include "cli.h"
-#include "collide.h"
 #include "sim.h"
 
 #define MAX_WORKLOADS 64
 #define MAX_SETS 32
 #define NFIELDS 12
+#define NAME_FIELDS 2       /* the first fields, workload and strategy, are text */
 
 static const char *field_names[NFIELDS] = {
     "workload", "strategy", "orders", "duplicates", "failed_orders", "stalled_ms",
@@ -31,35 +27,45 @@ static const char *field_names[NFIELDS] = {
     "tail_insert_frac", "id_bytes",
 };
 
-typedef struct cell_row { char v[NFIELDS][64]; } cell_row;
+#define CELL_CHARS 64                   /* longest field text, NUL included */
+typedef struct cell_row { char v[NFIELDS][CELL_CHARS]; } cell_row;
 
 /* The output fields of r as text, in field_names order. */
 static void row_cells(const sim_result *r, cell_row *c)
 {
-    snprintf(c->v[0], 64, "%s", r->workload);
-    snprintf(c->v[1], 64, "%s", r->strategy);
-    snprintf(c->v[2], 64, "%lld", (long long)r->orders);
-    snprintf(c->v[3], 64, "%lld", (long long)r->duplicates);
-    snprintf(c->v[4], 64, "%lld", (long long)r->failed_orders);
-    snprintf(c->v[5], 64, "%.3f", r->stalled_ms);
-    snprintf(c->v[6], 64, "%.3f", r->coord_lat_p50_ms);
-    snprintf(c->v[7], 64, "%.3f", r->coord_lat_p99_ms);
-    snprintf(c->v[8], 64, "%.6g", r->inversion_frac);
-    snprintf(c->v[9], 64, "%d", r->shard_monotonic);
-    snprintf(c->v[10], 64, "%.4f", r->tail_insert_frac);
-    snprintf(c->v[11], 64, "%d", r->id_bytes);
+    snprintf(c->v[0], sizeof c->v[0], "%s", r->workload);
+    snprintf(c->v[1], sizeof c->v[1], "%s", r->strategy);
+    snprintf(c->v[2], sizeof c->v[2], "%lld", (long long)r->orders);
+    snprintf(c->v[3], sizeof c->v[3], "%lld", (long long)r->duplicates);
+    snprintf(c->v[4], sizeof c->v[4], "%lld", (long long)r->failed_orders);
+    snprintf(c->v[5], sizeof c->v[5], "%.3f", r->stalled_ms);
+    snprintf(c->v[6], sizeof c->v[6], "%.3f", r->coord_lat_p50_ms);
+    snprintf(c->v[7], sizeof c->v[7], "%.3f", r->coord_lat_p99_ms);
+    snprintf(c->v[8], sizeof c->v[8], "%.6g", r->inversion_frac);
+    snprintf(c->v[9], sizeof c->v[9], "%d", r->shard_monotonic);
+    snprintf(c->v[10], sizeof c->v[10], "%.4f", r->tail_insert_frac);
+    snprintf(c->v[11], sizeof c->v[11], "%d", r->id_bytes);
+}
+
+/* The fields of one row (field_names, or a cell_row's values) as an aligned table line:
+ * the two name columns left-aligned, the figures right-aligned, each wd[f] wide. */
+static void print_table_line(const char *const *v, const int *wd)
+{
+    for (int f = 0; f < NFIELDS; f++)
+        printf(f < NAME_FIELDS ? "%-*s%s" : "%*s%s", wd[f], v[f], f + 1 < NFIELDS ? "  " : "\n");
 }
 
 /* Print rows as csv (with header), a JSON array of objects, or an aligned table. */
 static void print_rows(const cell_row *rows, int n, const char *format)
 {
+    const char *v[NFIELDS];
     if (strcmp(format, "json") == 0) {
         printf("[\n");
         for (int i = 0; i < n; i++) {
             printf("  {");
             for (int f = 0; f < NFIELDS; f++)
-                printf(f < 2 ? "\"%s\": \"%s\"%s" : "\"%s\": %s%s", field_names[f], rows[i].v[f],
-                       f + 1 < NFIELDS ? ", " : "");
+                printf(f < NAME_FIELDS ? "\"%s\": \"%s\"%s" : "\"%s\": %s%s", field_names[f],
+                       rows[i].v[f], f + 1 < NFIELDS ? ", " : "");
             printf("}%s\n", i + 1 < n ? "," : "");
         }
         printf("]\n");
@@ -72,16 +78,18 @@ static void print_rows(const cell_row *rows, int n, const char *format)
             for (int i = 0; i < n; i++)
                 if ((int)strlen(rows[i].v[f]) > wd[f]) wd[f] = (int)strlen(rows[i].v[f]);
         }
-        for (int f = 0; f < NFIELDS; f++)
-            printf(f < 2 ? "%-*s%s" : "%*s%s", wd[f], field_names[f], f + 1 < NFIELDS ? "  " : "\n");
-        for (int i = 0; i < n; i++)
-            for (int f = 0; f < NFIELDS; f++)
-                printf(f < 2 ? "%-*s%s" : "%*s%s", wd[f], rows[i].v[f], f + 1 < NFIELDS ? "  " : "\n");
+        print_table_line(field_names, wd);
+        for (int i = 0; i < n; i++) {
+            for (int f = 0; f < NFIELDS; f++) v[f] = rows[i].v[f];
+            print_table_line(v, wd);
+        }
         return;
     }
-    for (int f = 0; f < NFIELDS; f++) printf("%s%s", field_names[f], f + 1 < NFIELDS ? "," : "\n");
+    for (int f = 0; f < NFIELDS; f++)
+        printf("%s%s", field_names[f], f + 1 < NFIELDS ? "," : "\n");
     for (int i = 0; i < n; i++)
-        for (int f = 0; f < NFIELDS; f++) printf("%s%s", rows[i].v[f], f + 1 < NFIELDS ? "," : "\n");
+        for (int f = 0; f < NFIELDS; f++)
+            printf("%s%s", rows[i].v[f], f + 1 < NFIELDS ? "," : "\n");
 }
 
 /* Append r's timeline (one line per second) to the open file tl. */
@@ -135,13 +143,15 @@ static int parse_sim_args(int argc, char **argv, sim_args *a)
             a->format = optarg;
             break;
         case 's':
-            if (a->nsets == MAX_SETS) return cli_fail(IDB_EINPUT, "too many --set flags (at most %d)", MAX_SETS);
+            if (a->nsets == MAX_SETS)
+                return cli_fail(IDB_EINPUT, "too many --set flags (at most %d)", MAX_SETS);
             a->sets[a->nsets++] = optarg;
             break;
         case 't': a->timeline = optarg; break;
         case 'v': a->verbose = 1; break;
         default:
-            return cli_usage("simulate", "simulate: unknown flag or missing value '%s'", argv[optind - 1]);
+            return cli_usage("simulate", "simulate: unknown flag or missing value '%s'",
+                             argv[optind - 1]);
         }
     }
     if (optind >= argc) return cli_usage("simulate", "simulate needs at least one workload file");
@@ -151,56 +161,101 @@ static int parse_sim_args(int argc, char **argv, sim_args *a)
     return 0;
 }
 
+/* The workloads of a run, loaded and checked, and the strategies each one runs. */
+typedef struct sim_plan {
+    sim_workload *w;                                /* one per workload file */
+    const idb_strategy *(*sts)[SIM_MAX_STRATEGIES]; /* sts[i]: workload i's strategies */
+    int *nst;                                       /* nst[i]: how many */
+    int total;                                      /* sum of nst: rows of output */
+} sim_plan;
+
+/* Free what plan_load allocated (p may be partly filled). */
+static void plan_free(sim_plan *p)
+{
+    free(p->w);
+    free(p->sts);
+    free(p->nst);
+}
+
+/* Load every workload of a, apply its --set flags and --seed and pick its strategies, before
+ * anything runs. Returns 0, or the exit status after printing an error (*p is then still to
+ * be freed with plan_free). */
+static int plan_load(const sim_args *a, sim_plan *p)
+{
+    idb_err err = { 0 };
+    p->w = calloc((size_t)a->npaths, sizeof *p->w);
+    p->sts = calloc((size_t)a->npaths, sizeof *p->sts);
+    p->nst = calloc((size_t)a->npaths, sizeof *p->nst);
+    p->total = 0;
+    if (!p->w || !p->sts || !p->nst) return cli_fail(IDB_ENOMEM, "out of memory");
+    for (int i = 0; i < a->npaths; i++) {
+        sim_workload *w = &p->w[i];
+        if (sim_workload_load(a->paths[i], w, &err) != 0) return cli_fail_err(&err);
+        for (int k = 0; k < a->nsets; k++)
+            if (sim_workload_set(w, a->sets[k], &err) != 0) return cli_fail_err(&err);
+        if (a->have_seed) w->seed = a->seed;
+        p->nst[i] = sim_workload_strategies(w, a->strategies, p->sts[i], &err);
+        if (p->nst[i] < 0) return cli_fail_err(&err);
+        p->total += p->nst[i];
+    }
+    return 0;
+}
+
+/* Run every strategy of workload w on one stream of arrivals: a row each into rows (from
+ * *nrows on), its timeline into tl when not NULL. Returns 0 or the exit status after
+ * printing an error. */
+static int run_workload(const sim_args *a, const sim_workload *w,
+                        const idb_strategy *const *sts, int nst, FILE *tl,
+                        cell_row *rows, int *nrows)
+{
+    idb_err err = { 0 };
+    sim_stream s;
+    int rc = 0;
+    if (sim_stream_make(w, &s, &err) != 0) return cli_fail_err(&err);
+    for (int k = 0; k < nst; k++) {
+        sim_result r;
+        sim_run_opts o = { .timeline = tl != NULL };
+        if (sim_run(w, &s, sts[k], &o, &r, &err) != 0) {
+            rc = cli_fail(err.code == IDB_EINPUT ? IDB_EIO : err.code, "%s: %s", w->name,
+                          err.msg);
+            break;
+        }
+        row_cells(&r, &rows[(*nrows)++]);
+        if (tl) timeline_rows(tl, &r);
+        if (a->verbose)
+            fprintf(stderr, "simulate: %s/%s: %lld orders in %.3f s wall, %.3f s CPU = %.0f "
+                    "orders per CPU second\n", w->name, r.strategy, (long long)r.orders,
+                    r.wall_s, r.cpu_s, r.cpu_s > 0 ? (double)r.orders / r.cpu_s : 0);
+        sim_result_free(&r);
+    }
+    sim_stream_free(&s);
+    return rc;
+}
+
 /* idbench simulate: every workload x strategy, one row each. */
 int cmd_simulate(int argc, char **argv)
 {
     sim_args a;
+    sim_plan p = { 0 };
     int rc = parse_sim_args(argc, argv, &a);
     if (rc) return rc;
-    idb_err err = { 0 };
-    sim_workload *w = calloc((size_t)a.npaths, sizeof *w);
-    const idb_strategy *(*sts)[SIM_MAX_STRATEGIES] = calloc((size_t)a.npaths, sizeof *sts);
-    int *nst = calloc((size_t)a.npaths, sizeof *nst), total = 0;
-    if (!w || !sts || !nst) { rc = cli_fail(IDB_ENOMEM, "out of memory"); goto out; }
-    for (int i = 0; i < a.npaths; i++) {            /* check everything before running */
-        if (sim_workload_load(a.paths[i], &w[i], &err) != 0) { rc = cli_fail_err(&err); goto out; }
-        for (int k = 0; k < a.nsets; k++)
-            if (sim_workload_set(&w[i], a.sets[k], &err) != 0) { rc = cli_fail_err(&err); goto out; }
-        if (a.have_seed) w[i].seed = a.seed;
-        nst[i] = sim_workload_strategies(&w[i], a.strategies, sts[i], &err);
-        if (nst[i] < 0) { rc = cli_fail_err(&err); goto out; }
-        total += nst[i];
-    }
-    cell_row *rows = calloc((size_t)total, sizeof *rows);
+    if ((rc = plan_load(&a, &p)) != 0) goto out;
+    cell_row *rows = calloc((size_t)p.total, sizeof *rows);
     idb_atomic tla;
     FILE *tl = NULL;
     if (!rows) { rc = cli_fail(IDB_ENOMEM, "out of memory"); goto out; }
     if (a.timeline) {
         tl = idb_atomic_open(&tla, a.timeline);
-        if (!tl) { rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno)); goto out_rows; }
+        if (!tl) {
+            rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline,
+                          strerror(errno));
+            goto out_rows;
+        }
         fprintf(tl, "workload,strategy,t_s,orders,failed_orders\n");
     }
     int nrows = 0;
-    for (int i = 0; i < a.npaths && rc == 0; i++) {
-        sim_stream s;
-        if (sim_stream_make(&w[i], &s, &err) != 0) { rc = cli_fail_err(&err); break; }
-        for (int k = 0; k < nst[i]; k++) {
-            sim_result r;
-            sim_run_opts o = { .timeline = tl != NULL };
-            if (sim_run(&w[i], &s, sts[i][k], &o, &r, &err) != 0) {
-                rc = cli_fail(err.code == IDB_EINPUT ? IDB_EIO : err.code, "%s: %s", w[i].name, err.msg);
-                break;
-            }
-            row_cells(&r, &rows[nrows++]);
-            if (tl) timeline_rows(tl, &r);
-            if (a.verbose)
-                fprintf(stderr, "simulate: %s/%s: %lld orders in %.3f s wall, %.3f s CPU = %.0f orders "
-                        "per CPU second\n", w[i].name, r.strategy, (long long)r.orders, r.wall_s, r.cpu_s,
-                        r.cpu_s > 0 ? (double)r.orders / r.cpu_s : 0);
-            sim_result_free(&r);
-        }
-        sim_stream_free(&s);
-    }
+    for (int i = 0; i < a.npaths && rc == 0; i++)
+        rc = run_workload(&a, &p.w[i], p.sts[i], p.nst[i], tl, rows, &nrows);
     if (tl && idb_atomic_commit(&tla, rc != 0) != 0 && rc == 0)
         rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno));
     if (rc == 0) {
@@ -210,91 +265,6 @@ int cmd_simulate(int argc, char **argv)
 out_rows:
     free(rows);
 out:
-    free(w);
-    free(sts);
-    free(nst);
+    plan_free(&p);
     return rc;
-}
-
-
-/* idbench claims [--quick]: the markdown table of the chapter's claims. */
-int cmd_claims(int argc, char **argv)
-{
-    static const struct option longopts[] = { { "quick", no_argument, NULL, 'q' }, { 0 } };
-    int quick = 0, c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 'q') quick = 1;
-        else return cli_usage("claims", "claims: unknown flag '%s'", argv[optind - 1]);
-    }
-    if (optind != argc) return cli_usage("claims", "claims takes no arguments");
-    claim_row rows[CLAIMS_N];
-    idb_err err = { 0 };
-    if (claims_run(quick, rows, &err) != 0)
-        return cli_fail(err.code == IDB_EINPUT ? IDB_EIO : err.code, "claims: %s", err.msg);
-    claims_print_markdown(stdout, rows, CLAIMS_N);
-    if (fflush(stdout) != 0) return cli_fail(IDB_EIO, "cannot write the table to stdout");
-    return 0;
-}
-
-/* Write seconds as a short human duration ("86.0 years") into buf. */
-static void human_time(double s, char *buf, size_t len)
-{
-    static const struct { double secs; const char *unit; } u[] = {
-        { 365.25 * 86400, "years" }, { 86400, "days" }, { 3600, "hours" }, { 60, "minutes" },
-        { 1, "seconds" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
-    };
-    for (size_t i = 0; i < sizeof u / sizeof *u; i++)
-        if (s >= u[i].secs || i + 1 == sizeof u / sizeof *u) {
-            snprintf(buf, len, "%.3g %s", s / u[i].secs, u[i].unit);
-            return;
-        }
-}
-
-/* Parse a finite positive number for flag. Returns 0 or the exit status after an error. */
-static int parse_positive(const char *flag, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno == ERANGE || !isfinite(v) || v <= 0 || strchr(s, 'x') || strchr(s, 'X'))
-        return cli_fail(IDB_EINPUT, "%s: '%s' is not a positive number", flag, s);
-    *out = v;
-    return 0;
-}
-
-/* idbench collide --bits B --rate R: IDs and time to a 50% and a 1e-9 collision chance. */
-int cmd_collide(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        { "bits", required_argument, NULL, 'b' }, { "rate", required_argument, NULL, 'r' }, { 0 },
-    };
-    double bits = 0, rate = 0;
-    int c, rc;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            if ((rc = parse_positive("--bits", optarg, &bits))) return rc;
-            if (bits > 1000 || bits != floor(bits))
-                return cli_fail(IDB_EINPUT, "--bits: '%s' is not a whole number of bits 1..1000", optarg);
-            break;
-        case 'r': if ((rc = parse_positive("--rate", optarg, &rate))) return rc; break;
-        default: return cli_usage("collide", "collide: unknown flag or missing value '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc) return cli_usage("collide", "collide takes no arguments besides its flags");
-    if (bits == 0 || rate == 0) return cli_usage("collide", "collide needs --bits and --rate");
-    printf("bits,rate_per_s,probability,ids,seconds,time\n");
-    static const double ps[] = { 0.5, 1e-9 };
-    for (int i = 0; i < 2; i++) {
-        double n = collide_ids(bits, ps[i]), secs = n / rate;
-        char human[64];
-        human_time(secs, human, sizeof human);
-        printf("%.0f,%g,%g,%.6g,%.6g,%s\n", bits, rate, ps[i], n, secs, human);
-    }
-    if (fflush(stdout) != 0) return cli_fail(IDB_EIO, "cannot write to stdout");
-    return 0;
 }

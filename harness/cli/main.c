@@ -14,11 +14,13 @@ const cli_command cli_commands[] = {
     { "insert", "insert --store S --strategy NAME -n COUNT [--batch B] [--shards K] [--shops N] "
                 "[--dir DIR] [-o KEY=VALUE]... [-s KEY=VALUE]... [--seed N] [--format csv|json] "
                 "[--curve P1,P2,...]", cmd_insert },
-    { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] [--format csv|json|table] "
-                  "[--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]", cmd_simulate },
+    { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] "
+                  "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]",
+      cmd_simulate },
     { "claims", "claims [--quick]", cmd_claims },
     { "collide", "collide --bits B --rate R", cmd_collide },
-    { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]", cmd_matrix },
+    { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]",
+      cmd_matrix },
     { "plot", "plot RESULTS_DIR", cmd_plot },
     { 0 },
 };

@@ -12,7 +12,10 @@ int idb_tmpdir_make(char *buf, size_t len)
 {
     const char *base = getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
-    if ((size_t)snprintf(buf, len, "%s/idbench.XXXXXX", base) >= len) { errno = ENAMETOOLONG; return -1; }
+    if ((size_t)snprintf(buf, len, "%s/idbench.XXXXXX", base) >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     return mkdtemp(buf) ? 0 : -1;
 }
 

@@ -92,6 +92,12 @@ static void shard_order(const kp *b, const uint32_t *rank, const uint16_t *shard
     }
 }
 
+/* 1 if orders x and y have the same ID. */
+static int same_id(const sim_metrics_in *in, uint32_t x, uint32_t y)
+{
+    return in->hi[x] == in->hi[y] && in->lo[x] == in->lo[y];
+}
+
 /* The six steps below, over index arrays sorted by radix (see sim_metrics.h). */
 int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
 {
@@ -117,7 +123,7 @@ int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
     uint32_t r = 0;
     int64_t run = 0;
     for (int64_t i = 0; i < m; i++) {
-        if (i > 0 && (in->hi[a[i].idx] != in->hi[a[i - 1].idx] || in->lo[a[i].idx] != in->lo[a[i - 1].idx])) {
+        if (i > 0 && !same_id(in, a[i].idx, a[i - 1].idx)) {
             if (i - run > 1) out->shard_collisions += run_collisions(a, run, i, in->shard_f);
             r++;
             run = i;
@@ -128,14 +134,17 @@ int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
     out->duplicates = m - ((int64_t)r + 1);
 
     /* 3. Creation order, ties in ID order: a is in ID order, sort it stably by time. */
-    for (int64_t i = 0; i < m; i++) b[i] = (kp){ .key = (uint64_t)in->t_ns[a[i].idx], .idx = a[i].idx };
+    for (int64_t i = 0; i < m; i++)
+        b[i] = (kp){ .key = (uint64_t)in->t_ns[a[i].idx], .idx = a[i].idx };
     radix_sort(b, a, m, cnt);
 
     /* 4. Per-shard order and tail inserts. */
     int64_t tails, inserts;
-    shard_order(b, rank, in->shard_c, m, in->nshards, last, &out->shard_monotonic, &tails, &inserts);
+    shard_order(b, rank, in->shard_c, m, in->nshards, last, &out->shard_monotonic, &tails,
+                &inserts);
     out->tail_insert_frac = inserts ? (double)tails / (double)inserts : 0;
-    shard_order(b, rank, in->shard_f, m, in->nshards, last, &out->final_monotonic, &tails, &inserts);
+    shard_order(b, rank, in->shard_f, m, in->nshards, last, &out->final_monotonic, &tails,
+                &inserts);
 
     /* 5. Largest time gap of an inverted pair: the first earlier order with a higher rank
      * is found by binary search over the running maximum of ranks. */

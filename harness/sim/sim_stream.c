@@ -127,7 +127,8 @@ static int make_events(const sim_workload *w, sim_stream *s, idb_rng *r)
             uint16_t from = s->home[0];
             if (s->nevents == 2 && s->ev[0].moves && s->ev[0].moves[0] != SIM_NO_MOVE)
                 from = s->ev[0].moves[0];
-            e->dest = (uint16_t)((from + 1 + idb_rng_below(r, (uint64_t)shards_then - 1)) % shards_then);
+            uint64_t hop = 1 + idb_rng_below(r, (uint64_t)shards_then - 1);   /* not its own */
+            e->dest = (uint16_t)((from + hop) % shards_then);
         }
     }
     return 0;
@@ -138,7 +139,8 @@ int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
 {
     double expect = sim_workload_expected_orders(w);
     int64_t cap = (int64_t)(expect + 10 * sqrt(expect) + 64);
-    int rc = sim_stream_alloc(s, 0, w->shops, (int)w->shards, (int)w->instances, w->duration_s, err);
+    int rc = sim_stream_alloc(s, 0, w->shops, (int)w->shards, (int)w->instances, w->duration_s,
+                              err);
     if (rc) return rc;
     if (grow(s, cap) != 0) goto oom;
 
@@ -165,7 +167,10 @@ int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
     for (;;) {
         t = next_arrival(&r_arr, t, w->orders_per_s, f, b0, b1);
         if (t >= end) break;
-        if (s->n == s->cap && grow(s, s->cap + s->cap / 2 + 64) != 0) { idb_zipf_free(&zipf); goto oom; }
+        if (s->n == s->cap && grow(s, s->cap + s->cap / 2 + 64) != 0) {
+            idb_zipf_free(&zipf);
+            goto oom;
+        }
         int64_t j = s->n++;
         s->t_ns[j] = (int64_t)t;
         s->shop[j] = (uint32_t)idb_zipf_draw(&zipf, &r_shop);
