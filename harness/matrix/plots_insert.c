@@ -9,7 +9,11 @@
 #include <math.h>
 #include <string.h>
 
-/* A strategy whose share of keys at the very end of the index is at least this appends. */
+/* How close to ln 2 the fill of random keys must be for the report to call it near. */
+#define LN2_TOLERANCE 0.05
+/* A strategy whose share of keys at the very end of the index is below this spreads its
+ * keys over the whole index (random keys); at or above MX_TAIL_APPEND it appends. */
+#define TAIL_RANDOM 0.01
 #define TAIL_APPEND 0.99
 
 /* One bar chart of insert.csv: per store a row, per strategy a column. */
@@ -186,7 +190,30 @@ int mx_prep_latency(const mx_results *r, const char *scratch, FILE *v, idb_err *
 
 /* Sentences ---------------------------------------------------------------------------- */
 
-/* inserts: the most and fewest rows per second on the main store. */
+/* Print the strategies of rows whose [lo, hi] of column name overlaps row top's, as
+ * "`a`, `b` and `c`"; returns how many. */
+static int print_overlaps(const mx_results *r, const char *store, const char *name, int top,
+                          FILE *f)
+{
+    const mx_table *t = &r->ins;
+    char col[64];
+    snprintf(col, sizeof col, "%s_min", name);
+    int clo = mx_table_col(t, col), cs = mx_table_col(t, "strategy");
+    snprintf(col, sizeof col, "%s_max", name);
+    int chi = mx_table_col(t, col);
+    double lo = mx_table_num(t, top, clo), hi = mx_table_num(t, top, chi);
+    int rows[MX_LIST_MAX], n = 0;
+    for (int row = 0; row < t->nrow && n < MX_LIST_MAX; row++)
+        if (row != top && mx_ins_row(r, mx_table_str(t, row, cs), store) == row &&
+            mx_table_num(t, row, clo) <= hi && lo <= mx_table_num(t, row, chi))
+            rows[n++] = row;
+    for (int i = 0; f && i < n; i++)
+        fprintf(f, "%s`%s`", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+                mx_table_str(t, rows[i], cs));
+    return n;
+}
+
+/* inserts: the highest and lowest median rate, and whose range the highest overlaps. */
 int mx_say_inserts(const mx_results *r, FILE *f)
 {
     const mx_table *t = &r->ins;
@@ -194,10 +221,20 @@ int mx_say_inserts(const mx_results *r, FILE *f)
     int lo, hi, cs = mx_table_col(t, "strategy"), cr = mx_table_col(t, "inserts_per_s");
     if (!mx_extremes(r, store, "inserts_per_s", 1, &lo, &hi)) return IDB_EINPUT;
     char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN];
-    fprintf(f, "On %s (%s IDs, %lld shard%s), `%s` inserted the most rows per second (%s, "
-               "median) and `%s` the fewest (%s): %.1f× fewer.\n", store,
-            mx_num((double)r->ids, c), r->shards, r->shards == 1 ? "" : "s",
-            mx_table_str(t, hi, cs), mx_num(mx_table_num(t, hi, cr), a), mx_table_str(t, lo, cs),
+    fprintf(f, "On %s (%s IDs, %lld shard%s), `%s` had the highest median rate (%s inserts per "
+               "second", store, mx_num((double)r->ids, c), r->shards, r->shards == 1 ? "" : "s",
+            mx_table_str(t, hi, cs), mx_num(mx_table_num(t, hi, cr), a));
+    double top_lo = mx_table_num(t, hi, mx_table_col(t, "inserts_per_s_min"));
+    double top_hi = mx_table_num(t, hi, mx_table_col(t, "inserts_per_s_max"));
+    if (top_lo < top_hi) {                       /* a range: more than one run */
+        if (print_overlaps(r, store, "inserts_per_s", hi, NULL) > 0) {
+            fprintf(f, "; its min–max range overlaps those of ");
+            print_overlaps(r, store, "inserts_per_s", hi, f);
+        } else {
+            fprintf(f, ", its min–max range above every other strategy's");
+        }
+    }
+    fprintf(f, ") and `%s` the lowest (%s): %.1f× fewer.\n", mx_table_str(t, lo, cs),
             mx_num(mx_table_num(t, lo, cr), b), mx_table_num(t, hi, cr) / mx_table_num(t, lo, cr));
     return 0;
 }
@@ -232,7 +269,73 @@ static int stores_by_name(const mx_results *r, const char *out[])
     return n;
 }
 
-/* fill_factor: the lowest and highest fill per store. */
+/* The fill of the random-key strategies (tail share below TAIL_RANDOM) on store: their
+ * lowest and highest; their names added to l. 0 when store has none with a fill. */
+static int random_fill(const mx_results *r, const char *store, double *lo, double *hi,
+                       mx_names *l)
+{
+    const mx_table *t = &r->ins;
+    int cs = mx_table_col(t, "strategy"), cf = mx_table_col(t, "fill_factor");
+    int ct = mx_table_col(t, "tail_insert_frac"), n = 0;
+    for (int row = 0; row < t->nrow; row++) {
+        double fill = mx_table_num(t, row, cf);
+        if (mx_ins_row(r, mx_table_str(t, row, cs), store) != row || !(fill > 0) ||
+            !(mx_table_num(t, row, ct) < TAIL_RANDOM)) continue;
+        if (!n++ || fill < *lo) *lo = fill;
+        if (n == 1 || fill > *hi) *hi = fill;
+        mx_names_add(l, mx_table_str(t, row, cs));
+    }
+    return n > 0;
+}
+
+/* Print the stores of list[0..n) with their random-key fill as "a (0.67) and b (0.67)". */
+static void print_fills(FILE *f, const char *const *list, const double (*fill)[2], int n)
+{
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s%s (%.2f", i == 0 ? "" : i == n - 1 ? " and " : ", ", list[i], fill[i][0]);
+        if (fabs(fill[i][1] - fill[i][0]) >= 0.005) fprintf(f, "–%.2f", fill[i][1]);
+        fputc(')', f);
+    }
+}
+
+/* fill_factor, second sentence: on which stores random keys' fill is near ln 2. */
+static void say_ln2(const mx_results *r, FILE *f, const char *const *stores, int nst)
+{
+    const char *near[MX_STORES_MAX], *far[MX_STORES_MAX];
+    double near_fill[MX_STORES_MAX][2], far_fill[MX_STORES_MAX][2];
+    int nn = 0, nf = 0;
+    mx_names random = { 0 };
+    for (int s = 0; s < nst; s++) {
+        double lo = 0, hi = 0;
+        if (!random_fill(r, stores[s], &lo, &hi, &random)) continue;
+        if (fabs(lo - log(2)) <= LN2_TOLERANCE && fabs(hi - log(2)) <= LN2_TOLERANCE) {
+            near[nn] = stores[s];
+            near_fill[nn][0] = lo;
+            near_fill[nn++][1] = hi;
+        } else {
+            far[nf] = stores[s];
+            far_fill[nf][0] = lo;
+            far_fill[nf++][1] = hi;
+        }
+    }
+    if (!random.n) return;
+    fprintf(f, " Random insertion with pages split in half settles near ln 2 = 0.693; keys "
+               "spread over the whole index (under %.0f%% at the very end: ", 100 * TAIL_RANDOM);
+    for (int i = 0; i < random.n; i++) fprintf(f, "%s`%s`", i ? ", " : "", random.v[i]);
+    if (nn) {
+        fprintf(f, ") filled leaves to within %.2f of it on ", LN2_TOLERANCE);
+        print_fills(f, near, near_fill, nn);
+        if (nf) fprintf(f, ", but not on ");
+    } else {
+        fprintf(f, ") filled leaves on ");
+    }
+    print_fills(f, far, far_fill, nf);
+    if (!nn) fprintf(f, ", not within %.2f of it", LN2_TOLERANCE);
+    fputc('.', f);
+}
+
+/* fill_factor: the lowest and highest fill per store, and how random keys compare with
+ * ln 2 on each. */
 int mx_say_fill_factor(const mx_results *r, FILE *f)
 {
     const mx_table *t = &r->ins;
@@ -248,7 +351,9 @@ int mx_say_fill_factor(const mx_results *r, FILE *f)
         said = 1;
     }
     if (!said) return IDB_EINPUT;
-    fprintf(f, " (random insertion tends to ln 2 = 0.693).\n");
+    fputc('.', f);
+    say_ln2(r, f, stores, nst);
+    fputc('\n', f);
     return 0;
 }
 
