@@ -126,7 +126,7 @@ static int miss_panel(const mx_results *r, const char *scratch, FILE *v, int p,
     fprintf(v, "ytics%d = \"('0' %g", p, floor_v);
     for (int d = lo_dec; d <= hi_dec; d++) fprintf(v, ", '10^{%d}' %g", d, pow(10, d));
     fprintf(v, ")\"\n");
-    char file[32], sfx[8];
+    char file[32], sfx[16];
     snprintf(file, sizeof file, "miss%d.dat", p);
     snprintf(sfx, sizeof sfx, "%d", p);
     FILE *f = mx_data_open(scratch, file, why);
