@@ -1,6 +1,8 @@
 # fill_factor.gp — how full the index's leaf pages are (bytes used / capacity), by store
-# and strategy. The dashed line is ln 2 ≈ 0.693, what random insertion into a B-tree
-# converges to (Yao 1978); appending in key order fills pages close to 1.
+# and strategy. The dashed line is ln 2 ≈ 0.693, what random insertion into a B-tree that
+# splits a full page in half converges to (Yao 1978); a tree that first moves keys to the
+# page's siblings (SQLite's balance) settles higher, and appending in key order fills
+# pages close to 1. The report says from the data which stores came near the line.
 # Data: store, then per strategy the fill factor.
 set title sprintf("Leaf fill factor — %s", subtitle)
 set ylabel 'leaf fill factor (bytes used / page capacity)'
@@ -9,5 +11,5 @@ set ytics 0.1
 set style data histograms
 set style histogram clustered gap 1.5
 set arrow 1 from graph 0, first log(2) to graph 1, first log(2) nohead dt 2 lw 2 lc rgb 'black' front
-set label 1 'ln 2 ≈ 0.693 (random inserts)' at graph 0.01, first log(2) + 0.025 front font ',10'
+set label 1 'ln 2 ≈ 0.693 (random inserts, half splits)' at graph 0.01, first log(2) + 0.025 front font ',10'
 plot for [i=1:n] datafile using (column(i+1)):xtic(1) title word(names, i) lc rgb word(colors, i)

@@ -41,6 +41,12 @@ run 0 "matrix --quick" -- "$IDB" matrix "$SRC/workloads/matrix.ini" --quick --ou
 echo "quick matrix: $(( $(date +%s) - start )) s"
 check "stdout is the results directory" test "$(cat "$tmp/out")" = "$tmp/r"
 check "progress went to stderr as log lines" grep -q '^matrix: \[1/[0-9]*\] ' "$tmp/err"
+# the ETA comes from measured cells only: none before a cell of each pending kind has run
+check "no ETA guessed before any cell ran" test "$(grep -c 'first guess' "$tmp/err")" -eq 0
+check "no ETA after the first cell (nothing else of its kinds ran)" \
+  grep -q '^matrix: \[1/[0-9]*\] generation benchmarks: .* (ETA —)$' "$tmp/err"
+check "an ETA from measured cells later" grep -qE '^matrix: \[[0-9]+/[0-9]+\] .* \(ETA >?[0-9]' "$tmp/err"
+check "ETA 0s after the last cell" grep -qE '^matrix: \[([0-9]+)/\1\] .* \(ETA 0s\)$' "$tmp/err"
 for f in meta.json generation.json generation.csv insert.csv positions.csv curve.csv simulate.csv \
          skew.csv timeline.csv claims.md report.md; do
   check "$f is there and not empty" test -s "$tmp/r/$f"
@@ -49,7 +55,10 @@ for f in generation insert positions curve simulate skew timeline; do
   check "$f.csv has a header and at least one row" test "$(grep -c . "$tmp/r/$f.csv")" -ge 2
 done
 check "no temporary file left" test -z "$(find "$tmp/r" -name '*.tmp')"
-plots="generation inserts pages_written fill_factor miss_ratio positions latency inversion_skew outage"
+# every plot of the table: one script each in plots/ (test_plots checks the table and the
+# folder agree), so the folder lists them
+plots=$(cd "$SRC/plots" && ls *.gp | grep -vx common.gp | sed 's/\.gp$//')
+check "the plots folder lists the plots" test "$(wc -w <<<"$plots")" -ge 9
 for p in $plots; do
   check "plots/$p.png is a PNG" test "$(head -c 4 "$tmp/r/plots/$p.png" 2>/dev/null | tail -c 3)" = "PNG"
   check "plots/$p.svg is an SVG" grep -q '<svg' "$tmp/r/plots/$p.svg"

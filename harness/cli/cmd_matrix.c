@@ -25,6 +25,8 @@
 #include "metrics.h"
 #include "tmpdir.h"
 
+#define RESULTS_SUFFIX_MAX 100                   /* results/<time>-N: N below this */
+
 /* Current UTC time as ISO 8601 ("2026-11-29T17:45:00Z"); with dashes for colons when
  * for_path. */
 static void utc_now(char *buf, size_t len, int for_path)
@@ -49,47 +51,60 @@ static int dir_is_empty(const char *dir)
 }
 
 /* Make the results directory into out: --out DIR (new, or an empty directory), or
- * results/<UTC time> (a suffix -2, -3... when taken). Returns 0 or an exit status after
- * an error line. Creates nothing but that directory (and results/). */
-static int make_results_dir(const char *want, char *out, size_t len)
+ * results/<UTC time> (a suffix -2, -3... when taken). Returns 0 or IDB_EINPUT. Creates
+ * nothing but that directory (and results/). */
+static int make_results_dir(const char *want, char *out, size_t len, idb_err *err)
 {
     if (want) {
         struct stat sb;
-        if (strlen(want) + 64 > len) return cli_fail(IDB_EINPUT, "--out %s: path too long", want);
+        if (strlen(want) + 1 > len)
+            return idb_fail(err, IDB_EINPUT, "--out %s: path too long", want);
         if (stat(want, &sb) == 0) {
-            if (!S_ISDIR(sb.st_mode)) return cli_fail(IDB_EINPUT, "--out %s: exists and is not a directory", want);
-            if (!dir_is_empty(want)) return cli_fail(IDB_EINPUT, "--out %s: exists and is not empty (give a new directory)", want);
-            if (access(want, W_OK | X_OK) != 0) return cli_fail(IDB_EINPUT, "--out %s: not writable", want);
+            if (!S_ISDIR(sb.st_mode))
+                return idb_fail(err, IDB_EINPUT, "--out %s: exists and is not a directory", want);
+            if (!dir_is_empty(want))
+                return idb_fail(err, IDB_EINPUT,
+                                "--out %s: exists and is not empty (give a new directory)", want);
+            if (access(want, W_OK | X_OK) != 0)
+                return idb_fail(err, IDB_EINPUT, "--out %s: not writable", want);
         } else if (mkdir(want, 0777) != 0) {
-            return cli_fail(IDB_EINPUT, "--out %s: cannot create: %s", want, strerror(errno));
+            return idb_fail(err, IDB_EINPUT, "--out %s: cannot create: %s", want, strerror(errno));
         }
         snprintf(out, len, "%s", want);
         return 0;
     }
     if (mkdir("results", 0777) != 0 && errno != EEXIST)
-        return cli_fail(IDB_EINPUT, "cannot create results/: %s", strerror(errno));
+        return idb_fail(err, IDB_EINPUT, "cannot create results/: %s", strerror(errno));
     char stamp[40];
     utc_now(stamp, sizeof stamp, 1);
-    for (int i = 1; i < 100; i++) {
+    for (int i = 1; i < RESULTS_SUFFIX_MAX; i++) {
         if (i == 1) snprintf(out, len, "results/%s", stamp);
         else snprintf(out, len, "results/%s-%d", stamp, i);
         if (mkdir(out, 0777) == 0) return 0;
-        if (errno != EEXIST) return cli_fail(IDB_EINPUT, "cannot create %s: %s", out, strerror(errno));
+        if (errno != EEXIST)
+            return idb_fail(err, IDB_EINPUT, "cannot create %s: %s", out, strerror(errno));
     }
-    return cli_fail(IDB_EINPUT, "cannot find a free name for results/%s", stamp);
+    return idb_fail(err, IDB_EINPUT, "cannot find a free name for results/%s", stamp);
 }
 
 /* Point results/latest at results/NAME: a symlink made under a temporary name, then
- * renamed over the old one. Returns 0 or -1. */
-static int point_latest(const char *dir)
+ * renamed over the old one. Returns 0 or IDB_EIO. */
+static int point_latest(const char *dir, idb_err *err)
 {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "results/.latest-%ld", (long)getpid());
     unlink(tmp);
-    if (symlink(dir + strlen("results/"), tmp) != 0) return -1;
-    if (rename(tmp, "results/latest") != 0) { unlink(tmp); return -1; }
+    if (symlink(dir + strlen("results/"), tmp) != 0 || rename(tmp, "results/latest") != 0) {
+        int e = errno;
+        unlink(tmp);
+        return idb_fail(err, IDB_EIO, "cannot point results/latest at %s: %s", dir, strerror(e));
+    }
     return 0;
 }
+
+#define ARGV_MAX 80                              /* arguments of an exec'd cell */
+#define ARGV_BUFS 6                              /* of them formatted into a buffer */
+typedef char argbuf[MX_FILE_MAX + 64];           /* one: a flag and a path */
 
 /* The running matrix: what the phases share. */
 typedef struct run {
@@ -98,239 +113,329 @@ typedef struct run {
     mx_progress pr;
     mx_meta meta;
     char seed[32];
+    char set_copy[sizeof ((idb_matrix *)0)->sim_set];   /* the --set words */
     int64_t t0_ns;
 } run;
 
-/* argv for exec'd cell c into av (strings live in r, buf). Returns the stdout path. */
-static const char *cell_argv(run *r, const mx_cell *c, char **av, char bufs[][1100], int *n)
+/* argv of a simulate cell c into av from k on (strings live in r and bufs); returns the
+ * stdout path. */
+static const char *sim_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, int k)
 {
     const idb_matrix *m = r->x.m;
-    static char set_copy[1024];
-    int k = 0, b = 0;
-    av[k++] = "idbench";
-    switch (c->kind) {
-    case MX_GEN:
-        av[k++] = "bench";
-        snprintf(bufs[b], 1100, "--benchmark_out=%s/generation.json.tmp", r->x.dir); av[k++] = bufs[b++];
-        av[k++] = "--benchmark_out_format=json";
-        av[k++] = "--benchmark_format=csv";
-        snprintf(bufs[b], 1100, "--benchmark_min_time=%g", m->gen_min_time); av[k++] = bufs[b++];
-        snprintf(bufs[b], 1100, "--benchmark_repetitions=%lld", (long long)m->repeat); av[k++] = bufs[b++];
-        snprintf(bufs[b], 1100, "%s/gb.csv", r->x.scratch);
-        *n = k;
-        av[k] = NULL;
-        return bufs[b];
-    case MX_SIM: case MX_SKEW:
-        av[k++] = "simulate";
-        av[k++] = (char *)c->workload;
-        av[k++] = "--seed";
-        snprintf(r->seed, sizeof r->seed, "%lld", (long long)m->seed); av[k++] = r->seed;
-        av[k++] = "--format";
-        av[k++] = "csv";
-        if (m->sim_strategies[0]) { av[k++] = "--strategies"; av[k++] = (char *)m->sim_strategies; }
-        snprintf(set_copy, sizeof set_copy, "%s", m->sim_set);
-        for (char *save = NULL, *t = strtok_r(set_copy, " \t", &save); t && k < 60; t = strtok_r(NULL, " \t", &save)) {
-            av[k++] = "--set";
-            av[k++] = t;
-        }
-        if (c->kind == MX_SKEW) {
-            av[k++] = "--set";
-            snprintf(bufs[b], 1100, "clock.skew_ms=%g", c->skew_ms); av[k++] = bufs[b++];
-        }
-        if (c->timeline) {
-            av[k++] = "--timeline";
-            snprintf(bufs[b], 1100, "%s/timeline.csv", r->x.scratch); av[k++] = bufs[b++];
-        }
-        snprintf(bufs[b], 1100, "%s/sim.csv", r->x.scratch);
-        break;
-    case MX_CLAIMS:
-        av[k++] = "claims";
-        if (m->claims_quick) av[k++] = "--quick";
-        snprintf(bufs[b], 1100, "%s/claims.md.tmp", r->x.dir);
-        break;
-    default:
-        av[k] = NULL;
-        *n = k;
-        return NULL;
+    int b = 0;
+    av[k++] = "simulate";
+    av[k++] = (char *)c->workload;
+    av[k++] = "--seed";
+    snprintf(r->seed, sizeof r->seed, "%lld", (long long)m->seed);
+    av[k++] = r->seed;
+    av[k++] = "--format";
+    av[k++] = "csv";
+    if (m->sim_strategies[0]) {
+        av[k++] = "--strategies";
+        av[k++] = (char *)m->sim_strategies;
+    }
+    snprintf(r->set_copy, sizeof r->set_copy, "%s", m->sim_set);
+    for (char *save = NULL, *t = strtok_r(r->set_copy, " \t", &save); t && k < ARGV_MAX - 8;
+         t = strtok_r(NULL, " \t", &save)) {
+        av[k++] = "--set";
+        av[k++] = t;
+    }
+    if (c->kind == MX_SKEW) {
+        av[k++] = "--set";
+        snprintf(bufs[b], sizeof bufs[b], "clock.skew_ms=%g", c->skew_ms);
+        av[k++] = bufs[b++];
+    }
+    if (c->timeline) {
+        av[k++] = "--timeline";
+        snprintf(bufs[b], sizeof bufs[b], "%s/timeline.csv", r->x.scratch);
+        av[k++] = bufs[b++];
     }
     av[k] = NULL;
-    *n = k;
+    snprintf(bufs[b], sizeof bufs[b], "%s/sim.csv", r->x.scratch);
     return bufs[b];
 }
 
-/* After cell c succeeded: move its output into the results files. Returns 0, or -1 with
- * c->error filled (the cell then counts as failed). */
+/* argv for exec'd cell c into av (NULL-terminated; strings live in r and bufs). Returns
+ * the stdout path (NULL for an insert or curve cell, which is not exec'd). */
+static const char *cell_argv(run *r, const mx_cell *c, char **av, argbuf *bufs)
+{
+    const idb_matrix *m = r->x.m;
+    int k = 0, b = 0;
+    av[k++] = "idbench";
+    av[k] = NULL;
+    switch (c->kind) {
+    case MX_GEN:
+        av[k++] = "bench";
+        snprintf(bufs[b], sizeof bufs[b], "--benchmark_out=%s/generation.json.tmp", r->x.dir);
+        av[k++] = bufs[b++];
+        av[k++] = "--benchmark_out_format=json";
+        av[k++] = "--benchmark_format=csv";
+        snprintf(bufs[b], sizeof bufs[b], "--benchmark_min_time=%g", m->gen_min_time);
+        av[k++] = bufs[b++];
+        snprintf(bufs[b], sizeof bufs[b], "--benchmark_repetitions=%lld", (long long)m->repeat);
+        av[k++] = bufs[b++];
+        av[k] = NULL;
+        snprintf(bufs[b], sizeof bufs[b], "%s/gb.csv", r->x.scratch);
+        return bufs[b];
+    case MX_SIM: case MX_SKEW:
+        return sim_argv(r, c, av, bufs, k);
+    case MX_CLAIMS:
+        av[k++] = "claims";
+        if (m->claims_quick) av[k++] = "--quick";
+        av[k] = NULL;
+        snprintf(bufs[b], sizeof bufs[b], "%s/claims.md.tmp", r->x.dir);
+        return bufs[b];
+    default:
+        return NULL;
+    }
+}
+
+/* After a simulate cell c: its rows into simulate.csv or skew.csv, its timeline into
+ * timeline.csv. Returns 0 or IDB_EIO. */
+static int collect_sim(run *r, mx_cell *c, const char *out, idb_err *err)
+{
+    char path[MX_FILE_MAX], src[MX_FILE_MAX], val[32];
+    snprintf(val, sizeof val, "%g", c->skew_ms);
+    snprintf(path, sizeof path, "%s/%s.csv", r->x.dir, c->kind == MX_SIM ? "simulate" : "skew");
+    int rc = mx_append_csv(path, out, c->kind == MX_SKEW ? "skew_ms" : NULL, val, err);
+    if (!rc && c->timeline) {
+        snprintf(path, sizeof path, "%s/timeline.csv", r->x.dir);
+        snprintf(src, sizeof src, "%s/timeline.csv", r->x.scratch);
+        rc = mx_append_csv(path, src, NULL, NULL, err);
+    }
+    return rc;
+}
+
+/* After cell c succeeded: move its output into the results files. Returns 0, or an
+ * IDB_E* code with c->err filled (the cell then counts as failed). */
 static int collect(run *r, mx_cell *c, const char *out)
 {
-    idb_err err = { 0 };
-    char path[1100], src[1200];
+    char path[MX_FILE_MAX], src[MX_FILE_MAX + 8];
     int rc = 0;
     switch (c->kind) {
     case MX_GEN:
         snprintf(path, sizeof path, "%s/generation.json", r->x.dir);
         snprintf(src, sizeof src, "%s.tmp", path);
-        if (rename(src, path) != 0) rc = idb_fail(&err, IDB_EIO, "no generation.json: %s", strerror(errno));
-        else rc = mx_write_generation(r->x.dir, out, &err);
+        if (rename(src, path) != 0)
+            rc = idb_fail(&c->err, IDB_EIO, "no generation.json: %s", strerror(errno));
+        else rc = mx_write_generation(r->x.dir, out, &c->err);
         break;
-    case MX_INSERT: rc = mx_write_insert(&r->x, &r->plan, &err); break;
-    case MX_CURVE: rc = mx_write_curve(&r->x, &r->plan, &err); break;
-    case MX_SIM: case MX_SKEW: {
-        char val[32];
-        snprintf(val, sizeof val, "%g", c->skew_ms);
-        snprintf(path, sizeof path, "%s/%s.csv", r->x.dir, c->kind == MX_SIM ? "simulate" : "skew");
-        rc = mx_append_csv(path, out, c->kind == MX_SKEW ? "skew_ms" : NULL, val, &err);
-        if (!rc && c->timeline) {
-            snprintf(path, sizeof path, "%s/timeline.csv", r->x.dir);
-            snprintf(src, sizeof src, "%s/timeline.csv", r->x.scratch);
-            rc = mx_append_csv(path, src, NULL, NULL, &err);
-        }
-        break;
-    }
+    case MX_INSERT: rc = mx_write_insert(&r->x, &r->plan, &c->err); break;
+    case MX_CURVE: rc = mx_write_curve(&r->x, &r->plan, &c->err); break;
+    case MX_SIM: case MX_SKEW: rc = collect_sim(r, c, out, &c->err); break;
     case MX_CLAIMS:
         snprintf(path, sizeof path, "%s/claims.md", r->x.dir);
-        if (rename(out, path) != 0) rc = idb_fail(&err, IDB_EIO, "no claims.md: %s", strerror(errno));
+        if (rename(out, path) != 0)
+            rc = idb_fail(&c->err, IDB_EIO, "no claims.md: %s", strerror(errno));
         break;
     default: break;
     }
-    if (rc) snprintf(c->error, sizeof c->error, "%s", err.msg);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 /* Record a failure (cell label and why) in the meta. */
 static void add_failure(mx_meta *meta, const char *label, const char *why)
 {
-    if (meta->n_failures < (int)(sizeof meta->failures / sizeof *meta->failures))
-        snprintf(meta->failures[meta->n_failures++], sizeof meta->failures[0], "%s: %s", label, why);
+    if (meta->n_failures < MX_FAILURES_MAX)
+        snprintf(meta->failures[meta->n_failures++], sizeof meta->failures[0], "%s: %s", label,
+                 why);
 }
 
 /* The run's end in the meta: failed cells, finish time, wall time. */
 static void finish_meta(run *r)
 {
     r->meta.cells_failed = 0;
-    for (int i = 0; i < r->plan.n; i++) r->meta.cells_failed += r->plan.cells[i].status < 0;
+    for (int i = 0; i < r->plan.n; i++)
+        r->meta.cells_failed += r->plan.cells[i].status == MX_FAILED;
     utc_now(r->meta.finished, sizeof r->meta.finished, 0);
     r->meta.wall_s = (double)(idb_mono_ns() - r->t0_ns) / 1e9;
+}
+
+/* Run cell i: its child, then its results into the results files. */
+static void run_cell(run *r, int i)
+{
+    mx_cell *c = &r->plan.cells[i];
+    char *av[ARGV_MAX];
+    argbuf bufs[ARGV_BUFS];
+    const char *out = cell_argv(r, c, av, bufs);
+    mx_progress_cell(&r->pr, i);
+    mx_cell_run(&r->x, c, av, out, mx_progress_tick, &r->pr);
+    if (c->status == MX_DONE && collect(r, c, out) != 0) c->status = MX_FAILED;
+    if (c->status == MX_FAILED) {
+        add_failure(&r->meta, c->label, c->err.msg);
+        if (c->kind == MX_GEN || c->kind == MX_CLAIMS) {     /* no half-written file left */
+            char tmp[MX_FILE_MAX];
+            snprintf(tmp, sizeof tmp, "%s/%s.tmp", r->x.dir,
+                     c->kind == MX_GEN ? "generation.json" : "claims.md");
+            unlink(tmp);
+        }
+    }
+    mx_progress_end_cell(&r->pr, i);
+}
+
+/* "PREFIXNAME not drawn: why" on stderr for every plot the results could not show. */
+static void note_not_drawn(const mx_results *res, const char *prefix)
+{
+    for (int i = 0; i < mx_n_plots; i++)
+        if (!res->drawn[i])
+            fprintf(stderr, "%s%s not drawn: %s\n", prefix, mx_plots[i].name, res->why_not[i].msg);
+}
+
+/* The plots and the report of a finished run; each failure a note and one of the run's. */
+static void render_run(run *r)
+{
+    mx_results res;
+    idb_err err = { 0 };
+    if (mx_results_load(&res, r->x.dir, &err) != 0) {
+        mx_progress_note(NULL, "plots: %s", err.msg);
+        add_failure(&r->meta, "plots", err.msg);
+        return;
+    }
+    if (mx_plot_all(&res, &err) != 0) {
+        mx_progress_note(NULL, "plots: %s", err.msg);
+        add_failure(&r->meta, "plots", err.msg);
+    }
+    note_not_drawn(&res, "matrix: plot ");
+    if (mx_report_write(&res, &err) != 0) {
+        mx_progress_note(NULL, "report: %s", err.msg);
+        add_failure(&r->meta, "report", err.msg);
+    }
+    mx_results_free(&res);
 }
 
 /* Run every cell, then the plots and the report. Returns the number of failures. */
 static int run_all(run *r)
 {
     mx_progress_start(&r->pr, &r->plan);
-    char est[16];
-    mx_fmt_duration(mx_estimate(&r->plan), est, sizeof est);
-    mx_progress_note(NULL, "%d cells, first guess %s; results in %s", r->plan.n, est, r->x.dir);
-    for (int i = 0; i < r->plan.n; i++) {
-        mx_cell *c = &r->plan.cells[i];
-        char *av[80], bufs[6][1100];
-        int n;
-        const char *out = cell_argv(r, c, av, bufs, &n);
-        mx_progress_cell(&r->pr, i);
-        mx_cell_run(&r->x, c, av, out, mx_progress_tick, &r->pr);
-        if (c->status == 1 && collect(r, c, out) != 0) c->status = -1;
-        if (c->status < 0) {
-            add_failure(&r->meta, c->label, c->error);
-            if (c->kind == MX_GEN || c->kind == MX_CLAIMS) {     /* no half-written file left */
-                char tmp[1200];
-                snprintf(tmp, sizeof tmp, "%s/%s.tmp", r->x.dir, c->kind == MX_GEN ? "generation.json" : "claims.md");
-                unlink(tmp);
-            }
-        }
-        mx_progress_end_cell(&r->pr, i);
-    }
+    mx_progress_note(NULL, "%d cells; results in %s", r->plan.n, r->x.dir);
+    for (int i = 0; i < r->plan.n; i++) run_cell(r, i);
     mx_progress_finish(&r->pr);
     finish_meta(r);                                  /* the report reads the failures from it */
-    if (mx_meta_write(r->x.dir, &r->meta) != 0) mx_progress_note(NULL, "cannot write meta.json: %s", strerror(errno));
-    int ok[MX_PLOTS];
-    char why[MX_PLOTS][256];
     idb_err err = { 0 };
-    if (mx_plot_all(r->x.dir, ok, why, &err) != 0) {
-        mx_progress_note(NULL, "plots: %s", err.msg);
-        add_failure(&r->meta, "plots", err.msg);
-    }
-    for (int i = 0; i < MX_PLOTS; i++)
-        if (!ok[i]) mx_progress_note(NULL, "plot %s not drawn: %s", mx_plot_names[i], why[i]);
-    if (mx_report_write(r->x.dir, ok, why, &err) != 0) {
-        mx_progress_note(NULL, "report: %s", err.msg);
-        add_failure(&r->meta, "report", err.msg);
-    }
+    if (mx_meta_write(r->x.dir, &r->meta, &err) != 0) mx_progress_note(NULL, "%s", err.msg);
+    render_run(r);
     return r->meta.n_failures;
 }
 
-/* idbench matrix: read and check the files, make the directory, run, plot, report. */
-int cmd_matrix(int argc, char **argv)
+/* The command line of matrix: flags into quick, out, repeat, seed (-1: not given), the
+ * matrix files from argv[*first] on. Returns 0 or an exit status after an error line. */
+static int parse_flags(int argc, char **argv, int *quick, const char **out, long long *repeat,
+                       long long *seed, int *first)
 {
     enum { O_QUICK = 256, O_OUT, O_REPEAT, O_SEED };
     static const struct option longopts[] = {
         { "quick", no_argument, 0, O_QUICK }, { "out", required_argument, 0, O_OUT },
-        { "repeat", required_argument, 0, O_REPEAT }, { "seed", required_argument, 0, O_SEED }, { 0 },
+        { "repeat", required_argument, 0, O_REPEAT }, { "seed", required_argument, 0, O_SEED },
+        { 0 },
     };
-    int quick = 0, c, rc;
-    long long repeat = 0, seed = -1;
-    const char *out = NULL;
-    char command[2048];
-    for (int i = 0, n = 0; i <= argc && n < (int)sizeof command - 1; i++)
-        n += snprintf(command + n, sizeof command - (size_t)n, "%s%s", i ? " " : "", i ? argv[i - 1] : "idbench");
+    int c, rc;
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case O_QUICK: quick = 1; break;
-        case O_OUT: out = optarg; break;
-        case O_REPEAT: if ((rc = cli_parse_count("--repeat", optarg, 1, 100, &repeat))) return rc; break;
-        case O_SEED: if ((rc = cli_parse_count("--seed", optarg, 0, INT64_MAX, &seed))) return rc; break;
-        default: return cli_usage("matrix", "matrix: unknown flag or missing value '%s'", argv[optind - 1]);
+        case O_QUICK: *quick = 1; break;
+        case O_OUT: *out = optarg; break;
+        case O_REPEAT:
+            if ((rc = cli_parse_count("--repeat", optarg, 1, 100, repeat))) return rc;
+            break;
+        case O_SEED:
+            if ((rc = cli_parse_count("--seed", optarg, 0, INT64_MAX, seed))) return rc;
+            break;
+        default:
+            return cli_usage("matrix", "matrix: unknown flag or missing value '%s'",
+                             argv[optind - 1]);
         }
     }
-    run *r = calloc(1, sizeof *r);
-    idb_matrix *m = calloc(1, sizeof *m);
-    if (!r || !m) { free(r); free(m); return cli_fail(IDB_ENOMEM, "out of memory"); }
-    mx_defaults(m);
-    idb_err err = { 0 };
+    *first = optind;
+    return 0;
+}
+
+/* Read and check the matrix files (the default one when none is given), apply the flags,
+ * and make the plan. Returns 0 or an IDB_E* code with err. */
+static int load_matrix(idb_matrix *m, mx_plan *plan, char **files, int n, int quick,
+                       long long repeat, long long seed, idb_err *err)
+{
     char def[MX_PATH_MAX];
     snprintf(def, sizeof def, "%s/workloads/matrix.ini", mx_source_dir());
-    rc = 0;
-    if (optind == argc) rc = mx_load_file(m, def, &err);
-    for (int i = optind; i < argc && !rc; i++) rc = mx_load_file(m, argv[i], &err);
-    if (!rc) rc = mx_finish(m, quick, &err);
-    if (!rc) {
-        if (repeat) m->repeat = repeat;
-        if (seed >= 0) m->seed = seed;
-        rc = mx_plan_make(m, &r->plan, &err);
-    }
-    if (rc) { free(r); free(m); return cli_fail_err(&err); }
+    mx_defaults(m);
+    int rc = n == 0 ? mx_load_file(m, def, err) : 0;
+    for (int i = 0; i < n && !rc; i++) rc = mx_load_file(m, files[i], err);
+    if (!rc) rc = mx_finish(m, quick, err);
+    if (rc) return rc;
+    if (repeat) m->repeat = repeat;
+    if (seed >= 0) m->seed = seed;
+    return mx_plan_make(m, plan, err);
+}
 
-    char dir[1100];
-    if ((rc = make_results_dir(out, dir, sizeof dir)) != 0) { mx_plan_free(&r->plan); free(r); free(m); return rc; }
-    r->x.m = m;
-    r->x.dir = dir;
-    if (idb_tmpdir_make(r->x.scratch, sizeof r->x.scratch) != 0) {
-        mx_plan_free(&r->plan); free(r); free(m);
-        return cli_fail(IDB_EIO, "cannot create a temporary directory: %s", strerror(errno));
-    }
+/* The run's facts known before it starts, into r->meta. */
+static void start_meta(run *r, const char *command, int quick)
+{
+    const idb_matrix *m = r->x.m;
     mx_meta *meta = &r->meta;
     snprintf(meta->command, sizeof meta->command, "%s", command);
     for (int i = 0, n = 0; i < m->n_files; i++)
-        n += snprintf(meta->files + n, sizeof meta->files - (size_t)n, "%s%s", i ? " " : "", m->files[i]);
+        n += snprintf(meta->files + n, sizeof meta->files - (size_t)n, "%s%s", i ? " " : "",
+                      m->files[i]);
     utc_now(meta->started, sizeof meta->started, 0);
     meta->seed = m->seed;
     meta->repeat = m->repeat;
     meta->quick = quick;
     meta->cells = r->plan.n;
     r->t0_ns = idb_mono_ns();
-    int failures = 0;
-    if (mx_meta_write(dir, meta) != 0) {
-        failures = 1;
-        cli_fail(IDB_EIO, "cannot write %s/meta.json: %s", dir, strerror(errno));
-    } else {
-        failures = run_all(r);
-        finish_meta(r);
-        if (mx_meta_write(dir, meta) != 0) { failures++; mx_progress_note(NULL, "cannot write meta.json: %s", strerror(errno)); }
-        if (!out && point_latest(dir) != 0) mx_progress_note(NULL, "cannot point results/latest at %s: %s", dir, strerror(errno));
-        char took[16];
-        mx_fmt_duration(meta->wall_s, took, sizeof took);
-        mx_progress_note(NULL, "done in %s: %s/report.md%s", took, dir, failures ? " (with failures: see the report)" : "");
-        printf("%s\n", dir);
+}
+
+/* Run the matrix into the results directory dir (made); returns the number of failures. */
+static int run_matrix(run *r, const char *dir, int default_location)
+{
+    idb_err err = { 0 };
+    if (mx_meta_write(dir, &r->meta, &err) != 0) {
+        cli_fail_err(&err);
+        return 1;
     }
+    int failures = run_all(r);
+    finish_meta(r);
+    if (mx_meta_write(dir, &r->meta, &err) != 0) {
+        failures++;
+        mx_progress_note(NULL, "%s", err.msg);
+    }
+    if (default_location && point_latest(dir, &err) != 0) mx_progress_note(NULL, "%s", err.msg);
+    char took[16];
+    mx_fmt_duration(r->meta.wall_s, took, sizeof took);
+    mx_progress_note(NULL, "done in %s: %s/report.md%s", took, dir,
+                     failures ? " (with failures: see the report)" : "");
+    printf("%s\n", dir);
+    return failures;
+}
+
+/* idbench matrix: read and check the files, make the directory, run, plot, report. */
+int cmd_matrix(int argc, char **argv)
+{
+    int quick = 0, first = argc, rc;
+    long long repeat = 0, seed = -1;
+    const char *out = NULL;
+    char command[2048], dir[MX_PATH_MAX];
+    for (int i = 0, n = 0; i <= argc && n < (int)sizeof command - 1; i++)
+        n += snprintf(command + n, sizeof command - (size_t)n, "%s%s", i ? " " : "",
+                      i ? argv[i - 1] : "idbench");
+    if ((rc = parse_flags(argc, argv, &quick, &out, &repeat, &seed, &first))) return rc;
+    run *r = calloc(1, sizeof *r);
+    idb_matrix *m = calloc(1, sizeof *m);
+    if (!r || !m) { free(r); free(m); return cli_fail(IDB_ENOMEM, "out of memory"); }
+    idb_err err = { 0 };
+    rc = load_matrix(m, &r->plan, argv + first, argc - first, quick, repeat, seed, &err);
+    if (!rc) rc = make_results_dir(out, dir, sizeof dir, &err);
+    if (!rc && idb_tmpdir_make(r->x.scratch, sizeof r->x.scratch) != 0)
+        rc = idb_fail(&err, IDB_EIO, "cannot create a temporary directory: %s", strerror(errno));
+    if (rc) {
+        mx_plan_free(&r->plan);
+        free(r);
+        free(m);
+        return cli_fail_err(&err);
+    }
+    r->x.m = m;
+    r->x.dir = dir;
+    start_meta(r, command, quick);
+    int failures = run_matrix(r, dir, !out);
     idb_tmpdir_remove(r->x.scratch);
     mx_plan_free(&r->plan);
     free(r);
@@ -345,20 +450,23 @@ int cmd_plot(int argc, char **argv)
     if (argc != 2) return cli_usage("plot", "plot takes one results directory");
     const char *dir = argv[1];
     struct stat sb;
-    char meta[1100];
+    char meta[MX_FILE_MAX];
     snprintf(meta, sizeof meta, "%s/meta.json", dir);
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_fail(IDB_EINPUT, "plot: %s is not a directory", dir);
-    if (access(meta, R_OK) != 0) return cli_fail(IDB_EINPUT, "plot: %s is not a results directory (no meta.json)", dir);
-    int ok[MX_PLOTS];
-    char why[MX_PLOTS][256];
-    idb_err err = { 0 };
-    int rc = mx_plot_all(dir, ok, why, &err);
-    if (rc == IDB_EINPUT) return cli_fail_err(&err);
-    for (int i = 0; i < MX_PLOTS; i++)
-        if (!ok[i]) fprintf(stderr, "plot: %s not drawn: %s\n", mx_plot_names[i], why[i]);
-    idb_err err2 = { 0 };
-    int rc2 = mx_report_write(dir, ok, why, &err2);
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cli_fail(IDB_EINPUT, "plot: %s is not a directory", dir);
+    if (access(meta, R_OK) != 0)
+        return cli_fail(IDB_EINPUT, "plot: %s is not a results directory (no meta.json)", dir);
+    mx_results res;
+    idb_err err = { 0 }, rerr = { 0 };
+    if (mx_results_load(&res, dir, &err) != 0) return cli_fail_err(&err);
+    int rc = mx_plot_all(&res, &err);
+    if (rc == IDB_EINPUT) {
+        mx_results_free(&res);
+        return cli_fail_err(&err);
+    }
+    note_not_drawn(&res, "plot: ");
+    int rc2 = mx_report_write(&res, &rerr);
+    mx_results_free(&res);
     if (rc) return cli_fail_err(&err);
-    if (rc2) return cli_fail_err(&err2);
-    return 0;
+    return rc2 ? cli_fail_err(&rerr) : 0;
 }

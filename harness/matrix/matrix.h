@@ -9,10 +9,14 @@
  *   matrix_progress.c  progress on stderr: a one-line bar with an ETA on a terminal,
  *                      plain log lines otherwise
  *   matrix_meta.c      the environment (meta.json) and reading it back
- *   matrix_csv.c       a small CSV table reader for the results files
- *   matrix_plot.c      `idbench plot DIR`: plot data from DIR's files, then gnuplot
+ *   matrix_csv.c       a small CSV table reader; the results tables, loaded once
+ *   plots.c            the plot table: per plot its name, title, data preparation,
+ *                      gnuplot script (plots/NAME.gp) and report sentences
+ *   plots_insert.c     the plots of insert.csv and positions.csv (data and sentences)
+ *   plots_other.c      the plots of generation.csv, curve.csv, skew.csv, timeline.csv
+ *   matrix_plot.c      `idbench plot DIR`: each plot's data, then gnuplot
  *   report.c           report.md from DIR's files
- *   cmd_matrix.c       the two commands: flags, the results directory, the phases
+ *   cli/cmd_matrix.c   the two commands: flags, the results directory, the phases
  *
  * Data flows one way: matrix file -> cells -> results files -> plots and report; the plot
  * and the report read only the files in the results directory, so `idbench plot DIR`
@@ -126,6 +130,11 @@ const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
 enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_KINDS };
 
+/* Where a cell stands: not run yet, run and its results kept, or failed (err says why). */
+enum mx_status { MX_FAILED = -1, MX_PENDING = 0, MX_DONE = 1 };
+
+#define MX_LABEL_MAX 160                         /* a cell's label, with its NUL */
+
 /* One unit of work, run in its own child process. */
 typedef struct mx_cell {
     enum mx_kind kind;
@@ -139,12 +148,13 @@ typedef struct mx_cell {
     const char *workload;                        /* MX_SIM, MX_SKEW: path */
     int timeline;                                /* MX_SIM: also write the timeline */
     double skew_ms;                              /* MX_SKEW */
-    char label[160];                             /* for progress and the report */
+    char label[MX_LABEL_MAX];                    /* for progress and the report */
     /* Filled by running. */
-    int status;                                  /* 0 pending, 1 done, -1 failed */
-    double est0_s;                               /* the first guess (matrix_cells.c) */
-    double est_s, took_s;                        /* current estimate; how long it took */
-    char error[320];
+    enum mx_status status;
+    double est_s;                                /* estimated seconds (mx_estimate), < 0
+                                                  * while no cell of its kind has finished */
+    double took_s;                               /* how long it took */
+    idb_err err;                                 /* MX_FAILED: why */
     idb_insert_result *res;                      /* MX_INSERT, MX_CURVE (owned) */
 } mx_cell;
 
@@ -155,36 +165,45 @@ typedef struct mx_plan {
 } mx_plan;
 
 /* Build every cell of m in run order (generation, insert repeats, curves, simulations,
- * the skew sweep, claims). Returns 0 or IDB_ENOMEM. */
+ * the skew sweep, claims), each pending with no estimate. Returns 0 or IDB_ENOMEM (then
+ * p is empty). */
 int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err);
+/* Free the cells and their results; p is left empty. */
 void mx_plan_free(mx_plan *p);
+
+#define MX_SCRATCH_MAX 512                       /* the private temporary directory's path */
+/* A results directory's path has at most MX_PATH_MAX bytes (cmd_matrix.c checks it); a
+ * file in it (or in the scratch directory) at most MX_FILE_MAX, its name included. */
+#define MX_FILE_MAX (MX_PATH_MAX + 128)
 
 /* Where a running matrix keeps its files. */
 typedef struct mx_ctx {
     const idb_matrix *m;
     const char *dir;                             /* the results directory */
-    char scratch[512];                           /* private temporary directory */
+    char scratch[MX_SCRATCH_MAX];                /* private temporary directory */
 } mx_ctx;
 
 /* Run cell c in a child process (killed after m->cell_timeout_s). Insert and curve cells
  * call the insert runner in a forked child; the others exec this program with argv
- * (argv[0] included, NULL-terminated), its stdout to out_path (NULL: discarded). Fills
- * c->status, took_s, error, res. tick is called about five times a second while the
- * child runs (may be NULL). */
+ * (argv[0] included, NULL-terminated), its stdout to out_path (NULL: discarded). Sets
+ * c->status to MX_DONE or MX_FAILED (c->err says why), and took_s and res. tick is called
+ * about five times a second while the child runs (may be NULL). */
 void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out_path,
                  void (*tick)(void *ctx), void *tick_ctx);
 
 /* matrix_write.c ----------------------------------------------------------------------- */
 
-/* insert.csv and positions.csv from every finished insert cell (median over repeats). */
+/* insert.csv and positions.csv from every finished insert cell (median over repeats).
+ * Returns 0 or IDB_EIO. */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
-/* curve.csv from every finished curve cell. */
+/* curve.csv from every finished curve cell. Returns 0 or IDB_EIO. */
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* generation.csv (ns per ID, median/min/max over repetitions) from Google Benchmark's
- * CSV output at gb_csv. */
+ * CSV output at gb_csv. Returns 0, IDB_EIO or IDB_ENOMEM. */
 int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err);
 /* Append the rows of the CSV file src to dst (dst gets src's header when it is new);
- * with prefix_col, every row gets a first column prefix_col = prefix_val. */
+ * with prefix_col, every row gets a first column prefix_col = prefix_val. Returns 0 or
+ * IDB_EIO (src missing or empty, dst not written). */
 int mx_append_csv(const char *dst, const char *src, const char *prefix_col,
                   const char *prefix_val, idb_err *err);
 
@@ -198,20 +217,35 @@ typedef struct mx_progress {
     int current;
 } mx_progress;
 
+/* Start the clock of a run of p's cells. */
 void mx_progress_start(mx_progress *pr, const mx_plan *p);
 /* Cell i starts / ticks (redraws the bar) / ends (a log line or a redrawn bar). */
 void mx_progress_cell(mx_progress *pr, int i);
 void mx_progress_tick(void *pr);
 void mx_progress_end_cell(mx_progress *pr, int i);
 /* A line of its own on stderr ("matrix: ..."), clearing the bar first. */
-void mx_progress_note(mx_progress *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mx_progress_note(mx_progress *pr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Clear the bar and say how many cells ran, in how long, and how many failed. */
 void mx_progress_finish(mx_progress *pr);
-/* Estimated seconds for every pending cell, from the finished ones; total of those. */
-double mx_estimate(mx_plan *p);
-/* "1h02m", "4m10s", "12s" */
+
+/* Estimate every pending cell's seconds (est_s) from the cells already finished, measured
+ * times only: a finished cell of the same run but for its size (same kind, strategy,
+ * store, shards and cache size), scaled by IDs; else the seconds per ID (per cell, for
+ * cells without IDs) of every finished cell of its kind. A pending cell of a kind that has
+ * no finished cell yet gets est_s = -1. Returns the sum of the known estimates; *unknown
+ * (when not NULL) gets the number of pending cells without one. */
+double mx_estimate(mx_plan *p, int *unknown);
+/* "1h02m", "4m10s", "12s", "1.5s" */
 void mx_fmt_duration(double s, char *buf, size_t len);
+/* An ETA from mx_estimate's two results: "4m10s" when every pending cell has an estimate,
+ * ">4m10s" when some have none yet (the time is a lower bound), "—" when none has. */
+void mx_fmt_eta(double known_s, int unknown, char *buf, size_t len);
 
 /* matrix_meta.c ------------------------------------------------------------------------ */
+
+#define MX_FAILURES_MAX 64                       /* failed cells listed in meta.json */
+#define MX_FAILURE_LEN 512                       /* "label: error", with its NUL */
 
 typedef struct mx_meta {
     char command[2048];
@@ -220,19 +254,23 @@ typedef struct mx_meta {
     int64_t seed, repeat;
     int quick;
     char files[1024];                            /* matrix files, blank-separated */
-    char failures[64][512];                      /* failed cells: "label: error" */
+    char failures[MX_FAILURES_MAX][MX_FAILURE_LEN];  /* failed cells: "label: error" */
     int n_failures;
     int cells, cells_failed;
 } mx_meta;
 
 /* Write DIR/meta.json: the run's facts and the environment (git revision, compiler,
- * library versions, CPU, cores, kernel). Returns 0 or -1 with errno. */
-int mx_meta_write(const char *dir, const mx_meta *meta);
+ * library versions, CPU, cores, kernel). Returns 0 or IDB_EIO. */
+int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err);
 
 /* Read meta.json's flat string/number fields: calls fn for each key and value (unquoted),
- * and for each failures[] entry with key "failure". Returns 0 or -1 (missing). */
+ * and for each failures[] entry with key "failure". Returns 0 or IDB_EIO (missing or
+ * unreadable: fn was not called). */
 int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const char *value),
-                 void *ctx);
+                 void *ctx, idb_err *err);
+
+/* Where the plot scripts and the default matrix live (the source tree, set at build). */
+const char *mx_source_dir(void);
 
 /* matrix_csv.c ------------------------------------------------------------------------- */
 
@@ -243,9 +281,15 @@ typedef struct mx_table {
     char *buf;
 } mx_table;
 
-/* Load a CSV file (header line, then rows; "..." quoting). Returns 0, or -1 when the file
- * is missing or empty (t is then an empty table, safe to query and free). */
-int mx_table_load(const char *path, mx_table *t);
+/* The whole file at path in a malloc'd buffer (the caller frees it) with a NUL after its
+ * len bytes. Returns NULL with err (may be NULL) IDB_EIO (missing or unreadable) or
+ * IDB_ENOMEM. */
+char *mx_read_file(const char *path, size_t *len, idb_err *err);
+
+/* Load a CSV file (header line, then rows; "..." quoting). Returns 0, IDB_EIO when the
+ * file is missing, unreadable or empty, or IDB_ENOMEM; on failure t is an empty table,
+ * safe to query and free. err may be NULL. */
+int mx_table_load(const char *path, mx_table *t, idb_err *err);
 int mx_table_col(const mx_table *t, const char *name);            /* -1 when absent */
 const char *mx_table_str(const mx_table *t, int row, int col);    /* "" when absent */
 double mx_table_num(const mx_table *t, int row, int col);         /* NAN when not a number */
@@ -260,25 +304,61 @@ int mx_headline(const mx_table *t, long long *ids, long long *shards);
 int mx_insert_row(const mx_table *t, const char *strategy, const char *store, long long ids,
                   long long shards);
 
+#define MX_PLOTS_MAX 32                          /* entries of the plot table */
+
+/* What the plots and the report read from a results directory, loaded once: every results
+ * table (empty when its file is missing), the headline configuration, and after
+ * mx_plot_all which plots were drawn. */
+typedef struct mx_results {
+    const char *dir;
+    mx_table ins, pos, curve, gen, skew, tl, sim;   /* insert.csv, positions.csv, ... */
+    long long ids, shards;                       /* the headline configuration */
+    int reps;                                    /* most repeats behind an insert.csv row */
+    int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */
+    idb_err why_not[MX_PLOTS_MAX];               /* mx_plot_all: why plot i was not */
+} mx_results;
+
+/* Load every results table of dir (dir is borrowed, not copied). A missing file gives an
+ * empty table. Returns 0, or IDB_ENOMEM (then r is empty, safe to free). */
+int mx_results_load(mx_results *r, const char *dir, idb_err *err);
+/* Free the tables; r is left empty. */
+void mx_results_free(mx_results *r);
+
+/* plots.c: the plot table ---------------------------------------------------------------- */
+
+/* One plot: everything about it is here, and plots/NAME.gp draws it. Adding a plot is one
+ * entry in mx_plots (plots.c) and one gnuplot script. */
+typedef struct mx_plot {
+    const char *name;                            /* plots/NAME.gp -> DIR/plots/NAME.png, .svg */
+    const char *title;                           /* its section title in report.md */
+    /* Write the plot's data files (tab-separated, NaN when unknown) into the directory
+     * scratch and its gnuplot variables to vars. Returns 0, or IDB_EINPUT when r lacks the
+     * data the plot needs, IDB_EIO when a data file cannot be written (why says which):
+     * the plot is then not drawn. */
+    int (*prepare)(const mx_results *r, const char *scratch, FILE *vars, idb_err *why);
+    /* Write the report's sentences about the plot to f, as one paragraph ending in a
+     * newline, every figure computed from r. Returns 0, or IDB_EINPUT when the data is too
+     * incomplete for a figure (then nothing was written). */
+    int (*sentences)(const mx_results *r, FILE *f);
+} mx_plot;
+
+extern const mx_plot mx_plots[];                 /* in report order */
+extern const int mx_n_plots;                     /* at most MX_PLOTS_MAX */
+
 /* matrix_plot.c / report.c ------------------------------------------------------------- */
 
 /* The colour of a strategy (its index in `idbench list` order through a fixed palette;
  * names not in the registry hash into it) as "#rrggbb". */
 const char *mx_color(const char *strategy);
 
-#define MX_PLOTS 9
-extern const char *const mx_plot_names[MX_PLOTS];
+/* Render DIR/plots/NAME.png and .svg for every plot of mx_plots whose data r holds, and
+ * record in r->drawn and r->why_not which were drawn and why not. Returns 0, or IDB_EIO
+ * when gnuplot or a file failed (err says which), IDB_EINPUT when the plot scripts cannot
+ * be found. */
+int mx_plot_all(mx_results *r, idb_err *err);
 
-/* Render DIR/plots/NAME.png and .svg for every plot whose data DIR holds; ok[i] tells
- * which were drawn, and why_not[i] why not. Returns 0, or IDB_EIO when gnuplot failed
- * (err says which), IDB_EINPUT when the plot scripts cannot be found. */
-int mx_plot_all(const char *dir, int ok[MX_PLOTS], char why_not[MX_PLOTS][256], idb_err *err);
-
-/* Write DIR/report.md from DIR's files (ok: which plots exist). Returns 0 or IDB_EIO. */
-int mx_report_write(const char *dir, const int ok[MX_PLOTS], char why_not[MX_PLOTS][256],
-                    idb_err *err);
-
-/* Where the plot scripts and the default matrix live (the source tree, set at build). */
-const char *mx_source_dir(void);
+/* Write DIR/report.md from r (after mx_plot_all: it shows the plots drawn and says why the
+ * others were not). Returns 0 or IDB_EIO. */
+int mx_report_write(const mx_results *r, idb_err *err);
 
 #endif

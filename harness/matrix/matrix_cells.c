@@ -23,11 +23,17 @@
 #include "metrics.h"
 #include "tmpdir.h"
 
+#define PLAN_FIRST_CAP 64                        /* cells allocated at first; doubled */
+
+/* The curve of one run holds at most IDB_CURVE_MAX points: a block's cache sizes fit. */
+_Static_assert(MX_LIST_MAX <= IDB_CURVE_MAX, "a [curve] block lists more cache sizes than a "
+                                             "run's curve holds");
+
 /* Append a cell to p (growing it). Returns the new cell or NULL when out of memory. */
 static mx_cell *add_cell(mx_plan *p, int *cap, enum mx_kind kind)
 {
     if (p->n == *cap) {
-        int ncap = *cap ? *cap * 2 : 64;
+        int ncap = *cap ? *cap * 2 : PLAN_FIRST_CAP;
         mx_cell *c = realloc(p->cells, (size_t)ncap * sizeof *c);
         if (!c) return NULL;
         p->cells = c;
@@ -36,6 +42,7 @@ static mx_cell *add_cell(mx_plan *p, int *cap, enum mx_kind kind)
     mx_cell *c = &p->cells[p->n++];
     memset(c, 0, sizeof *c);
     c->kind = kind;
+    c->est_s = -1;
     return c;
 }
 
@@ -57,109 +64,115 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
     return cfg;
 }
 
-/* Add the cells of one block (every size x shards x store x strategy) for repeat rep. */
+/* The label of an insert or curve cell. */
+static void run_label(mx_cell *c)
+{
+    char cache[40] = "";
+    long long ids = (long long)c->ids, shards = (long long)c->shards;
+    if (c->cache_pages)
+        snprintf(cache, sizeof cache, " cache_pages=%lld", (long long)c->cache_pages);
+    if (c->kind == MX_CURVE)
+        snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
+                 c->strategy->name, ids, shards, cache);
+    else
+        snprintf(c->label, sizeof c->label, "insert %s %s n=%lld shards=%lld #%d",
+                 c->store->name, c->strategy->name, ids, shards, c->rep + 1);
+}
+
+/* Add the run of block b for strategy s, store st, size z, shards k, cache size q (an
+ * index into b's cache sizes, for curve cells on a store without a curve hook), repeat
+ * rep, unless the same run is there already. Returns 0 or IDB_ENOMEM. */
+static int add_run(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, int s, int st,
+                   int z, int k, int q, int rep)
+{
+    const idb_store *store = b->stores[st];
+    mx_cell *c = add_cell(p, cap, kind);
+    if (!c) return IDB_ENOMEM;
+    c->strategy = b->strategies[s];
+    c->store = store;
+    c->ids = b->sizes[z];
+    c->shards = b->shards[k];
+    c->batch = b->batch;
+    c->shops = b->shops;
+    c->rep = rep;
+    c->block = kind == MX_CURVE ? b : NULL;
+    c->cache_pages = kind == MX_CURVE && !store->curve ? b->cache_pages[q] : 0;
+    int dup, cfg = same_config(p, c, &dup);
+    if (dup) {                                   /* two blocks name the same run */
+        p->n--;
+        return 0;
+    }
+    c->config = cfg >= 0 ? cfg : p->n_configs++;
+    run_label(c);
+    return 0;
+}
+
+/* Add the cells of one block (every size x shards x store x strategy) for repeat rep.
+ * Returns 0 or IDB_ENOMEM. */
 static int add_block(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, int rep)
 {
     for (int z = 0; z < b->n_sizes; z++)
         for (int k = 0; k < b->n_shards; k++)
             for (int st = 0; st < b->n_stores; st++)
                 for (int s = 0; s < b->n_strategies; s++) {
-                    const idb_store *store = b->stores[st];
-                    int points = kind == MX_CURVE && !store->curve ? b->n_cache_pages : 1;
-                    for (int q = 0; q < points; q++) {
-                        mx_cell *c = add_cell(p, cap, kind);
-                        if (!c) return -1;
-                        c->strategy = b->strategies[s];
-                        c->store = store;
-                        c->ids = b->sizes[z];
-                        c->shards = b->shards[k];
-                        c->batch = b->batch;
-                        c->shops = b->shops;
-                        c->rep = rep;
-                        c->block = kind == MX_CURVE ? b : NULL;
-                        c->cache_pages = kind == MX_CURVE && !store->curve ? b->cache_pages[q] : 0;
-                        int dup, cfg = same_config(p, c, &dup);
-                        if (dup) { p->n--; continue; }   /* two blocks name the same run */
-                        c->config = cfg >= 0 ? cfg : p->n_configs++;
-                        char cache[40] = "";
-                        if (c->cache_pages) snprintf(cache, sizeof cache, " cache_pages=%lld", (long long)c->cache_pages);
-                        if (kind == MX_CURVE)
-                            snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s",
-                                     store->name, c->strategy->name, (long long)c->ids, (long long)c->shards, cache);
-                        else
-                            snprintf(c->label, sizeof c->label, "insert %s %s n=%lld shards=%lld #%d",
-                                     store->name, c->strategy->name, (long long)c->ids, (long long)c->shards, rep + 1);
-                    }
+                    int points = kind == MX_CURVE && !b->stores[st]->curve ? b->n_cache_pages : 1;
+                    for (int q = 0; q < points; q++)
+                        if (add_run(p, cap, b, kind, s, st, z, k, q, rep)) return IDB_ENOMEM;
                 }
     return 0;
 }
 
-/* A first guess of a cell's seconds, before anything of its kind has run: per ID by
- * store, random keys cost far more on SQLite (a page write per insert). The progress
- * estimate replaces it with measured times as cells finish (matrix_progress.c). */
-static double first_guess(const idb_matrix *m, const mx_cell *c)
+/* Add the simulation cells: each workload, the timeline, the skew sweep. Returns 0 or
+ * IDB_ENOMEM. */
+static int add_sims(const idb_matrix *m, mx_plan *p, int *cap)
 {
-    double per_id;
-    switch (c->kind) {
-    case MX_GEN: {
-        int n = 0;
-        for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
-        return (double)m->repeat * (2 * n + 3) * m->gen_min_time * 1.6 + 1;
+    mx_cell *c;
+    int have_timeline = 0;
+    for (int i = 0; i < m->n_workloads; i++) {
+        if (!(c = add_cell(p, cap, MX_SIM))) return IDB_ENOMEM;
+        c->workload = m->workloads[i];
+        c->timeline = m->timeline_workload[0] && !have_timeline &&
+                      strcmp(m->workloads[i], m->timeline_workload) == 0;
+        have_timeline |= c->timeline;
+        const char *slash = strrchr(c->workload, '/');
+        snprintf(c->label, sizeof c->label, "simulate %.100s", slash ? slash + 1 : c->workload);
     }
-    case MX_INSERT: case MX_CURVE:
-        if (!strcmp(c->store->name, "sqlite")) per_id = c->strategy->time_ordered ? 4e-6 : 80e-6;
-        else if (!strcmp(c->store->name, "lmdb")) per_id = 7e-6;
-        else if (!strcmp(c->store->name, "pagesim")) per_id = c->kind == MX_CURVE ? 5e-6 : 2e-6;
-        else per_id = 1e-6;
-        return 0.05 + per_id * (double)c->ids;
-    case MX_SIM: return 5;
-    case MX_SKEW: return 3;
-    case MX_CLAIMS: return m->claims_quick ? 10 : 60;
-    default: return 1;
+    if (m->timeline_workload[0] && !have_timeline) {
+        if (!(c = add_cell(p, cap, MX_SIM))) return IDB_ENOMEM;
+        c->workload = m->timeline_workload;
+        c->timeline = 1;
+        snprintf(c->label, sizeof c->label, "simulate %.100s (timeline)", c->workload);
     }
+    for (int i = 0; m->skew_workload[0] && i < m->n_skew; i++) {
+        if (!(c = add_cell(p, cap, MX_SKEW))) return IDB_ENOMEM;
+        c->workload = m->skew_workload;
+        c->skew_ms = m->skew_ms[i];
+        snprintf(c->label, sizeof c->label, "simulate skew_ms=%g", c->skew_ms);
+    }
+    return 0;
 }
 
-/* Every cell of m in run order, each with its first guess of time (see matrix.h). */
+/* Every cell of m in run order, pending, with no estimate yet (see matrix.h). */
 int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
 {
-    int cap = 0;
-    memset(p, 0, sizeof *p);
+    int cap = 0, rc = 0;
     mx_cell *c;
-#define ADD(kind) do { if (!(c = add_cell(p, &cap, kind))) goto oom; } while (0)
-    if (m->gen_enabled) { ADD(MX_GEN); snprintf(c->label, sizeof c->label, "generation benchmarks"); }
-    for (int rep = 0; rep < m->repeat; rep++)
-        for (int b = 0; b < m->n_insert; b++)
-            if (m->insert[b].enabled && add_block(p, &cap, &m->insert[b], MX_INSERT, rep)) goto oom;
-    for (int b = 0; b < m->n_curve; b++)
-        if (m->curve[b].enabled && add_block(p, &cap, &m->curve[b], MX_CURVE, 0)) goto oom;
-    if (m->sim_enabled) {
-        int have_timeline = 0;
-        for (int i = 0; i < m->n_workloads; i++) {
-            ADD(MX_SIM);
-            c->workload = m->workloads[i];
-            c->timeline = m->timeline_workload[0] && strcmp(m->workloads[i], m->timeline_workload) == 0 && !have_timeline;
-            have_timeline |= c->timeline;
-            const char *base = strrchr(c->workload, '/') ? strrchr(c->workload, '/') + 1 : c->workload;
-            snprintf(c->label, sizeof c->label, "simulate %.100s", base);
-        }
-        if (m->timeline_workload[0] && !have_timeline) {
-            ADD(MX_SIM);
-            c->workload = m->timeline_workload;
-            c->timeline = 1;
-            snprintf(c->label, sizeof c->label, "simulate %.100s (timeline)", c->workload);
-        }
-        for (int i = 0; m->skew_workload[0] && i < m->n_skew; i++) {
-            ADD(MX_SKEW);
-            c->workload = m->skew_workload;
-            c->skew_ms = m->skew_ms[i];
-            snprintf(c->label, sizeof c->label, "simulate skew_ms=%g", c->skew_ms);
-        }
+    memset(p, 0, sizeof *p);
+    if (m->gen_enabled) {
+        if (!(c = add_cell(p, &cap, MX_GEN))) rc = IDB_ENOMEM;
+        else snprintf(c->label, sizeof c->label, "generation benchmarks");
     }
-    if (m->claims_enabled) { ADD(MX_CLAIMS); snprintf(c->label, sizeof c->label, "claims%s", m->claims_quick ? " --quick" : ""); }
-#undef ADD
-    for (int i = 0; i < p->n; i++) p->cells[i].est0_s = p->cells[i].est_s = first_guess(m, &p->cells[i]);
-    return 0;
-oom:
+    for (int rep = 0; !rc && rep < m->repeat; rep++)
+        for (int b = 0; !rc && b < m->n_insert; b++)
+            if (m->insert[b].enabled) rc = add_block(p, &cap, &m->insert[b], MX_INSERT, rep);
+    for (int b = 0; !rc && b < m->n_curve; b++)
+        if (m->curve[b].enabled) rc = add_block(p, &cap, &m->curve[b], MX_CURVE, 0);
+    if (!rc && m->sim_enabled) rc = add_sims(m, p, &cap);
+    if (!rc && m->claims_enabled) {
+        if (!(c = add_cell(p, &cap, MX_CLAIMS))) rc = IDB_ENOMEM;
+        else snprintf(c->label, sizeof c->label, "claims%s", m->claims_quick ? " --quick" : "");
+    }
+    if (!rc) return 0;
     mx_plan_free(p);
     return idb_fail(err, IDB_ENOMEM, "out of memory for the matrix cells");
 }
@@ -171,6 +184,17 @@ void mx_plan_free(mx_plan *p)
     free(p->cells);
     memset(p, 0, sizeof *p);
 }
+
+/* Exit statuses of a cell's child when it cannot do its job (as a shell's 126 and 127). */
+enum {
+    EXIT_CHILD_NOMEM = 3,                        /* no memory for the message */
+    EXIT_CHILD_PIPE = 4,                         /* the pipe to the parent failed */
+    EXIT_CHILD_CANNOT_EXEC = 126,                /* cannot open its stdout or stderr */
+    EXIT_CHILD_NOT_FOUND = 127,                  /* cannot exec this program */
+};
+
+#define TICK_NS 200000000LL                      /* the tick callback's period */
+#define POLL_MS 20                               /* how often the parent looks at the child */
 
 /* What an insert child sends back. */
 typedef struct child_msg {
@@ -200,14 +224,14 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         cfg.n_curve = c->block->n_cache_pages;
     }
     child_msg *msg = calloc(1, sizeof *msg);
-    if (!msg) _exit(3);
+    if (!msg) _exit(EXIT_CHILD_NOMEM);
     msg->rc = idb_insert_run(&cfg, &msg->res, &msg->err);
     const char *p = (const char *)msg;
     size_t left = sizeof *msg;
     while (left) {
         ssize_t w = write(fd, p, left);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) _exit(4);
+        if (w <= 0) _exit(EXIT_CHILD_PIPE);
         p += w;
         left -= (size_t)w;
     }
@@ -219,7 +243,7 @@ static void exec_child(char *const *argv, const char *out_path, const char *err_
 {
     int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int errfd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || errfd < 0) _exit(126);
+    if (out < 0 || errfd < 0) _exit(EXIT_CHILD_CANNOT_EXEC);
     dup2(out, 1);
     dup2(errfd, 2);
     close(out);
@@ -228,7 +252,7 @@ static void exec_child(char *const *argv, const char *out_path, const char *err_
     if (devnull >= 0) { dup2(devnull, 0); close(devnull); }
     execv("/proc/self/exe", argv);
     dprintf(2, "idbench: cannot run /proc/self/exe: %s\n", strerror(errno));
-    _exit(127);
+    _exit(EXIT_CHILD_NOT_FOUND);
 }
 
 /* The last non-empty line of the file at path (without "idbench: ") into buf. */
@@ -240,7 +264,9 @@ static void last_line(const char *path, char *buf, size_t len)
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = 0;
-        if (line[0]) snprintf(buf, len, "%.250s", strncmp(line, "idbench: ", 9) == 0 ? line + 9 : line);
+        size_t pl = strlen("idbench: ");
+        if (line[0])
+            snprintf(buf, len, "%.250s", strncmp(line, "idbench: ", pl) == 0 ? line + pl : line);
     }
     fclose(f);
 }
@@ -248,8 +274,87 @@ static void last_line(const char *path, char *buf, size_t len)
 /* Describe a child's wait status into buf. */
 static void describe_status(int status, char *buf, size_t len)
 {
-    if (WIFSIGNALED(status)) snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(status))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
     else snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+}
+
+/* A running cell, as the parent sees it. */
+typedef struct child {
+    pid_t pid;
+    int fd;                                      /* the insert child's pipe, or -1 */
+    child_msg *msg;                              /* what it sent (insert cells) */
+    size_t got;
+    int status, timed_out;
+} child;
+
+/* Read what the insert child sends (beyond its message: discarded); 0 at its end. */
+static int child_read(child *ch, int timeout_ms)
+{
+    struct pollfd pf = { .fd = ch->fd, .events = POLLIN };
+    if (poll(&pf, 1, timeout_ms) <= 0) return 1;
+    char sink[4096];
+    int into_msg = ch->msg && ch->got < sizeof *ch->msg;
+    char *dst = into_msg ? (char *)ch->msg + ch->got : sink;
+    size_t room = into_msg ? sizeof *ch->msg - ch->got : sizeof sink;
+    ssize_t r = read(ch->fd, dst, room);
+    if (r > 0 && into_msg) ch->got += (size_t)r;
+    return !(r == 0 || (r < 0 && errno != EINTR));
+}
+
+/* Wait for the child to exit (and its pipe to end), ticking, killing it after the
+ * matrix's time limit. */
+static void child_wait(const mx_ctx *x, child *ch, int64_t t0, void (*tick)(void *ctx),
+                       void *tick_ctx)
+{
+    int reading = ch->fd >= 0, exited = 0;
+    int64_t next_tick = idb_mono_ns() + TICK_NS;
+    for (;;) {
+        if (!exited && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid) exited = 1;
+        if (reading) reading = child_read(ch, exited ? -1 : POLL_MS);  /* once exited: to EOF */
+        else if (!exited) usleep(POLL_MS * 1000);
+        if (exited) {
+            if (!reading) return;
+            continue;
+        }
+        if (tick && idb_mono_ns() >= next_tick) {
+            tick(tick_ctx);
+            next_tick += TICK_NS;
+        }
+        if (!ch->timed_out && idb_mono_ns() - t0 > x->m->cell_timeout_s * 1000000000LL) {
+            kill(ch->pid, SIGKILL);
+            ch->timed_out = 1;
+        }
+    }
+}
+
+/* Judge how the child ended into c->status and c->err (err_path: the exec'd child's
+ * stderr). */
+static void child_judge(const mx_ctx *x, mx_cell *c, const child *ch, const char *err_path)
+{
+    char why[200];
+    int clean = WIFEXITED(ch->status) && WEXITSTATUS(ch->status) == 0;
+    describe_status(ch->status, why, sizeof why);
+    c->status = MX_FAILED;
+    if (ch->timed_out) {
+        idb_fail(&c->err, IDB_EIO, "timed out after %llds ([matrix] cell_timeout_s)",
+                 (long long)x->m->cell_timeout_s);
+    } else if (ch->fd < 0) {                     /* an exec'd cell */
+        char line[256];
+        if (clean) { c->status = MX_DONE; return; }
+        last_line(err_path, line, sizeof line);
+        idb_fail(&c->err, IDB_EIO, "%.180s%s%s", line, line[0] ? " — " : "", why);
+    } else if (ch->got != sizeof *ch->msg || !clean) {
+        idb_fail(&c->err, IDB_EIO, "the run %s", why);
+    } else if (ch->msg->rc != 0) {
+        idb_fail(&c->err, ch->msg->rc, "%s", ch->msg->err.msg[0] ? ch->msg->err.msg : "failed");
+    } else if (!(c->res = malloc(sizeof *c->res))) {
+        idb_fail(&c->err, IDB_ENOMEM, "out of memory");
+    } else {
+        *c->res = ch->msg->res;
+        c->status = MX_DONE;
+    }
 }
 
 /* Fork, run or exec the cell, wait with a time limit, and judge the outcome (see matrix.h). */
@@ -257,87 +362,39 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
                  void (*tick)(void *ctx), void *tick_ctx)
 {
     static int serial;
-    char dir[600], err_path[600];
+    char dir[MX_FILE_MAX], err_path[MX_FILE_MAX];
     snprintf(dir, sizeof dir, "%s/cell-%d", x->scratch, ++serial);
     snprintf(err_path, sizeof err_path, "%s/cell-%d.stderr", x->scratch, serial);
     int64_t t0 = idb_mono_ns();
-    c->status = -1;
-    c->error[0] = 0;
+    c->status = MX_FAILED;
+    c->err = (idb_err){ 0 };
     int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE;
     int fds[2] = { -1, -1 };
     if (mkdir(dir, 0700) != 0 || (isinsert && pipe(fds) != 0)) {
-        snprintf(c->error, sizeof c->error, "cannot prepare the cell: %s", strerror(errno));
+        idb_fail(&c->err, IDB_EIO, "cannot prepare the cell: %s", strerror(errno));
         return;
     }
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(c->error, sizeof c->error, "cannot fork: %s", strerror(errno));
+    child ch = { .pid = fork(), .fd = fds[0] };
+    if (ch.pid < 0) {
+        idb_fail(&c->err, IDB_EIO, "cannot fork: %s", strerror(errno));
         if (isinsert) { close(fds[0]); close(fds[1]); }
         idb_tmpdir_remove(dir);
         return;
     }
-    if (pid == 0) {
+    if (ch.pid == 0) {
         if (isinsert) { close(fds[0]); insert_child(x, c, dir, fds[1]); }
         exec_child(argv, out_path, err_path);
     }
-    child_msg *msg = isinsert ? calloc(1, sizeof *msg) : NULL;
-    size_t got = 0;
-    if (isinsert) close(fds[1]);
-    int status = 0, timed_out = 0, reading = isinsert, exited = 0;
-    int64_t next_tick = idb_mono_ns() + 200000000;
-    for (;;) {
-        if (!exited && waitpid(pid, &status, WNOHANG) == pid) exited = 1;
-        if (reading) {                                 /* once exited: drain to EOF */
-            struct pollfd pf = { .fd = fds[0], .events = POLLIN };
-            if (poll(&pf, 1, exited ? -1 : 20) > 0) {
-                char sink[4096];
-                char *dst = msg && got < sizeof *msg ? (char *)msg + got : sink;
-                size_t room = msg && got < sizeof *msg ? sizeof *msg - got : sizeof sink;
-                ssize_t r = read(fds[0], dst, room);
-                if (r > 0 && dst != sink) got += (size_t)r;
-                if (r == 0 || (r < 0 && errno != EINTR)) reading = 0;
-            }
-        } else if (!exited) {
-            usleep(20000);
-        }
-        if (exited) {
-            if (!reading) break;
-            continue;
-        }
-        if (tick && idb_mono_ns() >= next_tick) { tick(tick_ctx); next_tick += 200000000; }
-        if (!timed_out && idb_mono_ns() - t0 > x->m->cell_timeout_s * 1000000000LL) {
-            kill(pid, SIGKILL);
-            timed_out = 1;
-        }
+    if (isinsert) {
+        close(fds[1]);
+        ch.msg = calloc(1, sizeof *ch.msg);
     }
+    child_wait(x, &ch, t0, tick, tick_ctx);
     if (isinsert) close(fds[0]);
     c->took_s = (double)(idb_mono_ns() - t0) / 1e9;
-    char why[200];
-    describe_status(status, why, sizeof why);
-    if (timed_out) {
-        snprintf(c->error, sizeof c->error, "timed out after %llds ([matrix] cell_timeout_s)", (long long)x->m->cell_timeout_s);
-    } else if (isinsert) {
-        if (got == sizeof *msg && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            if (msg->rc == 0) {
-                c->status = 1;
-                c->res = malloc(sizeof *c->res);
-                if (c->res) *c->res = msg->res;
-                else { c->status = -1; snprintf(c->error, sizeof c->error, "out of memory"); }
-            } else {
-                snprintf(c->error, sizeof c->error, "%s", msg->err.msg[0] ? msg->err.msg : "failed");
-            }
-        } else {
-            snprintf(c->error, sizeof c->error, "the run %s", why);
-        }
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        c->status = 1;
-    } else {
-        char line[256];
-        last_line(err_path, line, sizeof line);
-        snprintf(c->error, sizeof c->error, "%s%s%s", line, line[0] ? " — " : "", why);
-    }
-    free(msg);
+    child_judge(x, c, &ch, err_path);
+    free(ch.msg);
     unlink(err_path);
     idb_tmpdir_remove(dir);
 }

@@ -1,5 +1,6 @@
 /* matrix_csv.c — a small reader for the CSV files of a results directory (see matrix.h),
- * and the choices the plots and the report share about those files.
+ * the results tables loaded once for the plots and the report, and the choices they share
+ * about those files.
  *
  * A header line names the columns; every later non-empty line is a row. Fields are
  * separated by commas; a field may be "quoted" (a doubled "" inside is one quote), as
@@ -7,7 +8,9 @@
  */
 #include "matrix.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,41 +43,72 @@ static int split_fields(char *s, char **out, int max)
     return n;
 }
 
-/* The whole file in one buffer, split in place into header and rows (see matrix.h). */
-int mx_table_load(const char *path, mx_table *t)
+#define READ_CHUNK (1 << 16)                    /* first buffer size; doubled as needed */
+
+/* The whole file at path, NUL-terminated (see matrix.h). */
+char *mx_read_file(const char *path, size_t *len, idb_err *err)
 {
-    memset(t, 0, sizeof *t);
     FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 1 << 16, len = 0;
-    t->buf = malloc(cap + 1);
-    for (size_t r; t->buf && (r = fread(t->buf + len, 1, cap - len, f)) > 0;) {
-        len += r;
-        if (len == cap) {
-            char *nb = realloc(t->buf, cap * 2 + 1);
-            if (!nb) { free(t->buf); t->buf = NULL; break; }
-            t->buf = nb;
+    if (!f) {
+        idb_fail(err, IDB_EIO, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = READ_CHUNK, n = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
             cap *= 2;
         }
     }
+    int bad = ferror(f);
     fclose(f);
-    if (!t->buf) return -1;
-    t->buf[len] = 0;
+    if (!buf || bad) {
+        int code = buf ? IDB_EIO : IDB_ENOMEM;
+        free(buf);
+        idb_fail(err, code, "cannot read %s: %s", path, idb_strerror(code));
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* The whole file in one buffer, split in place into header and rows (see matrix.h). */
+int mx_table_load(const char *path, mx_table *t, idb_err *err)
+{
+    memset(t, 0, sizeof *t);
+    size_t len = 0;
+    idb_err why = { 0 };
+    t->buf = mx_read_file(path, &len, &why);
+    if (!t->buf) return idb_fail(err, why.code, "%s", why.msg);
     int lines = 0;
     for (size_t i = 0; i < len; i++) lines += t->buf[i] == '\n';
     char **line = malloc((size_t)(lines + 1) * sizeof *line);
-    if (!line) { mx_table_free(t); return -1; }
+    if (!line) { mx_table_free(t); return idb_fail(err, IDB_ENOMEM, "out of memory"); }
     int nl = 0;
-    for (char *save = NULL, *l = strtok_r(t->buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char *save = NULL;
+    for (char *l = strtok_r(t->buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         l[strcspn(l, "\r")] = 0;
         if (*l) line[nl++] = l;
     }
-    if (nl == 0) { free(line); mx_table_free(t); return -1; }
+    if (nl == 0) {
+        free(line);
+        mx_table_free(t);
+        return idb_fail(err, IDB_EIO, "%s is empty", path);
+    }
     int ncol = 1;
     for (const char *p = line[0]; *p; p++) ncol += *p == ',';
     t->head = calloc((size_t)ncol, sizeof *t->head);
     t->cell = calloc((size_t)ncol * (size_t)nl, sizeof *t->cell);
-    if (!t->head || !t->cell) { free(line); mx_table_free(t); return -1; }
+    if (!t->head || !t->cell) {
+        free(line);
+        mx_table_free(t);
+        return idb_fail(err, IDB_ENOMEM, "out of memory");
+    }
     t->ncol = split_fields(line[0], t->head, ncol);
     static char empty[1] = "";
     for (int r = 1; r < nl; r++) {
@@ -156,4 +190,50 @@ int mx_insert_row(const mx_table *t, const char *strategy, const char *store, lo
             (long long)mx_table_num(t, r, ci) == ids && (long long)mx_table_num(t, r, ck) == shards)
             return r;
     return -1;
+}
+
+/* Every results table and where it goes in mx_results: one entry each. */
+static const struct {
+    const char *file;
+    size_t off;
+} result_tables[] = {
+    { "insert.csv", offsetof(mx_results, ins) },
+    { "positions.csv", offsetof(mx_results, pos) },
+    { "curve.csv", offsetof(mx_results, curve) },
+    { "generation.csv", offsetof(mx_results, gen) },
+    { "skew.csv", offsetof(mx_results, skew) },
+    { "timeline.csv", offsetof(mx_results, tl) },
+    { "simulate.csv", offsetof(mx_results, sim) },
+};
+#define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
+
+/* Load every results table of dir; missing files are empty tables (see matrix.h). */
+int mx_results_load(mx_results *r, const char *dir, idb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = dir;
+    for (size_t i = 0; i < N_RESULT_TABLES; i++) {
+        char path[MX_FILE_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, result_tables[i].file);
+        idb_err why = { 0 };
+        mx_table *t = (mx_table *)((char *)r + result_tables[i].off);
+        if (mx_table_load(path, t, &why) == IDB_ENOMEM) {
+            mx_results_free(r);
+            return idb_fail(err, IDB_ENOMEM, "%s", why.msg);
+        }
+    }
+    mx_headline(&r->ins, &r->ids, &r->shards);
+    int crep = mx_table_col(&r->ins, "repeats");
+    for (int row = 0; row < r->ins.nrow; row++) {
+        double n = mx_table_num(&r->ins, row, crep);
+        if (n > r->reps) r->reps = (int)n;
+    }
+    return 0;
+}
+
+/* Free every table (see matrix.h). */
+void mx_results_free(mx_results *r)
+{
+    for (size_t i = 0; i < N_RESULT_TABLES; i++)
+        mx_table_free((mx_table *)((char *)r + result_tables[i].off));
 }

@@ -78,23 +78,70 @@ static void proc_field(const char *path, const char *key, char *buf, size_t len)
     fclose(f);
 }
 
-/* Gather the environment and write meta.json through a temporary name (see matrix.h). */
-int mx_meta_write(const char *dir, const mx_meta *meta)
+/* The environment a run records. */
+typedef struct env {
+    char rev[128], dirty[16], cpu[256], mem[64], kernel[400];
+} env;
+
+/* Gather the git revision and state of the source tree, the CPU, memory and kernel. */
+static void env_gather(env *e)
 {
-    char path[1024], rev[128], dirty[16], cmd[1400], cpu[256], mem[64];
-    snprintf(path, sizeof path, "%s/meta.json", dir);
+    char cmd[MX_FILE_MAX + 128];
     snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", mx_source_dir());
-    first_line_of(cmd, rev, sizeof rev);
-    snprintf(cmd, sizeof cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null | head -1 | wc -l", mx_source_dir());
-    first_line_of(cmd, dirty, sizeof dirty);
-    proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-    proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+    first_line_of(cmd, e->rev, sizeof e->rev);
+    snprintf(cmd, sizeof cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null"
+             " | head -1 | wc -l", mx_source_dir());
+    first_line_of(cmd, e->dirty, sizeof e->dirty);
+    proc_field("/proc/cpuinfo", "model name", e->cpu, sizeof e->cpu);
+    proc_field("/proc/meminfo", "MemTotal", e->mem, sizeof e->mem);
     struct utsname u;
-    char kernel[400] = "unknown";
-    if (uname(&u) == 0) snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
+    snprintf(e->kernel, sizeof e->kernel, "unknown");
+    if (uname(&u) == 0)
+        snprintf(e->kernel, sizeof e->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+}
+
+#if defined(__clang__)
+#define COMPILER "clang " __VERSION__
+#elif defined(__GNUC__)
+#define COMPILER "gcc " __VERSION__
+#else
+#define COMPILER __VERSION__
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILD "optimized, address sanitizer"
+#elif defined(__OPTIMIZE__)
+#define BUILD "optimized"
+#else
+#define BUILD "not optimized: timings are not meaningful"
+#endif
+
+/* The environment part of meta.json (after "cells_failed"), up to the failures. */
+static void write_env(FILE *f, const env *e)
+{
+    json_str(f, e->rev[0] ? e->rev : "unknown");
+    fprintf(f, ",\n  \"git_dirty\": %s,\n  \"compiler\": ",
+            !e->rev[0] ? "null" : atoi(e->dirty) ? "true" : "false");
+    json_str(f, COMPILER);
+    fprintf(f, ",\n  \"build\": \"%s\",\n  \"sqlite\": \"%s\",\n  \"lmdb\": ", BUILD,
+            sqlite3_libversion());
+    json_str(f, mdb_version(NULL, NULL, NULL));
+    fprintf(f, ",\n  \"google_benchmark\": \"%s\",\n  \"cpu_model\": ", IDB_GBENCH_VERSION);
+    json_str(f, e->cpu);
+    fprintf(f, ",\n  \"cores\": %ld,\n  \"memory_kib\": %lld,\n  \"kernel\": ",
+            sysconf(_SC_NPROCESSORS_ONLN), atoll(e->mem));
+    json_str(f, e->kernel);
+}
+
+/* Gather the environment and write meta.json through a temporary name (see matrix.h). */
+int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err)
+{
+    char path[MX_FILE_MAX];
+    env e;
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    env_gather(&e);
     idb_atomic a;
     FILE *f = idb_atomic_open(&a, path);
-    if (!f) return -1;
+    if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     fprintf(f, "{\n  \"command\": ");
     json_str(f, meta->command);
     fprintf(f, ",\n  \"started_utc\": \"%s\",\n  \"finished_utc\": \"%s\",\n  \"wall_s\": %.1f,\n",
@@ -102,36 +149,18 @@ int mx_meta_write(const char *dir, const mx_meta *meta)
     fprintf(f, "  \"seed\": %lld,\n  \"repeat\": %lld,\n  \"quick\": %d,\n  \"matrix_files\": ",
             (long long)meta->seed, (long long)meta->repeat, meta->quick);
     json_str(f, meta->files);
-    fprintf(f, ",\n  \"cells\": %d,\n  \"cells_failed\": %d,\n  \"git_revision\": ", meta->cells, meta->cells_failed);
-    json_str(f, rev[0] ? rev : "unknown");
-    fprintf(f, ",\n  \"git_dirty\": %s,\n  \"compiler\": ", !rev[0] ? "null" : atoi(dirty) ? "true" : "false");
-#if defined(__clang__)
-    json_str(f, "clang " __VERSION__);
-#elif defined(__GNUC__)
-    json_str(f, "gcc " __VERSION__);
-#else
-    json_str(f, __VERSION__);
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-    const char *build = "optimized, address sanitizer";
-#elif defined(__OPTIMIZE__)
-    const char *build = "optimized";
-#else
-    const char *build = "not optimized: timings are not meaningful";
-#endif
-    fprintf(f, ",\n  \"build\": \"%s\",\n  \"sqlite\": \"%s\",\n  \"lmdb\": ", build, sqlite3_libversion());
-    json_str(f, mdb_version(NULL, NULL, NULL));
-    fprintf(f, ",\n  \"google_benchmark\": \"%s\",\n  \"cpu_model\": ", IDB_GBENCH_VERSION);
-    json_str(f, cpu);
-    fprintf(f, ",\n  \"cores\": %ld,\n  \"memory_kib\": %lld,\n  \"kernel\": ", sysconf(_SC_NPROCESSORS_ONLN), atoll(mem));
-    json_str(f, kernel);
+    fprintf(f, ",\n  \"cells\": %d,\n  \"cells_failed\": %d,\n  \"git_revision\": ", meta->cells,
+            meta->cells_failed);
+    write_env(f, &e);
     fprintf(f, ",\n  \"failures\": [");
     for (int i = 0; i < meta->n_failures; i++) {
         fputs(i ? ",\n    " : "\n    ", f);
         json_str(f, meta->failures[i]);
     }
     fprintf(f, "%s]\n}\n", meta->n_failures ? "\n  " : "");
-    return idb_atomic_commit(&a, 0);
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
 }
 
 /* Unquote a JSON string starting at s (at its opening quote) into out. */
@@ -143,7 +172,10 @@ static void unquote(const char *s, char *out, size_t len)
             s++;
             if (*s == 'n') out[n++] = '\n';
             else if (*s == 't') out[n++] = '\t';
-            else if (*s == 'u' && strlen(s) >= 5) { out[n++] = (char)strtol((char[]){ s[3], s[4], 0 }, NULL, 16); s += 4; }
+            else if (*s == 'u' && strlen(s) >= 5) {          /* \u00XX: the low byte */
+                out[n++] = (char)strtol((char[]){ s[3], s[4], 0 }, NULL, 16);
+                s += 4;
+            }
             else out[n++] = *s;
         } else {
             out[n++] = *s;
@@ -153,12 +185,13 @@ static void unquote(const char *s, char *out, size_t len)
 }
 
 /* Read back the flat meta.json this file writes, one key per line (see matrix.h). */
-int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const char *value),
+                 void *ctx, idb_err *err)
 {
-    char path[1024], line[8192], key[128], value[4096];
+    char path[MX_FILE_MAX], line[8192], key[128], value[4096];
     snprintf(path, sizeof path, "%s/meta.json", dir);
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
+    if (!f) return idb_fail(err, IDB_EIO, "cannot read %s: %s", path, strerror(errno));
     int in_failures = 0;
     while (fgets(line, sizeof line, f)) {
         char *p = line + strspn(line, " \t");

@@ -31,6 +31,9 @@ typedef struct num_field {
     int prec;                 /* decimals */
 } num_field;
 
+/* Results of one configuration, at most: its repeats ([matrix] repeat is at most 100). */
+#define MX_REPEATS_MAX 128
+
 #define R(f) offsetof(idb_insert_result, f)
 static const num_field fields[] = {
     { "seconds", R(seconds), 0, 1, 3 },
@@ -86,7 +89,8 @@ static int gather(const mx_plan *p, enum mx_kind kind, int cfg, const mx_cell **
 {
     int n = 0;
     for (int i = 0; i < p->n && n < max; i++)
-        if (p->cells[i].kind == kind && p->cells[i].config == cfg && p->cells[i].status == 1 && p->cells[i].res)
+        if (p->cells[i].kind == kind && p->cells[i].config == cfg &&
+            p->cells[i].status == MX_DONE && p->cells[i].res)
             out[n++] = &p->cells[i];
     return n;
 }
@@ -97,24 +101,28 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     const mx_cell *c = r[0];
     fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
             (long long)c->ids, c->res->key_bytes, (long long)c->batch);
-    double v[128];
+    double v[MX_REPEATS_MAX];
     for (size_t k = 0; k < NFIELDS; k++) {
         double med, lo, hi;
         for (int i = 0; i < n; i++) v[i] = field_value(&fields[k], r[i]->res);
         stats(v, n, &med, &lo, &hi);
         put_num(f, fields[k].prec, med, ",");
-        if (fields[k].timing) { put_num(f, fields[k].prec, lo, ","); put_num(f, fields[k].prec, hi, ","); }
+        if (fields[k].timing) {
+            put_num(f, fields[k].prec, lo, ",");
+            put_num(f, fields[k].prec, hi, ",");
+        }
     }
     fprintf(f, "%lld,%d,", (long long)c->shops, n);
     const idb_opts *o = &c->res->store_opts;
-    for (int i = 0; i < o->n; i++) fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
+    for (int i = 0; i < o->n; i++)
+        fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
     fputc('\n', f);
 }
 
 /* Rewrite insert.csv and positions.csv from every insert cell finished so far (see matrix.h). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
-    char path[1024], ppath[1024];
+    char path[MX_FILE_MAX], ppath[MX_FILE_MAX];
     snprintf(path, sizeof path, "%s/insert.csv", x->dir);
     snprintf(ppath, sizeof ppath, "%s/positions.csv", x->dir);
     idb_atomic a, pa;
@@ -130,18 +138,22 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     }
     fputs(",shops,repeats,store_options\n", f);
     fputs("strategy,store,shards,ids,bin_lo,bin_hi,count,share\n", pf);
-    const mx_cell *r[128];
+    const mx_cell *r[MX_REPEATS_MAX];
     for (int cfg = 0; cfg < p->n_configs; cfg++) {
-        int n = gather(p, MX_INSERT, cfg, r, 128);
+        int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
         if (n == 0) continue;
         insert_row(f, r, n);
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
         for (int i = 0; i < n; i++)
-            for (int b = 0; b < IDB_LOC_BUCKETS; b++) { count[b] += r[i]->res->pos_hist[b]; total += r[i]->res->pos_hist[b]; }
+            for (int b = 0; b < IDB_LOC_BUCKETS; b++) {
+                count[b] += r[i]->res->pos_hist[b];
+                total += r[i]->res->pos_hist[b];
+            }
         for (int b = 0; b < IDB_LOC_BUCKETS; b++)
-            fprintf(pf, "%s,%s,%lld,%lld,%.2f,%.2f,%lld,%.6f\n", r[0]->strategy->name, r[0]->store->name,
-                    (long long)r[0]->shards, (long long)r[0]->ids, (double)b / IDB_LOC_BUCKETS,
-                    (double)(b + 1) / IDB_LOC_BUCKETS, (long long)count[b],
+            fprintf(pf, "%s,%s,%lld,%lld,%.2f,%.2f,%lld,%.6f\n", r[0]->strategy->name,
+                    r[0]->store->name, (long long)r[0]->shards, (long long)r[0]->ids,
+                    (double)b / IDB_LOC_BUCKETS, (double)(b + 1) / IDB_LOC_BUCKETS,
+                    (long long)count[b],
                     total ? (double)count[b] / (double)total : 0.0);
     }
     int bad = idb_atomic_commit(&a, 0);
@@ -153,7 +165,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
 /* Rewrite curve.csv from every curve cell finished so far (see matrix.h). */
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
-    char path[1024];
+    char path[MX_FILE_MAX];
     snprintf(path, sizeof path, "%s/curve.csv", x->dir);
     idb_atomic a;
     FILE *f = idb_atomic_open(&a, path);
@@ -161,7 +173,7 @@ int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
     fputs("strategy,store,cache_pages,misses_per_insert,writes_per_insert,ids,shards\n", f);
     for (int i = 0; i < p->n; i++) {
         const mx_cell *c = &p->cells[i];
-        if (c->kind != MX_CURVE || c->status != 1 || !c->res) continue;
+        if (c->kind != MX_CURVE || c->status != MX_DONE || !c->res) continue;
         const idb_insert_result *r = c->res;
         if (!c->cache_pages) {
             for (int k = 0; k < c->block->n_cache_pages; k++)
@@ -171,66 +183,84 @@ int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err)
             continue;
         }
         fprintf(f, "%s,%s,%lld,", c->strategy->name, c->store->name, (long long)c->cache_pages);
-        put_num(f, 6, r->st.cache_misses < 0 ? NAN : (double)r->st.cache_misses / (double)c->ids, ",");
-        put_num(f, 6, r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / (double)c->ids, ",");
+        double ids = (double)c->ids;
+        put_num(f, 6, r->st.cache_misses < 0 ? NAN : (double)r->st.cache_misses / ids, ",");
+        put_num(f, 6, r->st.pages_written < 0 ? NAN : (double)r->st.pages_written / ids, ",");
         fprintf(f, "%lld,%lld\n", (long long)c->ids, (long long)c->shards);
     }
-    if (idb_atomic_commit(&a, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
 /* Split a Google Benchmark name into kind (strategy, peer, baseline), the name within
- * it and the thread count. Returns 0, or -1 for an aggregate row or an unknown name. */
+ * it and the thread count. Returns 1, or 0 for an aggregate row or an unknown name. */
 static int parse_bench_name(const char *name, char *kind, char *what, size_t len, int *threads)
 {
     static const char *const aggregates[] = { "_mean", "_median", "_stddev", "_cv" };
     size_t n = strlen(name);
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof aggregates / sizeof *aggregates; i++) {
         size_t a = strlen(aggregates[i]);
-        if (n > a && strcmp(name + n - a, aggregates[i]) == 0) return -1;
+        if (n > a && strcmp(name + n - a, aggregates[i]) == 0) return 0;
     }
     static const struct { const char *prefix, *kind; } kinds[] = {
         { "gen/", "strategy" }, { "peer/", "peer" }, { "baseline/", "baseline" },
     };
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         size_t pl = strlen(kinds[i].prefix);
         if (strncmp(name, kinds[i].prefix, pl) != 0) continue;
         const char *rest = name + pl, *slash = strchr(rest, '/');
         snprintf(what, len, "%.*s", (int)(slash ? slash - rest : (ptrdiff_t)strlen(rest)), rest);
         strcpy(kind, kinds[i].kind);
         const char *t = strstr(name, "threads:");
-        *threads = t ? atoi(t + 8) : 1;
-        return 0;
+        *threads = t ? atoi(t + strlen("threads:")) : 1;
+        return 1;
     }
-    return -1;
+    return 0;
+}
+
+/* Nanoseconds in one Google Benchmark time_unit (1 for ns and anything unknown). */
+static double unit_ns(const char *unit)
+{
+    static const struct { const char *unit; double ns; } units[] = {
+        { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strcmp(unit, units[i].unit)) return units[i].ns;
+    return 1;
 }
 
 /* Summarise Google Benchmark's CSV rows per benchmark and thread count (see matrix.h). */
 int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
 {
     mx_table t;
-    if (mx_table_load(gb_csv, &t) != 0) return idb_fail(err, IDB_EIO, "the generation benchmark wrote no results");
-    int cname = mx_table_col(&t, "name"), ctime = mx_table_col(&t, "real_time"), cunit = mx_table_col(&t, "time_unit");
+    if (mx_table_load(gb_csv, &t, NULL) != 0)
+        return idb_fail(err, IDB_EIO, "the generation benchmark wrote no results");
+    int cname = mx_table_col(&t, "name"), ctime = mx_table_col(&t, "real_time");
+    int cunit = mx_table_col(&t, "time_unit");
     int cerr = mx_table_col(&t, "error_occurred");
-    char path[1024];
+    char path[MX_FILE_MAX];
     snprintf(path, sizeof path, "%s/generation.csv", dir);
     idb_atomic a;
     FILE *f = idb_atomic_open(&a, path);
-    if (!f) { mx_table_free(&t); return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno)); }
+    if (!f) {
+        mx_table_free(&t);
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    }
     fputs("kind,name,threads,ns_per_id,ns_per_id_min,ns_per_id_max,repetitions\n", f);
-    char *done = calloc((size_t)t.nrow + 1, 1);
+    char *done = calloc((size_t)t.nrow + 1, sizeof *done);
     double *v = malloc(((size_t)t.nrow + 1) * sizeof *v);
     for (int r = 0; done && v && r < t.nrow; r++) {
         char kind[16], what[64], k2[16], w2[64];
         int threads, th2, n = 0;
-        if (done[r] || parse_bench_name(mx_table_str(&t, r, cname), kind, what, sizeof what, &threads)) continue;
+        if (done[r] ||
+            !parse_bench_name(mx_table_str(&t, r, cname), kind, what, sizeof what, &threads))
+            continue;
         for (int q = r; q < t.nrow; q++) {            /* every repetition of the same benchmark */
-            if (done[q] || parse_bench_name(mx_table_str(&t, q, cname), k2, w2, sizeof w2, &th2) ||
+            if (done[q] || !parse_bench_name(mx_table_str(&t, q, cname), k2, w2, sizeof w2, &th2) ||
                 strcmp(w2, what) || strcmp(k2, kind) || th2 != threads) continue;
             done[q] = 1;
-            const char *unit = mx_table_str(&t, q, cunit);
-            double scale = !strcmp(unit, "us") ? 1e3 : !strcmp(unit, "ms") ? 1e6 : !strcmp(unit, "s") ? 1e9 : 1;
-            double ns = mx_table_num(&t, q, ctime) * scale;
+            double ns = mx_table_num(&t, q, ctime) * unit_ns(mx_table_str(&t, q, cunit));
             if (!isnan(ns) && strcmp(mx_table_str(&t, q, cerr), "true") != 0) v[n++] = ns;
         }
         double med, lo, hi;
@@ -245,32 +275,9 @@ int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
     free(done);
     free(v);
     mx_table_free(&t);
-    if (idb_atomic_commit(&a, bad) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (idb_atomic_commit(&a, bad) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
-}
-
-/* Read the whole file at path (NUL-terminated, malloc'd) or NULL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            char *nb = realloc(buf, cap = (cap ? cap * 2 : 8192));
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        if (r == 0) break;
-        n += r;
-    }
-    fclose(f);
-    if (!buf) buf = calloc(1, 1);
-    if (buf) buf[n] = 0;
-    *len = n;
-    return buf;
 }
 
 /* Rewrite dst as its old rows plus src's rows, through a temporary name (see matrix.h). */
@@ -278,12 +285,19 @@ int mx_append_csv(const char *dst, const char *src, const char *prefix_col, cons
                   idb_err *err)
 {
     size_t slen = 0, dlen = 0;
-    char *s = slurp(src, &slen);
-    if (!s || !slen) { free(s); return idb_fail(err, IDB_EIO, "the run wrote no rows"); }
-    char *d = slurp(dst, &dlen);                      /* NULL: a new file */
+    char *s = mx_read_file(src, &slen, NULL);
+    if (!s || !slen) {
+        free(s);
+        return idb_fail(err, IDB_EIO, "the run wrote no rows");
+    }
+    char *d = mx_read_file(dst, &dlen, NULL);         /* NULL: a new file */
     idb_atomic a;
     FILE *f = idb_atomic_open(&a, dst);
-    if (!f) { free(s); free(d); return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno)); }
+    if (!f) {
+        free(s);
+        free(d);
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
+    }
     char *body = strchr(s, '\n');
     body = body ? body + 1 : s + slen;
     if (d && dlen) fwrite(d, 1, dlen, f);
@@ -298,6 +312,7 @@ int mx_append_csv(const char *dst, const char *src, const char *prefix_col, cons
     }
     free(s);
     free(d);
-    if (idb_atomic_commit(&a, 0) != 0) return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", dst, strerror(errno));
     return 0;
 }

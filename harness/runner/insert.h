@@ -17,6 +17,7 @@
 #include "strategy.h"
 
 #define IDB_INSERT_MAX_KV 32
+#define IDB_CURVE_MAX 64                  /* points of one miss-ratio curve (--curve) */
 
 typedef struct idb_insert_config {
     const idb_strategy *strategy;
@@ -48,7 +49,7 @@ typedef struct idb_insert_result {
     double tail_insert_frac;
     double insert_pos_p50;
     int64_t pos_hist[IDB_LOC_BUCKETS];   /* where new keys land: counts per position bin */
-    idb_curve_point curve[64];        /* when n_curve > 0 */
+    idb_curve_point curve[IDB_CURVE_MAX];   /* when n_curve > 0 */
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */
 } idb_insert_result;
 

@@ -1,0 +1,82 @@
+/* plots.h — inside harness/matrix only: what the plot table's functions share.
+ *
+ * The plot table (MX_PLOT_TABLE below, made into mx_plots[] by plots.c): per plot a
+ * prepare function (its data files and gnuplot variables, from the results tables) and a
+ * sentences function (its paragraph in report.md). They live in plots_insert.c and
+ * plots_other.c and use the helpers below: the data-file helpers are in matrix_plot.c,
+ * the prose helpers in report.c.
+ */
+#ifndef IDB_MATRIX_PLOTS_H
+#define IDB_MATRIX_PLOTS_H
+
+#include <stdio.h>
+
+#include "matrix.h"
+
+#define MX_NUM_LEN 32                            /* mx_num's buffer */
+#define MX_TITLE_LEN 128                         /* a strategy's title in a plot's key */
+
+/* Strategy names in `idbench list` order, each once (borrowed from a table). */
+typedef struct mx_names {
+    const char *v[MX_LIST_MAX];
+    int n;
+} mx_names;
+
+/* Data files (matrix_plot.c) ----------------------------------------------------------- */
+
+/* Add s to l unless it is there or empty, keeping registry order (full: ignored). */
+void mx_names_add(mx_names *l, const char *s);
+/* Open SCRATCH/NAME for writing. Returns the file, or NULL with why set (IDB_EIO). */
+FILE *mx_data_open(const char *scratch, const char *name, idb_err *why);
+/* Close a data file; returns 0, or IDB_EIO with why set when a write failed. */
+int mx_data_close(FILE *f, const char *name, idb_err *why);
+/* Write v (NaN when unknown) and then sep. */
+void mx_put(FILE *f, double v, const char *sep);
+/* n<sfx>, names<sfx>, colors<sfx> and t<sfx>_<i> (titles) for l into the variables file;
+ * title[i] overrides the name as a title when title is not NULL and title[i] not "". */
+void mx_put_names(FILE *vars, const char *sfx, const mx_names *l,
+                  char (*title)[MX_TITLE_LEN]);
+/* The insert.csv row of (strategy, store) at the headline configuration, or -1. */
+int mx_ins_row(const mx_results *r, const char *strategy, const char *store);
+/* Strategies and stores (in file order, at most MX_STORES_MAX) of insert.csv at the
+ * headline configuration. */
+void mx_ins_names(const mx_results *r, mx_names *strategies, const char *stores[],
+                  int *nstores);
+/* The store the headline sentences (and the positions plot) talk about: sqlite when
+ * insert.csv has it, else the first store of insert.csv ("" when it has no rows). */
+const char *mx_main_store(const mx_results *r);
+
+/* Prose (report.c) --------------------------------------------------------------------- */
+
+/* A number for prose: thousands grouped for big values, 3 significant digits for small
+ * ones, "n/a" when unknown. buf has MX_NUM_LEN bytes; returns buf. */
+const char *mx_num(double v, char *buf);
+/* At the headline configuration on store, the insert.csv rows with the lowest and highest
+ * value of column col (ignoring NaN, and values <= 0 when positive). 0 when none. */
+int mx_extremes(const mx_results *r, const char *store, const char *col, int positive,
+                int *lo, int *hi);
+
+/* The plot table ------------------------------------------------------------------------ */
+
+/* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
+ * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
+ * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
+ * plots_insert.c or plots_other.c. plots.c makes mx_plots[] of these lines. */
+#define MX_PLOT_TABLE(X)                                                    \
+    X(generation, "ID generation: time per ID")                             \
+    X(inserts, "Inserts per second")                                        \
+    X(pages_written, "Pages written per ID")                                \
+    X(fill_factor, "Leaf fill factor")                                      \
+    X(miss_ratio, "Miss-ratio curves")                                      \
+    X(positions, "Where new keys land in the index")                        \
+    X(latency, "Insert latency percentiles")                                \
+    X(inversion_skew, "Clock skew against ID order")                        \
+    X(outage, "Orders failed during the counter outage")
+
+#define MX_PLOT_DECLARE(name, title)                                                 \
+    int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \
+    int mx_say_##name(const mx_results *r, FILE *f);
+MX_PLOT_TABLE(MX_PLOT_DECLARE)
+#undef MX_PLOT_DECLARE
+
+#endif

@@ -1,0 +1,352 @@
+/* plots_other.c — the plots of the other results tables: generation (generation.csv),
+ * miss_ratio (curve.csv), inversion_skew (skew.csv) and outage (timeline.csv). Per plot
+ * its data preparation (mx_prep_NAME: data files and gnuplot variables) and its report
+ * sentences (mx_say_NAME), every figure computed from the tables; entries of the plot
+ * table (plots.h).
+ */
+#include "plots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* generation.csv's kinds in plot order, their label suffix and fixed colour (NULL: the
+ * strategy's own). */
+static const struct {
+    const char *kind, *suffix, *color;
+} gen_kinds[] = {
+    { "strategy", "", NULL },
+    { "baseline", " (clock read)", "#000000" },
+    { "peer", " (peer)", "#a0a0a0" },
+};
+
+/* The ns per ID of name with 2 threads in generation.csv, NaN when not measured. */
+static double two_threads(const mx_table *t, const char *name)
+{
+    int cn = mx_table_col(t, "name"), ct = mx_table_col(t, "threads");
+    double two = NAN;
+    for (int q = 0; q < t->nrow; q++)
+        if (!strcmp(mx_table_str(t, q, cn), name) && mx_table_num(t, q, ct) == 2)
+            two = mx_table_num(t, q, mx_table_col(t, "ns_per_id"));
+    return two;
+}
+
+/* generation: generation.dat = label, ns, min, max, colour, ns at 2 threads. */
+int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    const mx_table *t = &r->gen;
+    if (t->nrow == 0)
+        return idb_fail(why, IDB_EINPUT,
+                        "no generation.csv (the generation benchmark did not run)");
+    int ck = mx_table_col(t, "kind"), cn = mx_table_col(t, "name"), ct = mx_table_col(t, "threads");
+    int cm = mx_table_col(t, "ns_per_id"), clo = mx_table_col(t, "ns_per_id_min");
+    int chi = mx_table_col(t, "ns_per_id_max"), crep = mx_table_col(t, "repetitions");
+    FILE *f = mx_data_open(scratch, "generation.dat", why);
+    if (!f) return IDB_EIO;
+    int rows = 0, reps = 0;
+    for (size_t k = 0; k < sizeof gen_kinds / sizeof *gen_kinds; k++)
+        for (int row = 0; row < t->nrow; row++) {
+            if (strcmp(mx_table_str(t, row, ck), gen_kinds[k].kind) ||
+                mx_table_num(t, row, ct) != 1) continue;
+            const char *name = mx_table_str(t, row, cn);
+            const char *col = gen_kinds[k].color ? gen_kinds[k].color : mx_color(name);
+            fprintf(f, "%s%s\t", name, gen_kinds[k].suffix);
+            mx_put(f, mx_table_num(t, row, cm), "\t");
+            mx_put(f, mx_table_num(t, row, clo), "\t");
+            mx_put(f, mx_table_num(t, row, chi), "\t");
+            fprintf(f, "%ld\t", strtol(col + 1, NULL, 16));
+            mx_put(f, two_threads(t, name), "\n");
+            rows++;
+        }
+    if (mx_data_close(f, "generation.dat", why)) return IDB_EIO;
+    for (int row = 0; row < t->nrow; row++) {
+        double n = mx_table_num(t, row, crep);
+        if (n > reps) reps = (int)n;
+    }
+    fprintf(v, "ngen = %d\nreps = %d\n", rows, reps);
+    return rows ? 0 : idb_fail(why, IDB_EINPUT, "generation.csv has no rows");
+}
+
+/* generation: the fastest and slowest strategy with one thread, the clock read, peers. */
+int mx_say_generation(const mx_results *r, FILE *f)
+{
+    const mx_table *g = &r->gen;
+    int ck = mx_table_col(g, "kind"), cn = mx_table_col(g, "name");
+    int ct = mx_table_col(g, "threads"), cm = mx_table_col(g, "ns_per_id");
+    int flo = -1, fhi = -1, base = -1;
+    for (int row = 0; row < g->nrow; row++) {
+        if (mx_table_num(g, row, ct) != 1) continue;
+        double v = mx_table_num(g, row, cm);
+        if (!strcmp(mx_table_str(g, row, ck), "baseline")) base = row;
+        if (strcmp(mx_table_str(g, row, ck), "strategy") || isnan(v)) continue;
+        if (flo < 0 || v < mx_table_num(g, flo, cm)) flo = row;
+        if (fhi < 0 || v > mx_table_num(g, fhi, cm)) fhi = row;
+    }
+    if (flo < 0) return IDB_EINPUT;
+    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    fprintf(f, "With one thread, `%s` was the fastest strategy at %s ns per ID and `%s` the "
+               "slowest at %s ns", mx_table_str(g, flo, cn), mx_num(mx_table_num(g, flo, cm), a),
+            mx_table_str(g, fhi, cn), mx_num(mx_table_num(g, fhi, cm), b));
+    if (base >= 0)
+        fprintf(f, "; one clock read alone (`%s`) costs %s ns", mx_table_str(g, base, cn),
+                mx_num(mx_table_num(g, base, cm), a));
+    for (int row = 0; row < g->nrow; row++)
+        if (!strcmp(mx_table_str(g, row, ck), "peer") && mx_table_num(g, row, ct) == 1)
+            fprintf(f, "; the peer `%s` took %s ns", mx_table_str(g, row, cn),
+                    mx_num(mx_table_num(g, row, cm), a));
+    fprintf(f, ".\n");
+    return 0;
+}
+
+#define MISS_PANELS 3                            /* stores drawn side by side, at most */
+
+/* One miss-ratio panel p (1-based) for store: per strategy a block of (cache, misses);
+ * zero misses drawn a decade below the smallest real value. */
+static int miss_panel(const mx_results *r, const char *scratch, FILE *v, int p,
+                      const char *store, idb_err *why)
+{
+    const mx_table *t = &r->curve;
+    int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
+    int cp = mx_table_col(t, "cache_pages"), cm = mx_table_col(t, "misses_per_insert");
+    mx_names s = { 0 };
+    long long ids = 0;
+    double minpos = INFINITY, maxv = 0;
+    for (int row = 0; row < t->nrow; row++) {
+        if (strcmp(mx_table_str(t, row, cst), store)) continue;
+        mx_names_add(&s, mx_table_str(t, row, cs));
+        ids = (long long)mx_table_num(t, row, mx_table_col(t, "ids"));
+        double m = mx_table_num(t, row, cm);
+        if (m > 0 && m < minpos) minpos = m;
+        if (m > 0 && m > maxv) maxv = m;
+    }
+    if (isinf(minpos)) minpos = maxv = 1;
+    int lo_dec = (int)floor(log10(minpos)), hi_dec = (int)ceil(log10(maxv));
+    if (hi_dec <= lo_dec) hi_dec = lo_dec + 1;
+    double floor_v = pow(10, lo_dec - 1);
+    fprintf(v, "ytics%d = \"('0' %g", p, floor_v);
+    for (int d = lo_dec; d <= hi_dec; d++) fprintf(v, ", '10^{%d}' %g", d, pow(10, d));
+    fprintf(v, ")\"\n");
+    char file[32], sfx[16];
+    snprintf(file, sizeof file, "miss%d.dat", p);
+    snprintf(sfx, sizeof sfx, "%d", p);
+    FILE *f = mx_data_open(scratch, file, why);
+    if (!f) return IDB_EIO;
+    for (int i = 0; i < s.n; i++) {
+        int any = 0;
+        for (int row = 0; row < t->nrow; row++)
+            if (!strcmp(mx_table_str(t, row, cst), store) &&
+                !strcmp(mx_table_str(t, row, cs), s.v[i])) {
+                double m = mx_table_num(t, row, cm);
+                mx_put(f, mx_table_num(t, row, cp), "\t");
+                mx_put(f, m == 0 ? floor_v : m, "\n");
+                any = 1;
+            }
+        if (!any) fputs("NaN\tNaN\n", f);
+        fputs("\n\n", f);
+    }
+    if (mx_data_close(f, file, why)) return IDB_EIO;
+    mx_put_names(v, sfx, &s, NULL);
+    fprintf(v, "floor%d = %.6g\n", p, floor_v);
+    fprintf(v, "title%d = '%s%s, %lld IDs'\n", p, store,
+            strcmp(store, "pagesim") == 0 ? " (B+tree model, LRU, one pass)" : " (separate runs)",
+            ids);
+    return 0;
+}
+
+/* The stores of curve.csv in file order, at most max, into out; returns how many. */
+static int curve_stores(const mx_table *t, const char **out, int max)
+{
+    int cst = mx_table_col(t, "store"), n = 0;
+    for (int row = 0; row < t->nrow && n < max; row++) {
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= !strcmp(out[i], mx_table_str(t, row, cst));
+        if (!seen) out[n++] = mx_table_str(t, row, cst);
+    }
+    return n;
+}
+
+/* miss_ratio: per store of curve.csv a panel. */
+int mx_prep_miss_ratio(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    if (r->curve.nrow == 0)
+        return idb_fail(why, IDB_EINPUT, "no curve.csv rows (no curve cell succeeded)");
+    const char *stores[MISS_PANELS];
+    int np = curve_stores(&r->curve, stores, MISS_PANELS);
+    for (int p = 0; p < np; p++)
+        if (miss_panel(r, scratch, v, p + 1, stores[p], why)) return IDB_EIO;
+    fprintf(v, "panels = %d\n", np);
+    fprintf(v, "width = panels > 1 ? 560 * panels + 80 : 1000\nheight = 580\n");
+    return 0;
+}
+
+#define SQLITE_DEFAULT_CACHE 2000                /* pages: the cache the sentence looks at */
+
+/* One store's clause of the miss_ratio sentence (sep before it). */
+static void say_miss_store(const mx_table *k, const char *st, const char *sep, FILE *f)
+{
+    int ks = mx_table_col(k, "strategy"), kst = mx_table_col(k, "store");
+    int kp = mx_table_col(k, "cache_pages"), km = mx_table_col(k, "misses_per_insert");
+    /* the cache size nearest SQLite's default at which some strategy misses */
+    double best = NAN;
+    for (int row = 0; row < k->nrow; row++) {
+        double p = mx_table_num(k, row, kp);
+        if (!strcmp(mx_table_str(k, row, kst), st) && mx_table_num(k, row, km) > 0 &&
+            (isnan(best) || fabs(log(p / SQLITE_DEFAULT_CACHE)) <
+                                fabs(log(best / SQLITE_DEFAULT_CACHE)))) best = p;
+    }
+    if (isnan(best)) {
+        fprintf(f, "%s%s: no strategy missed at any cache size", sep, st);
+        return;
+    }
+    int rl = -1, rh = -1;
+    for (int row = 0; row < k->nrow; row++) {
+        if (strcmp(mx_table_str(k, row, kst), st) || mx_table_num(k, row, kp) != best) continue;
+        double v = mx_table_num(k, row, km);
+        if (rl < 0 || v < mx_table_num(k, rl, km)) rl = row;
+        if (rh < 0 || v > mx_table_num(k, rh, km)) rh = row;
+    }
+    char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN];
+    fprintf(f, "%s%s with a cache of %s pages: `%s` missed %s pages per insert, `%s` %s", sep,
+            st, mx_num(best, c), mx_table_str(k, rh, ks), mx_num(mx_table_num(k, rh, km), a),
+            mx_table_str(k, rl, ks), mx_num(mx_table_num(k, rl, km), b));
+}
+
+#define MISS_STORES_MAX 8                        /* stores the sentence talks about */
+
+/* miss_ratio: per store, the most and fewest misses near SQLite's default cache. */
+int mx_say_miss_ratio(const mx_results *r, FILE *f)
+{
+    const char *stores[MISS_STORES_MAX];
+    int n = curve_stores(&r->curve, stores, MISS_STORES_MAX);
+    if (!n) return IDB_EINPUT;
+    for (int i = 0; i < n; i++) say_miss_store(&r->curve, stores[i], i ? "; " : "", f);
+    fprintf(f, ".\n");
+    return 0;
+}
+
+/* inversion_skew: per strategy a block of (skew_ms > 0, inversion_frac). */
+int mx_prep_inversion_skew(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    const mx_table *t = &r->skew;
+    if (t->nrow == 0)
+        return idb_fail(why, IDB_EINPUT,
+                        "no skew.csv rows (no skew sweep in the matrix, or it failed)");
+    int cs = mx_table_col(t, "strategy"), ck = mx_table_col(t, "skew_ms");
+    int ci = mx_table_col(t, "inversion_frac");
+    mx_names s = { 0 };
+    for (int row = 0; row < t->nrow; row++) mx_names_add(&s, mx_table_str(t, row, cs));
+    FILE *f = mx_data_open(scratch, "inversion_skew.dat", why);
+    if (!f) return IDB_EIO;
+    char title[MX_LIST_MAX][MX_TITLE_LEN];
+    for (int i = 0; i < s.n; i++) {
+        int drawn = 0;
+        for (int row = 0; row < t->nrow; row++)
+            if (!strcmp(mx_table_str(t, row, cs), s.v[i]) && mx_table_num(t, row, ck) > 0) {
+                mx_put(f, mx_table_num(t, row, ck), "\t");
+                mx_put(f, mx_table_num(t, row, ci), "\n");
+                drawn += mx_table_num(t, row, ci) > 0;
+            }
+        fputs("NaN\tNaN\n\n\n", f);
+        snprintf(title[i], sizeof title[i], "%s%s", s.v[i], drawn ? "" : " (0 at every skew)");
+    }
+    if (mx_data_close(f, "inversion_skew.dat", why)) return IDB_EIO;
+    mx_put_names(v, "", &s, title);
+    return 0;
+}
+
+/* inversion_skew: every strategy's inversion share at the largest skew. */
+int mx_say_inversion_skew(const mx_results *r, FILE *f)
+{
+    const mx_table *k = &r->skew;
+    int ks = mx_table_col(k, "strategy"), kk = mx_table_col(k, "skew_ms");
+    int ki = mx_table_col(k, "inversion_frac");
+    double top = -1;
+    for (int row = 0; row < k->nrow; row++)
+        if (mx_table_num(k, row, kk) > top) top = mx_table_num(k, row, kk);
+    if (top < 0) return IDB_EINPUT;
+    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    fprintf(f, "At %s ms of skew the inversion share was", mx_num(top, a));
+    for (int row = 0, n = 0; row < k->nrow; row++)
+        if (mx_table_num(k, row, kk) == top)
+            fprintf(f, "%s `%s` %s", n++ ? "," : "", mx_table_str(k, row, ks),
+                    mx_num(mx_table_num(k, row, ki), b));
+    fprintf(f, ".\n");
+    return 0;
+}
+
+/* One strategy's block of outage.dat: (second, failed orders, orders), the last second's
+ * step closed; returns its failed orders. */
+static double outage_block(const mx_table *t, const char *strategy, FILE *f)
+{
+    int cs = mx_table_col(t, "strategy"), ct = mx_table_col(t, "t_s");
+    int co = mx_table_col(t, "orders"), cf = mx_table_col(t, "failed_orders");
+    double failed = 0;
+    int last = -1;
+    for (int row = 0; row < t->nrow; row++)
+        if (!strcmp(mx_table_str(t, row, cs), strategy)) {
+            mx_put(f, mx_table_num(t, row, ct), "\t");
+            mx_put(f, mx_table_num(t, row, cf), "\t");
+            mx_put(f, mx_table_num(t, row, co), "\n");
+            failed += mx_table_num(t, row, cf);
+            last = row;
+        }
+    if (last >= 0) {
+        mx_put(f, mx_table_num(t, last, ct) + 1, "\t");
+        mx_put(f, mx_table_num(t, last, cf), "\t");
+        mx_put(f, mx_table_num(t, last, co), "\n");
+    }
+    fputs("\n\n", f);
+    return failed;
+}
+
+/* outage: per strategy a block of (second, failed orders, orders). */
+int mx_prep_outage(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    const mx_table *t = &r->tl;
+    if (t->nrow == 0)
+        return idb_fail(why, IDB_EINPUT, "no timeline.csv rows (no timeline_workload in the "
+                                         "matrix, or it failed)");
+    mx_names s = { 0 };
+    for (int row = 0; row < t->nrow; row++)
+        mx_names_add(&s, mx_table_str(t, row, mx_table_col(t, "strategy")));
+    FILE *f = mx_data_open(scratch, "outage.dat", why);
+    if (!f) return IDB_EIO;
+    char title[MX_LIST_MAX][MX_TITLE_LEN];
+    for (int i = 0; i < s.n; i++)
+        snprintf(title[i], sizeof title[i], "%s: %.0f failed", s.v[i], outage_block(t, s.v[i], f));
+    if (mx_data_close(f, "outage.dat", why)) return IDB_EIO;
+    mx_put_names(v, "", &s, title);
+    fprintf(v, "workload = '%s'\n", mx_table_str(t, 0, mx_table_col(t, "workload")));
+    return 0;
+}
+
+/* outage: per strategy that failed orders, how many; how many failed none. */
+int mx_say_outage(const mx_results *r, FILE *f)
+{
+    const mx_table *k = &r->tl;
+    int ks = mx_table_col(k, "strategy"), kf = mx_table_col(k, "failed_orders");
+    int ko = mx_table_col(k, "orders");
+    if (!k->nrow) return IDB_EINPUT;
+    const char *seen[MX_LIST_MAX];
+    int ns = 0, zero = 0;
+    for (int row = 0; row < k->nrow; row++) {
+        int dup = 0;
+        for (int j = 0; j < ns; j++) dup |= !strcmp(seen[j], mx_table_str(k, row, ks));
+        if (!dup && ns < MX_LIST_MAX) seen[ns++] = mx_table_str(k, row, ks);
+    }
+    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    for (int j = 0; j < ns; j++) {
+        double fl = 0, od = 0;
+        for (int row = 0; row < k->nrow; row++)
+            if (!strcmp(mx_table_str(k, row, ks), seen[j])) {
+                fl += mx_table_num(k, row, kf);
+                od += mx_table_num(k, row, ko);
+            }
+        if (fl > 0)
+            fprintf(f, "`%s` failed %s of its %s orders (%.1f%%). ", seen[j], mx_num(fl, a),
+                    mx_num(od, b), 100 * fl / od);
+        else zero++;
+    }
+    fprintf(f, "%d of the %d strategies failed none.\n", zero, ns);
+    return 0;
+}

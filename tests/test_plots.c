@@ -1,0 +1,179 @@
+/* test_plots.c — the plot table (mx_plots) against the plots/ folder, and report sentences
+ * that must agree with their figures: every entry has a script plots/NAME.gp and every
+ * script but common.gp an entry; the fill-factor sentence calls a store's random-key fill
+ * near ln 2 only when it is, and the inserts sentence names whose min–max ranges overlap.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "matrix.h"
+#include "tmpdir.h"
+
+/* The table entry named name, or NULL. */
+static const mx_plot *entry(const char *name)
+{
+    for (int i = 0; i < mx_n_plots; i++)
+        if (strcmp(mx_plots[i].name, name) == 0) return &mx_plots[i];
+    return NULL;
+}
+
+/* Every entry: a name, a title, both functions, a script; names unique. */
+static void test_every_entry_has_a_script(void **state)
+{
+    (void)state;
+    assert_true(mx_n_plots > 0 && mx_n_plots <= MX_PLOTS_MAX);
+    for (int i = 0; i < mx_n_plots; i++) {
+        const mx_plot *p = &mx_plots[i];
+        assert_non_null(p->name);
+        assert_non_null(p->title);
+        assert_true(p->name[0] && p->title[0]);
+        assert_non_null(p->prepare);
+        assert_non_null(p->sentences);
+        assert_ptr_equal(entry(p->name), p);
+        char path[MX_FILE_MAX];
+        snprintf(path, sizeof path, "%s/plots/%s.gp", mx_source_dir(), p->name);
+        if (access(path, R_OK) != 0) fail_msg("plot table entry %s has no %s", p->name, path);
+    }
+}
+
+/* Every plots/NAME.gp but common.gp: an entry of the table. */
+static void test_every_script_has_an_entry(void **state)
+{
+    (void)state;
+    char dir[MX_FILE_MAX];
+    snprintf(dir, sizeof dir, "%s/plots", mx_source_dir());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int scripts = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n <= 3 || strcmp(e->d_name + n - 3, ".gp") != 0) continue;
+        if (strcmp(e->d_name, "common.gp") == 0) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 3), e->d_name);
+        if (!entry(name)) fail_msg("plots/%s has no entry in the plot table", e->d_name);
+        scripts++;
+    }
+    closedir(d);
+    assert_int_equal(scripts, mx_n_plots);
+}
+
+/* A results directory holding insert.csv with rows (strategy, store, fill, tail, ips,
+ * ips_min, ips_max), 1000 IDs on 1 shard; loaded into r. */
+typedef struct row {
+    const char *strategy, *store;
+    double fill, tail, ips, ips_min, ips_max;
+} row;
+
+static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
+{
+    assert_int_equal(idb_tmpdir_make(dir, len), 0);
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s,%s,1,1000,%.4f,%.4f,%.0f,%.0f,%.0f,3\n", rows[i].strategy, rows[i].store,
+                rows[i].fill, rows[i].tail, rows[i].ips, rows[i].ips_min, rows[i].ips_max);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mx_results_load(r, dir, NULL), 0);
+}
+
+/* The sentences of plot name for r, in a malloc'd string. */
+static char *say(const mx_results *r, const char *name)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_non_null(entry(name));
+    assert_int_equal(entry(name)->sentences(r, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static const row sample[] = {
+    { "counter", "sqlite", 0.984, 1, 390000, 350000, 470000 },
+    { "uuidv4", "sqlite", 0.869, 0.0001, 18000, 17000, 19000 },
+    { "snowflake", "sqlite", 0.980, 1, 391000, 360000, 480000 },
+    { "ulid", "sqlite", 0.878, 1, 270000, 240000, 320000 },
+    { "counter", "lmdb", 0.961, 1, 1500000, 1400000, 1600000 },
+    { "uuidv4", "lmdb", 0.670, 0.0001, 180000, 170000, 210000 },
+};
+
+/* SQLite's random-key fill of 0.87 is not near ln 2; LMDB's 0.67 is. */
+static void test_fill_sentence_follows_the_figures(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX];
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);
+    char *s = say(&r, "fill_factor");
+    assert_non_null(strstr(s, "sqlite: `uuidv4` fills leaves to 0.87, `counter` to 0.98"));
+    assert_non_null(strstr(s, "within 0.05 of it on lmdb (0.67), but not on sqlite (0.87)."));
+    assert_null(strstr(s, "tends to ln 2"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    row near[sizeof sample / sizeof *sample];                /* now sqlite settles near it */
+    memcpy(near, sample, sizeof near);
+    near[1].fill = 0.70;
+    load(&r, dir, sizeof dir, near, sizeof near / sizeof *near);
+    s = say(&r, "fill_factor");
+    assert_non_null(strstr(s, "within 0.05 of it on lmdb (0.67) and sqlite (0.70)."));
+    assert_null(strstr(s, "but not"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
+/* The highest median's range overlaps counter's (not ulid's nor uuidv4's). */
+static void test_inserts_sentence_names_overlaps(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX];
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);
+    char *s = say(&r, "inserts");
+    assert_non_null(strstr(s, "`snowflake` had the highest median rate (391,000 inserts per "
+                              "second; its min–max range overlaps those of `counter`)"));
+    assert_non_null(strstr(s, "`uuidv4` the lowest (18,000)"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    row apart[sizeof sample / sizeof *sample];               /* now above every other range */
+    memcpy(apart, sample, sizeof apart);
+    apart[2].ips_min = 475000;
+    apart[2].ips_max = 500000;
+    load(&r, dir, sizeof dir, apart, sizeof apart / sizeof *apart);
+    s = say(&r, "inserts");
+    assert_non_null(strstr(s, "(391,000 inserts per second, its min–max range above every "
+                              "other strategy's)"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_entry_has_a_script),
+        cmocka_unit_test(test_every_script_has_an_entry),
+        cmocka_unit_test(test_fill_sentence_follows_the_figures),
+        cmocka_unit_test(test_inserts_sentence_names_overlaps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
