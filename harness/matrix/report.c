@@ -186,7 +186,7 @@ static void report_head(rctx *rc)
     FILE *f = rc->f;
     fprintf(f, "# idbench results\n\nEvery figure below is computed from the files in this "
                "directory; `idbench plot DIR` re-renders the plots and this report from them. "
-               "README.md (section \"The matrix\") explains every file, column and plot.\n\n"
+               "idbench's docs/results-format.md explains every file, column and plot.\n\n"
                "## Environment\n\n| | |\n|---|---|\n");
     if (mx_meta_read(rc->r->dir, on_meta, rc, NULL) != 0) fprintf(f, "| meta.json | missing |\n");
     fprintf(f, "\n## Failed cells\n\n");
