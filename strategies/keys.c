@@ -295,7 +295,7 @@ const char *idb_keys_names(const idb_key *keys, const char *section, char *buf, 
     for (const idb_key *k = keys; k && k->name; k++) {
         if (section && (!k->section || strcmp(k->section, section) != 0)) continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k->name);
-        if (w < 0 || (size_t)w >= len - used) break;
+        if (w < 0 || (size_t)w >= len - used) { buf[used] = 0; break; }   /* whole names only */
         used += (size_t)w;
     }
     if (!used) snprintf(buf, len, "none");

@@ -117,8 +117,8 @@ void idb_key_copy(const idb_key *k, void *dst, const void *src);
 /* The key of table keys called name in section (NULL: any section), or NULL. */
 const idb_key *idb_keys_find(const idb_key *keys, const char *section, const char *name);
 
-/* The names of the keys of section (NULL: every key), ", "-separated, into buf (cut to
- * len); "none" when there are none. Returns buf. For "unknown key" messages. */
+/* The names of the keys of section (NULL: every key), ", "-separated, into buf (only the
+ * whole names that fit in len); "none" when there are none. Returns buf. For "unknown key" messages. */
 const char *idb_keys_names(const idb_key *keys, const char *section, char *buf, size_t len);
 
 /* Parse a whole decimal int64 (optional sign, digits only). Returns 0 or IDB_EINPUT. */
