@@ -18,12 +18,13 @@
 
 typedef struct seen { int n; char sec[16][64], key[16][64], val[16][256]; int line[16]; } seen;
 
-/* ini handler: remember every key; refuse the key "refuse". */
+/* ini handler: remember every key; refuse the key "refuse" (bad input) and "io" (I/O). */
 static int collect(void *ctx, const char *section, const char *key, const char *value, int line,
                    idb_err *err)
 {
     seen *s = ctx;
     if (strcmp(key, "refuse") == 0) return idb_fail(err, IDB_EINPUT, "no thanks");
+    if (strcmp(key, "io") == 0) return idb_fail(err, IDB_EIO, "disk gone");
     assert_true(s->n < 16);
     snprintf(s->sec[s->n], 64, "%s", section);
     snprintf(s->key[s->n], 64, "%s", key);
@@ -80,6 +81,10 @@ static void test_syntax_errors(void **state)
     expect_error("[a]\n = v\n", "f.ini:2: bad key '' (letters, digits, _ . - only)");
     expect_error("[a]\nk k = v\n", "f.ini:2: bad key 'k k' (letters, digits, _ . - only)");
     expect_error("[a]\nrefuse = 1\n", "f.ini:2: no thanks");
+    seen s = { 0 };                                    /* the handler's code is kept */
+    idb_err err = { 0 };
+    assert_int_equal(ini_parse_string("f.ini", "[a]\nio = 1\n", collect, &s, &err), IDB_EIO);
+    assert_string_equal(err.msg, "f.ini:2: disk gone");
     char *long_line = malloc(INI_LINE_MAX + 20);
     memset(long_line, 'x', INI_LINE_MAX + 10);
     strcpy(long_line + INI_LINE_MAX + 10, "\n");
