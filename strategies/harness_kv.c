@@ -22,6 +22,7 @@ static const struct fill {
 };
 _Static_assert(sizeof fills / sizeof *fills == IDB_HARNESS_FILLS, "IDB_HARNESS_FILLS");
 
+/* Every field unset (see harness_kv.h). */
 idb_harness_place idb_harness_place_none(void)
 {
     idb_harness_place p = { IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, IDB_HARNESS_UNSET,
@@ -38,6 +39,8 @@ static int user_sets(const char *const *kv, int n, const char *name)
     return 0;
 }
 
+/* The user's options, then each harness option the strategy declares and the user did
+ * not set, in the order of fills[] (see harness_kv.h). */
 int idb_strategy_harness_kv(const idb_strategy *s, const idb_harness_place *place,
                             const char *const *user, int nuser, idb_harness_kv *out,
                             idb_err *err)

@@ -10,6 +10,7 @@
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 #define NUMBER_CHARS "0123456789.eE+-"
 
+/* A whole decimal int64: optional sign, digits only (see keys.h). */
 int idb_parse_i64(const char *s, int64_t *out)
 {
     const char *p = s;
@@ -24,6 +25,7 @@ int idb_parse_i64(const char *s, int64_t *out)
     return 0;
 }
 
+/* A whole finite decimal number: no blanks, inf, nan or hex (see keys.h). */
 int idb_parse_double(const char *s, double *out)
 {
     if (!*s || strspn(s, NUMBER_CHARS) != strlen(s)) return IDB_EINPUT;
@@ -121,6 +123,7 @@ static int check_length(const idb_key *k, const char *text, idb_err *err)
     return 0;
 }
 
+/* Length, then the type's parse and bounds, without storing (see keys.h). */
 int idb_key_check(const idb_key *k, const char *text, idb_key_value *v, idb_err *err)
 {
     idb_key_value scratch;
@@ -202,8 +205,13 @@ static int set_list(const idb_key *k, void *base, void *ctx, const char *text, i
     return 0;
 }
 
+/* Check, store at base + off, then the hook (see keys.h). */
 int idb_key_set(const idb_key *k, void *base, void *ctx, const char *text, idb_err *err)
 {
+    int text_key = k->type == IDB_KEY_STR || k->type == IDB_KEY_NAME;
+    if ((text_key && !k->size) || (k->type == IDB_KEY_LIST && (!k->elem || !k->hook)))
+        return idb_fail(err, IDB_EINPUT, "%s: declared without a field to store in (a bug)",
+                        k->name);
     if (k->type == IDB_KEY_INTS || k->type == IDB_KEY_DOUBLES || k->type == IDB_KEY_LIST)
         return set_list(k, base, ctx, text, err);
     idb_key_value v;
@@ -221,6 +229,8 @@ int idb_key_set(const idb_key *k, void *base, void *ctx, const char *text, idb_e
     return rc < 0 ? rc : 0;
 }
 
+/* Each default of section through idb_key_set; a refused one is the table's bug
+ * (see keys.h). */
 int idb_keys_defaults(const idb_key *keys, const char *section, void *base, void *ctx,
                       idb_err *err)
 {
@@ -241,6 +251,7 @@ static const char *trim(const char *s, size_t *n)
     return s;
 }
 
+/* Split text at commas, trim, check and hand each entry to fn (see keys.h). */
 int idb_key_each(const idb_key *k, const char *text, int max,
                  int (*fn)(void *ctx, int i, const char *entry, idb_err *err), void *ctx,
                  idb_err *err)
@@ -272,6 +283,7 @@ int idb_key_each(const idb_key *k, const char *text, int max,
     return n;
 }
 
+/* The field's size bytes, and a list's count (see keys.h). */
 void idb_key_copy(const idb_key *k, void *dst, const void *src)
 {
     memcpy((char *)dst + k->off, (const char *)src + k->off, k->size);
@@ -279,6 +291,7 @@ void idb_key_copy(const idb_key *k, void *dst, const void *src)
         memcpy((char *)dst + k->count_off, (const char *)src + k->count_off, sizeof(int));
 }
 
+/* Linear search of the {0}-terminated table (see keys.h). */
 const idb_key *idb_keys_find(const idb_key *keys, const char *section, const char *name)
 {
     for (const idb_key *k = keys; k && k->name; k++)
@@ -288,6 +301,7 @@ const idb_key *idb_keys_find(const idb_key *keys, const char *section, const cha
     return NULL;
 }
 
+/* ", "-separated names of one section, whole names only (see keys.h). */
 const char *idb_keys_names(const idb_key *keys, const char *section, char *buf, size_t len)
 {
     size_t used = 0;

@@ -118,7 +118,8 @@ void idb_key_copy(const idb_key *k, void *dst, const void *src);
 const idb_key *idb_keys_find(const idb_key *keys, const char *section, const char *name);
 
 /* The names of the keys of section (NULL: every key), ", "-separated, into buf (only the
- * whole names that fit in len); "none" when there are none. Returns buf. For "unknown key" messages. */
+ * whole names that fit in len); "none" when there are none. Returns buf. For "unknown key"
+ * messages. */
 const char *idb_keys_names(const idb_key *keys, const char *section, char *buf, size_t len);
 
 /* Parse a whole decimal int64 (optional sign, digits only). Returns 0 or IDB_EINPUT. */

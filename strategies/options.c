@@ -26,6 +26,7 @@ static int assign(idb_opts *o, int i, const char *value, const char *owner, idb_
     return 0;
 }
 
+/* One option by name, through the key parser (see options.h). */
 int idb_opts_set(idb_opts *o, const char *name, const char *value, const char *owner,
                  idb_err *err)
 {
@@ -38,6 +39,7 @@ int idb_opts_set(idb_opts *o, const char *name, const char *value, const char *o
     return assign(o, i, value, owner, err);
 }
 
+/* Defaults first, then each "key=value" in order (see options.h). */
 int idb_opts_parse(idb_opts *o, const idb_opt_decl *decls, const char *const *kv, int nkv,
                    const char *owner, idb_err *err)
 {
@@ -65,6 +67,7 @@ int idb_opts_parse(idb_opts *o, const idb_opt_decl *decls, const char *const *kv
     return 0;
 }
 
+/* Whether decls has a key called name (see options.h). */
 int idb_opts_declared(const idb_opt_decl *decls, const char *name)
 {
     return idb_keys_find(decls, NULL, name) != NULL;
@@ -78,17 +81,20 @@ static int must_find(const idb_opts *o, const char *name)
     return i;
 }
 
+/* The integer value of a declared option (see options.h). */
 int64_t idb_opts_int(const idb_opts *o, const char *name)
 {
     int i = must_find(o, name);
     return o->v[i].decl->type == IDB_KEY_U64 ? (int64_t)o->v[i].val.u : o->v[i].val.i;
 }
 
+/* The text of a declared option, as given (see options.h). */
 const char *idb_opts_str(const idb_opts *o, const char *name)
 {
     return o->v[must_find(o, name)].text;
 }
 
+/* The number of a declared DOUBLE option (see options.h). */
 double idb_opts_double(const idb_opts *o, const char *name)
 {
     return o->v[must_find(o, name)].val.d;

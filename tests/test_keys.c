@@ -285,6 +285,9 @@ static void test_check(void **state)
     assert_string_equal(err.msg, "o: value too long (at most 255 bytes)");
     text[IDB_KEY_VALUE_MAX - 1] = 0;
     assert_int_equal(idb_key_check(&opt, text, &v, &err), 0);
+    rec r;                                       /* ... but has no field to be stored in */
+    assert_int_equal(idb_key_set(&opt, &r, NULL, "x", &err), IDB_EINPUT);
+    assert_string_equal(err.msg, "o: declared without a field to store in (a bug)");
 }
 
 /* Defaults by section, and a bad default reported as the table's bug. */

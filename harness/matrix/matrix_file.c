@@ -14,6 +14,9 @@
  * Lists are comma-separated; `strategies = all` means every strategy in `idbench list`
  * order, `stores = all` every store. Workload paths are relative to the file naming them.
  * Several files may be given: later ones override the keys of earlier ones.
+ * Every key is a typed key (keys.h) with its default: values are parsed, checked and
+ * stored by the one key parser; this file keeps what is particular to matrix files
+ * (sections, named blocks and their inheritance, [store.NAME], [quick], workload paths).
  */
 #include "matrix.h"
 
