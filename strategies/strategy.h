@@ -4,9 +4,22 @@
  * registry.c. A strategy gets its time only from the idb_clock it is given and its
  * randomness only from random.h. Every instance is safe to call from several threads.
  *
- * Per-shard configuration is by option name, so the harness needs no per-strategy code:
- * a strategy that declares `shard` gets the shard number k, one that declares `shards`
- * gets the shard count K, one that declares `worker` gets k as its worker ID.
+ * Per-instance configuration is by option name, so the harness needs no per-strategy code.
+ * The harness fills in these options, each only where the strategy declares it, and never
+ * over a value the user gave (a user's -o value wins). One function does it for the insert
+ * runner and the simulator (harness_kv.h: idb_strategy_harness_kv):
+ *
+ *   shard       the instance's shard k            insert runner; simulator, per shard
+ *   shards      the shard count K                 insert runner; simulator, per shard
+ *   base        IDs start above this: the highest simulator, per shard, when a shard is
+ *               64-bit ID issued so far             added and re-allocation is safe
+ *   worker      a worker ID                       insert runner: k (one worker per shard);
+ *                                                 simulator: the API instance (per-instance
+ *                                                 strategies; a clash when asked for)
+ *   range_size  IDs per leased range              simulator: the workload's range_size
+ *   dir         a directory for its own files     insert runner: the run's directory;
+ *                                                 simulator: a private temporary one
+ *   name        the counter service to use        simulator: its own counter server
  *
  * Lifecycle: create() -> next()... -> destroy(). format/parse/decode need no instance.
  */

@@ -18,12 +18,13 @@
 
 typedef struct seen { int n; char sec[16][64], key[16][64], val[16][256]; int line[16]; } seen;
 
-/* ini handler: remember every key; refuse the key "refuse". */
+/* ini handler: remember every key; refuse the key "refuse" (bad input) and "io" (I/O). */
 static int collect(void *ctx, const char *section, const char *key, const char *value, int line,
-                   char *msg, size_t msglen)
+                   idb_err *err)
 {
     seen *s = ctx;
-    if (strcmp(key, "refuse") == 0) { snprintf(msg, msglen, "no thanks"); return -1; }
+    if (strcmp(key, "refuse") == 0) return idb_fail(err, IDB_EINPUT, "no thanks");
+    if (strcmp(key, "io") == 0) return idb_fail(err, IDB_EIO, "disk gone");
     assert_true(s->n < 16);
     snprintf(s->sec[s->n], 64, "%s", section);
     snprintf(s->key[s->n], 64, "%s", key);
@@ -52,7 +53,9 @@ static void test_syntax(void **state)
     assert_int_equal(ini_parse_string("f.ini", text, collect, &s, &err), 0);
     assert_int_equal(s.n, 6);
     assert_string_equal(s.key[5], "k6"); assert_string_equal(s.val[5], "");
-    assert_string_equal(s.sec[0], "a"); assert_string_equal(s.key[0], "k1"); assert_string_equal(s.val[0], "v1");
+    assert_string_equal(s.sec[0], "a");
+    assert_string_equal(s.key[0], "k1");
+    assert_string_equal(s.val[0], "v1");
     assert_int_equal(s.line[0], 5);
     assert_string_equal(s.val[1], "two words");
     assert_string_equal(s.sec[2], "b"); assert_string_equal(s.val[2], "a#b");
@@ -64,10 +67,13 @@ static void test_syntax(void **state)
 static void test_syntax_errors(void **state)
 {
     (void)state;
-    expect_error("[a]\nnovalue\n", "f.ini:2: expected 'key = value', '[section]' or a comment, got 'novalue'");
+    expect_error("[a]\nnovalue\n",
+        "f.ini:2: expected 'key = value', '[section]' or a comment, got 'novalue'");
     expect_error("k = v\n", "f.ini:1: key 'k' is outside any [section]");
-    expect_error("[a]\nk = 1\nk = 2\n", "f.ini:3: duplicate key 'k' in [a] (first given on line 2)");
-    expect_error("[a]\nk = 1\n[b]\n[a]\nk = 2\n", "f.ini:5: duplicate key 'k' in [a] (first given on line 2)");
+    expect_error("[a]\nk = 1\nk = 2\n",
+        "f.ini:3: duplicate key 'k' in [a] (first given on line 2)");
+    expect_error("[a]\nk = 1\n[b]\n[a]\nk = 2\n",
+        "f.ini:5: duplicate key 'k' in [a] (first given on line 2)");
     expect_error("[a\n", "f.ini:1: section header without closing ']'");
     expect_error("[a] b\n", "f.ini:1: unexpected text after the section header");
     expect_error("[a b]\n", "f.ini:1: bad section name 'a b' (letters, digits, _ . - only)");
@@ -75,6 +81,10 @@ static void test_syntax_errors(void **state)
     expect_error("[a]\n = v\n", "f.ini:2: bad key '' (letters, digits, _ . - only)");
     expect_error("[a]\nk k = v\n", "f.ini:2: bad key 'k k' (letters, digits, _ . - only)");
     expect_error("[a]\nrefuse = 1\n", "f.ini:2: no thanks");
+    seen s = { 0 };                                    /* the handler's code is kept */
+    idb_err err = { 0 };
+    assert_int_equal(ini_parse_string("f.ini", "[a]\nio = 1\n", collect, &s, &err), IDB_EIO);
+    assert_string_equal(err.msg, "f.ini:2: disk gone");
     char *long_line = malloc(INI_LINE_MAX + 20);
     memset(long_line, 'x', INI_LINE_MAX + 10);
     strcpy(long_line + INI_LINE_MAX + 10, "\n");
@@ -125,31 +135,46 @@ static void test_workload_errors(void **state)
     expect_workload_error("[workload]\nshards = 2\n[bogus]\nx = 1\n",
         ":4: unknown section [bogus] (sections: workload, clock, counter, range, events, burst)");
     expect_workload_error("[clock]\nskew = 5\n",
-        ":2: unknown key 'skew' in [clock] (keys: skew_ms, drift_ppm, step_back_ms, step_at_s, step_instance)");
-    expect_workload_error("[workload]\nshards = many\n", ":2: shards = 'many': expected an integer");
+        ":2: unknown key 'skew' in [clock] (keys: skew_ms, drift_ppm, step_back_ms, step_at_s, "
+        "step_instance)");
+    expect_workload_error("[workload]\nshards = many\n",
+        ":2: shards = 'many': expected an integer");
     expect_workload_error("[workload]\nshards = 0\n", ":2: shards = 0 is out of range 1..1023");
-    expect_workload_error("[workload]\nseed = -1\n", ":2: seed = '-1': expected an unsigned integer");
-    expect_workload_error("[workload]\nduration_s = 1e\n", ":2: duration_s = '1e': expected a number");
-    expect_workload_error("[workload]\nduration_s = nan\n", ":2: duration_s = 'nan': expected a number");
-    expect_workload_error("[workload]\nduration_s = 0\n", ":2: duration_s = 0 is out of range 0.001..86400");
-    expect_workload_error("[events]\nadd_shard_at_s = soon\n", ":2: add_shard_at_s = 'soon': expected a number or 'off'");
+    expect_workload_error("[workload]\nseed = -1\n",
+        ":2: seed = '-1': expected an unsigned integer");
+    expect_workload_error("[workload]\nduration_s = 1e\n",
+        ":2: duration_s = '1e': expected a number");
+    expect_workload_error("[workload]\nduration_s = nan\n",
+        ":2: duration_s = 'nan': expected a number");
+    expect_workload_error("[workload]\nduration_s = 0\n",
+        ":2: duration_s = 0 is out of range 0.001..86400");
+    expect_workload_error("[events]\nadd_shard_at_s = soon\n",
+        ":2: add_shard_at_s = 'soon': expected a number or 'off'");
     expect_workload_error("[events]\ninterleaved_reconfig = careful\n",
         ":2: interleaved_reconfig = 'careful': expected one of naive|safe");
-    expect_workload_error("[events]\nduplicate_worker_ids = 2\n", ":2: duplicate_worker_ids = '2': expected one of 0|1");
-    expect_workload_error("[workload]\nstrategies = counter,nosuch\n", ":2: unknown strategy 'nosuch' (see idbench list)");
-    expect_workload_error("[workload]\nstrategies = counter,counter\n", ":2: strategy 'counter' is listed twice");
+    expect_workload_error("[events]\nduplicate_worker_ids = 2\n",
+        ":2: duplicate_worker_ids = '2': expected one of 0|1");
+    expect_workload_error("[workload]\nstrategies = counter,nosuch\n",
+        ":2: unknown strategy 'nosuch' (see idbench list)");
+    expect_workload_error("[workload]\nstrategies = counter,counter\n",
+        ":2: strategy 'counter' is listed twice");
     expect_workload_error("[workload]\nname = a b\n",
         ":2: name = 'a b': expected 1 to 63 letters, digits, '_', '.' or '-'");
-    expect_workload_error("[workload]\nshards = 2\nshards = 3\n", ":3: duplicate key 'shards' in [workload] (first given on line 2)");
-    expect_workload_error("[workload]\nshards\n", ":2: expected 'key = value', '[section]' or a comment, got 'shards'");
+    expect_workload_error("[workload]\nshards = 2\nshards = 3\n",
+        ":3: duplicate key 'shards' in [workload] (first given on line 2)");
+    expect_workload_error("[workload]\nshards\n",
+        ":2: expected 'key = value', '[section]' or a comment, got 'shards'");
     expect_workload_error("[workload]\ninstances = 4\n[clock]\nstep_instance = 4\n",
         ":4: step_instance = 4 must be below instances = 4");
-    expect_workload_error("[workload]\nshards = 1\n[events]\nmigrate_shop_at_s = 1\n", ":4: moving a shop needs shards >= 2");
-    expect_workload_error("[events]\nadd_shard_at_s = 10\n", ":2: add_shard_at_s = 10 is not before the end (duration_s = 10)");
+    expect_workload_error("[workload]\nshards = 1\n[events]\nmigrate_shop_at_s = 1\n",
+        ":4: moving a shop needs shards >= 2");
+    expect_workload_error("[events]\nadd_shard_at_s = 10\n",
+        ":2: add_shard_at_s = 10 is not before the end (duration_s = 10)");
     expect_workload_error("[workload]\ninstances = 1\n[events]\nduplicate_worker_ids = 1\n",
         ":4: duplicate_worker_ids = 1 needs instances >= 2");
     expect_workload_error("[workload]\norders_per_s = 10000000\nduration_s = 100\n",
-        ":2: about 1000000000 orders (orders_per_s x duration_s, with the burst) is more than the 10000000 a run may hold");
+        ":2: about 1000000000 orders (orders_per_s x duration_s, with the burst) is more than "
+        "the 10000000 a run may hold");
 }
 
 /* --set overrides: checked like file values, naming the flag. */
@@ -171,7 +196,8 @@ static void test_set(void **state)
     assert_string_equal(err.msg, "--set skew_ms=1: expected SECTION.KEY=VALUE");
     assert_int_equal(sim_workload_set(&w, "clock.skew_ms", &err), IDB_EINPUT);
     assert_int_equal(sim_workload_set(&w, "clock.step_instance=8", &err), IDB_EINPUT);
-    assert_string_equal(err.msg, "--set clock.step_instance: step_instance = 8 must be below instances = 8");
+    assert_string_equal(err.msg,
+                        "--set clock.step_instance: step_instance = 8 must be below instances = 8");
 }
 
 /* The directory of this source file's sibling `workloads/`. */

@@ -157,7 +157,8 @@ TEST(test_worker_out_of_range)
     assert_int_equal(idb_strategy_create_kv(SF, kv, 1, idb_clock_real(), &inst, &err),
                      IDB_EINPUT);
     assert_null(inst);
-    assert_string_equal(err.msg, "strategy snowflake: option worker=1024 is out of range 0..1023");
+    assert_string_equal(err.msg,
+                        "strategy snowflake: option worker = 1024 is out of range 0..1023");
 }
 
 TEST(test_before_epoch)

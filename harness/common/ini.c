@@ -136,10 +136,10 @@ static int parse_line(ini_state *st, char *s, size_t n, int line)
     }
     int rc = check_duplicate(st, key, line);
     if (rc) return rc;
-    char msg[512] = "";
-    if (st->h(st->ctx, st->section, key, value, line, msg, sizeof msg) != 0)
-        return line_error(st, line, msg[0] ? msg : "refused");
-    return 0;
+    idb_err e = { 0 };
+    int code = st->h(st->ctx, st->section, key, value, line, &e);
+    if (code == 0) return 0;
+    return idb_fail(st->err, code, "%s:%d: %s", st->name, line, e.msg[0] ? e.msg : "refused");
 }
 
 /* Parse text line by line (see ini.h); the duplicate-key table lives for this call only. */

@@ -13,9 +13,10 @@
  * The meaning of sections, keys and values is the caller's: a handler is called once per
  * key, in file order, and may refuse it with a message. Every error is reported as one
  * sentence "FILE:LINE: message" (just "FILE: message" when the file cannot be read),
- * with code IDB_EINPUT, so the command line can print it as is.
+ * with code IDB_EINPUT (or the handler's code), so the command line can print it as is.
+ * The values themselves are typed keys (keys.h), checked by the callers.
  *
- * Used by the workload files (sim_workload.c) and meant for any later data file.
+ * Used by the workload files (sim_workload.c) and the matrix files (matrix_file.c).
  */
 #ifndef IDB_INI_H
 #define IDB_INI_H
@@ -29,14 +30,13 @@
 #define INI_KEYS_MAX 256         /* distinct section/key pairs one file may hold */
 
 /* Called for each `key = value`. line is the 1-based line number. Return 0 to go on, or
- * non-zero after writing a message (no file or line: the reader adds them) into
- * msg[0..msglen). */
+ * an IDB_E* code after filling err with a message (no file or line: the reader adds them). */
 typedef int (*ini_handler)(void *ctx, const char *section, const char *key, const char *value,
-                           int line, char *msg, size_t msglen);
+                           int line, idb_err *err);
 
 /* Read the file at path and call h for each key. Returns 0, or IDB_EINPUT with err saying
- * "PATH:LINE: why" (syntax error, duplicate key, or the handler's refusal) or
- * "PATH: cannot read: why" (missing or unreadable file). */
+ * "PATH:LINE: why" (syntax error, duplicate key, or the handler's refusal, with the
+ * handler's code) or "PATH: cannot read: why" (missing or unreadable file). */
 int ini_parse_file(const char *path, ini_handler h, void *ctx, idb_err *err);
 
 /* The same over text held in memory; name stands for the file name in messages. */

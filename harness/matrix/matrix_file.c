@@ -14,11 +14,13 @@
  * Lists are comma-separated; `strategies = all` means every strategy in `idbench list`
  * order, `stores = all` every store. Workload paths are relative to the file naming them.
  * Several files may be given: later ones override the keys of earlier ones.
+ * Every key is a typed key (keys.h) with its default: values are parsed, checked and
+ * stored by the one key parser; this file keeps what is particular to matrix files
+ * (sections, named blocks and their inheritance, [store.NAME], [quick], workload paths).
  */
 #include "matrix.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,80 +28,133 @@
 
 #include "ini.h"
 
-enum sect { S_MATRIX, S_GEN, S_INSERT, S_CURVE, S_SIM, S_CLAIMS };
-enum type { T_INT, T_DOUBLE, T_BOOL, T_STRATS, T_STORES, T_INTS, T_DOUBLES, T_PATHS, T_PATH,
-            T_NAMES, T_SETS };
+#define STORE_PREFIX "store."
+#define STORE_LIST_MAX 256       /* "sqlite, lmdb, ..." for messages */
 
-/* One key: where it lives (an offset into idb_matrix, or into mx_block for the block
- * sections), its type and its bounds. */
-typedef struct key_def {
-    enum sect sect;
-    const char *name;
-    enum type type;
-    size_t off, count_off;           /* count_off: the list's length (lists only) */
-    double min, max;
-} key_def;
+static int strategy_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                          idb_err *err);
+static int store_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                       idb_err *err);
+static int path_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err);
+static int path_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err);
+static int names_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                       idb_err *err);
+static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err);
 
-#define M(f) offsetof(idb_matrix, f)
-#define B(f) offsetof(mx_block, f)
+/* Where a key's value goes: a field of idb_matrix, or of mx_block for the block sections. */
+#define M(f) IDB_KEY_AT(idb_matrix, f)
+#define B(f) IDB_KEY_AT(mx_block, f)
+#define BOOL(sec, key, dflt, at) { .section = sec, .name = key, .type = IDB_KEY_BOOL, \
+                                   .def = dflt, at }
 
-static const key_def keys[] = {
-    { S_MATRIX, "seed", T_INT, M(seed), 0, 0, (double)INT64_MAX },
-    { S_MATRIX, "repeat", T_INT, M(repeat), 0, 1, 100 },
-    { S_MATRIX, "cell_timeout_s", T_INT, M(cell_timeout_s), 0, 1, 86400 },
-    { S_GEN, "enabled", T_BOOL, M(gen_enabled), 0, 0, 1 },
-    { S_GEN, "min_time", T_DOUBLE, M(gen_min_time), 0, 0.001, 60 },
+/* Every key of a matrix file (typed keys, keys.h), with the built-in default; the block
+ * keys ([insert...] and [curve...]) are those of sections "insert" and "curve". */
+static const idb_key keys[] = {
+    { .section = "matrix", .name = "seed", .type = IDB_KEY_INT, .def = "1", .min = 0,
+      .max = INT64_MAX, M(seed) },
+    { .section = "matrix", .name = "repeat", .type = IDB_KEY_INT, .def = "3", .min = 1,
+      .max = 100, M(repeat) },
+    { .section = "matrix", .name = "cell_timeout_s", .type = IDB_KEY_INT, .def = "900",
+      .min = 1, .max = 86400, M(cell_timeout_s) },
+    BOOL("generation", "enabled", "1", M(gen_enabled)),
+    { .section = "generation", .name = "min_time", .type = IDB_KEY_DOUBLE, .def = "0.5",
+      .dmin = 0.001, .dmax = 60, M(gen_min_time) },
     /* block keys: their order is the bit order of mx_block.set (enabled stays first) */
-    { S_INSERT, "enabled", T_BOOL, B(enabled), 0, 0, 1 },
-    { S_INSERT, "strategies", T_STRATS, B(strategies), B(n_strategies), 0, 0 },
-    { S_INSERT, "stores", T_STORES, B(stores), B(n_stores), 0, 0 },
-    { S_INSERT, "sizes", T_INTS, B(sizes), B(n_sizes), 1, 1e9 },
-    { S_INSERT, "shards", T_INTS, B(shards), B(n_shards), 1, 1024 },
-    { S_INSERT, "batch", T_INT, B(batch), 0, 1, 1 << 24 },
-    { S_INSERT, "shops", T_INT, B(shops), 0, 1, 1 << 24 },
-    { S_CURVE, "cache_pages", T_INTS, B(cache_pages), B(n_cache_pages), 1, 1 << 30 },
-    { S_SIM, "enabled", T_BOOL, M(sim_enabled), 0, 0, 1 },
-    { S_SIM, "workloads", T_PATHS, M(workloads), M(n_workloads), 0, 0 },
-    { S_SIM, "strategies", T_NAMES, M(sim_strategies), 0, 0, 0 },
-    { S_SIM, "set", T_SETS, M(sim_set), 0, 0, 0 },
-    { S_SIM, "timeline_workload", T_PATH, M(timeline_workload), 0, 0, 0 },
-    { S_SIM, "skew_workload", T_PATH, M(skew_workload), 0, 0, 0 },
-    { S_SIM, "skew_ms", T_DOUBLES, M(skew_ms), M(n_skew), 0, 1e7 },
-    { S_CLAIMS, "enabled", T_BOOL, M(claims_enabled), 0, 0, 1 },
-    { S_CLAIMS, "quick", T_BOOL, M(claims_quick), 0, 0, 1 },
+    BOOL("insert", "enabled", "1", B(enabled)),
+    { .section = "insert", .name = "strategies", .type = IDB_KEY_LIST, .def = "all", .all = 1,
+      .hook = strategy_entry, .elem = sizeof(const idb_strategy *), B(strategies),
+      IDB_KEY_COUNT(mx_block, n_strategies) },
+    { .section = "insert", .name = "stores", .type = IDB_KEY_LIST, .def = "all", .all = 1,
+      .hook = store_entry, .elem = sizeof(const idb_store *), B(stores),
+      IDB_KEY_COUNT(mx_block, n_stores) },
+    { .section = "insert", .name = "sizes", .type = IDB_KEY_INTS, .def = "100000", .min = 1,
+      .max = 1000000000, B(sizes), IDB_KEY_COUNT(mx_block, n_sizes) },
+    { .section = "insert", .name = "shards", .type = IDB_KEY_INTS, .def = "1", .min = 1,
+      .max = 1024, B(shards), IDB_KEY_COUNT(mx_block, n_shards) },
+    { .section = "insert", .name = "batch", .type = IDB_KEY_INT, .def = "1000", .min = 1,
+      .max = 1 << 24, B(batch) },
+    { .section = "insert", .name = "shops", .type = IDB_KEY_INT, .def = "1000", .min = 1,
+      .max = 1 << 24, B(shops) },
+    { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
+      B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
+    BOOL("simulate", "enabled", "1", M(sim_enabled)),
+    { .section = "simulate", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
+      .elem = MX_PATH_MAX, M(workloads), IDB_KEY_COUNT(idb_matrix, n_workloads) },
+    { .section = "simulate", .name = "strategies", .type = IDB_KEY_STR, .def = "all",
+      .hook = names_value, M(sim_strategies) },
+    { .section = "simulate", .name = "set", .type = IDB_KEY_STR, .def = "", .hook = sets_value,
+      M(sim_set) },
+    { .section = "simulate", .name = "timeline_workload", .type = IDB_KEY_STR, .def = "",
+      .hook = path_value, M(timeline_workload) },
+    { .section = "simulate", .name = "skew_workload", .type = IDB_KEY_STR, .def = "",
+      .hook = path_value, M(skew_workload) },
+    { .section = "simulate", .name = "skew_ms", .type = IDB_KEY_DOUBLES, .dmin = 0, .dmax = 1e7,
+      M(skew_ms), IDB_KEY_COUNT(idb_matrix, n_skew) },
+    BOOL("claims", "enabled", "1", M(claims_enabled)),
+    BOOL("claims", "quick", "0", M(claims_quick)),
+    { 0 },
 };
-#define NKEYS (sizeof keys / sizeof *keys)
-#define FIRST_BLOCK_KEY 5            /* index of the first S_INSERT key */
+#undef M
+#undef B
+#undef BOOL
 
-static const char *const sect_names[] = { "matrix", "generation", "insert", "curve", "simulate", "claims" };
+/* The sections holding keys of the table; blocks may also be named (insert.NAME). */
+static const struct { const char *name; int block; } sections[] = {
+    { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "simulate", 0 },
+    { "claims", 0 },
+};
 
-/* The built-in defaults: every strategy and store, one size, pagesim curves (see matrix.h). */
+/* Where the [curve] block's defaults differ from [insert]'s. */
+static const struct { const char *section, *key, *def; } curve_defaults[] = {
+    { "insert", "stores", "pagesim" },
+    { "insert", "sizes", "200000" },
+    { "curve", "cache_pages", "16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384" },
+};
+
+/* The first block key (its index is bit 0 of mx_block.set). */
+static const idb_key *first_block_key(void)
+{
+    return idb_keys_find(keys, "insert", "enabled");
+}
+
+/* 1 if k is a key of the block sections. */
+static int is_block_key(const idb_key *k)
+{
+    return k->section && (strcmp(k->section, "insert") == 0 || strcmp(k->section, "curve") == 0);
+}
+
+/* The names of every store, ", "-separated, into buf. */
+static const char *store_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (const idb_store *const *s = idb_stores; *s && used < len; s++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*s)->name);
+    return buf;
+}
+
+/* The built-in defaults: every key's default from the table; the [curve] block's own. */
 void mx_defaults(idb_matrix *m)
 {
+    static const char *const top[] = { "matrix", "generation", "simulate", "claims" };
+    idb_err err = { 0 };
     memset(m, 0, sizeof *m);
-    m->seed = 1;
-    m->repeat = 3;
-    m->cell_timeout_s = 900;
-    m->gen_enabled = 1;
-    m->gen_min_time = 0.5;
-    mx_block *b[2] = { &m->insert[0], &m->curve[0] };
-    for (int i = 0; i < 2; i++) {
-        strcpy(b[i]->name, i ? "curve" : "insert");
-        b[i]->enabled = 1;
-        for (const idb_strategy *const *s = idb_strategies; *s && b[i]->n_strategies < MX_LIST_MAX; s++)
-            b[i]->strategies[b[i]->n_strategies++] = *s;
-        b[i]->sizes[b[i]->n_sizes++] = i ? 200000 : 100000;
-        b[i]->shards[b[i]->n_shards++] = 1;
-        b[i]->batch = 1000;
-        b[i]->shops = 1000;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        rc |= idb_keys_defaults(keys, top[i], m, NULL, &err);
+    mx_block *b[] = { &m->insert[0], &m->curve[0] };
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
+        snprintf(b[i]->name, sizeof b[i]->name, "%s", i ? "curve" : "insert");
+        rc |= idb_keys_defaults(keys, "insert", b[i], NULL, &err);
     }
-    for (const idb_store *const *s = idb_stores; *s && m->insert[0].n_stores < MX_STORES_MAX; s++)
-        m->insert[0].stores[m->insert[0].n_stores++] = *s;
-    m->curve[0].stores[m->curve[0].n_stores++] = idb_store_find("pagesim");
-    for (int64_t p = 16; p <= 16384; p *= 2) m->curve[0].cache_pages[m->curve[0].n_cache_pages++] = p;
+    for (size_t i = 0; i < sizeof curve_defaults / sizeof *curve_defaults; i++)
+        rc |= idb_key_set(idb_keys_find(keys, curve_defaults[i].section, curve_defaults[i].key),
+                          &m->curve[0], NULL, curve_defaults[i].def, &err);
+    if (rc) { fprintf(stderr, "idbench: bug: matrix defaults: %s\n", err.msg); abort(); }
     m->n_insert = m->n_curve = 1;
-    m->sim_enabled = 1;
-    m->claims_enabled = 1;
 }
 
 /* Context of one file being read. */
@@ -108,158 +163,120 @@ typedef struct file_ctx {
     const char *path;
 } file_ctx;
 
-/* Split a comma list in place: fills tok[] (trimmed, non-empty). Returns the count, or -1
- * (msg filled) on an empty entry or too many. */
-static int split_list(char *s, char **tok, int max, char *msg, size_t len)
+/* LIST hook of `strategies`: entry i names a strategy, or `all` stands for every one. */
+static int strategy_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                          idb_err *err)
 {
-    int n = 0;
-    for (char *p = s;;) {
-        char *comma = strchr(p, ',');
-        if (comma) *comma = 0;
-        while (*p == ' ' || *p == '\t') p++;
-        char *e = p + strlen(p);
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t')) *--e = 0;
-        if (!*p) { snprintf(msg, len, "empty entry in a comma-separated list"); return -1; }
-        if (n == max) { snprintf(msg, len, "too many entries (at most %d)", max); return -1; }
-        tok[n++] = p;
-        if (!comma) break;
-        p = comma + 1;
+    (void)ctx;
+    const idb_strategy **out = (const idb_strategy **)((char *)base + k->off);
+    if (i == IDB_KEY_ALL) {
+        int n = 0;
+        for (const idb_strategy *const *s = idb_strategies; *s && n < MX_LIST_MAX; s++)
+            out[n++] = *s;
+        return n;
     }
-    return n;
-}
-
-/* Parse a number within [min, max]; integer when want_int. Returns 0 or -1 (msg). */
-static int parse_num(const char *s, int want_int, double min, double max, double *out,
-                     char *msg, size_t len)
-{
-    char *end;
-    double v;
-    if (want_int) {
-        int64_t i;
-        if (idb_parse_i64(s, &i) != 0) { snprintf(msg, len, "'%s' is not an integer", s); return -1; }
-        v = (double)i;
-    } else {
-        v = strtod(s, &end);
-        if (end == s || *end || !isfinite(v)) { snprintf(msg, len, "'%s' is not a number", s); return -1; }
-    }
-    if (v < min || v > max) {
-        snprintf(msg, len, "%s is out of range %.15g..%.15g", s, min, max);
-        return -1;
-    }
-    *out = v;
+    if (!(out[i] = idb_strategy_find(text)))
+        return idb_fail(err, IDB_EINPUT, "unknown strategy '%s' (see idbench list)", text);
     return 0;
 }
 
-/* Resolve path against the directory of file (unless absolute) into out; it must be a
- * readable file. Returns 0 or -1 (msg). */
-static int resolve_path(const char *file, const char *path, char *out, size_t outlen,
-                        char *msg, size_t len)
+/* LIST hook of `stores`: entry i names a store, or `all` stands for every one. */
+static int store_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                       idb_err *err)
+{
+    (void)ctx;
+    const idb_store **out = (const idb_store **)((char *)base + k->off);
+    if (i == IDB_KEY_ALL) {
+        int n = 0;
+        for (const idb_store *const *s = idb_stores; *s && n < MX_STORES_MAX; s++)
+            out[n++] = *s;
+        return n;
+    }
+    if (!(out[i] = idb_store_find(text))) {
+        char names[STORE_LIST_MAX];
+        return idb_fail(err, IDB_EINPUT, "unknown store '%s' (stores: %s)", text,
+                        store_names(names, sizeof names));
+    }
+    return 0;
+}
+
+/* Resolve path against the directory of file (unless absolute) into out (MX_PATH_MAX
+ * bytes); it must be a readable file. Returns 0 or IDB_EINPUT. */
+static int resolve_path(const char *file, const char *path, char *out, idb_err *err)
 {
     const char *slash = strrchr(file, '/');
+    char buf[MX_PATH_MAX];
     int n = path[0] == '/' || !slash
-                ? snprintf(out, outlen, "%s", path)
-                : snprintf(out, outlen, "%.*s/%s", (int)(slash - file), file, path);
-    if (n < 0 || (size_t)n >= outlen) { snprintf(msg, len, "path '%s' is too long", path); return -1; }
-    if (access(out, R_OK) != 0) {
-        snprintf(msg, len, "workload file '%s' not found (looked for %s)", path, out);
-        return -1;
-    }
+                ? snprintf(buf, sizeof buf, "%s", path)
+                : snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - file), file, path);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return idb_fail(err, IDB_EINPUT, "path '%s' is too long", path);
+    if (access(buf, R_OK) != 0)
+        return idb_fail(err, IDB_EINPUT, "workload file '%s' not found (looked for %s)", path,
+                        buf);
+    memcpy(out, buf, (size_t)n + 1);
     return 0;
 }
 
-/* Parse value as key k's type into the object at base (an idb_matrix or an mx_block).
- * file resolves relative paths. Returns 0 or -1 with msg. */
-static int parse_value(const key_def *k, char *base, const char *file, const char *value,
-                       char *msg, size_t len)
+/* LIST hook of `workloads`: entry i is a workload file, relative to the file (ctx). */
+static int path_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err)
 {
-    char buf[INI_LINE_MAX], *tok[MX_LIST_MAX];
-    double v;
-    snprintf(buf, sizeof buf, "%s", value);
-    int *count = k->count_off ? (int *)(base + k->count_off) : NULL;
-    int n = 0, max = k->type == T_STORES ? MX_STORES_MAX : k->type == T_PATHS ? MX_WORKLOADS_MAX : MX_LIST_MAX;
-    switch (k->type) {
-    case T_INT: case T_DOUBLE: case T_BOOL:
-        if (parse_num(value, k->type != T_DOUBLE, k->min, k->max, &v, msg, len)) return -1;
-        if (k->type == T_INT) *(int64_t *)(base + k->off) = (int64_t)v;
-        else if (k->type == T_BOOL) *(int *)(base + k->off) = (int)v;
-        else *(double *)(base + k->off) = v;
-        return 0;
-    case T_PATH:
-        if (!*value) { ((char *)(base + k->off))[0] = 0; return 0; }
-        return resolve_path(file, value, base + k->off, MX_PATH_MAX, msg, len);
-    case T_SETS: {
-        char copy[1024];
-        if (strlen(value) >= sizeof copy) { snprintf(msg, len, "value too long"); return -1; }
-        strcpy(copy, value);
-        for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-            const char *eq = strchr(t, '='), *dot = strchr(t, '.');
-            if (!eq || !dot || dot > eq || dot == t || eq == dot + 1) {
-                snprintf(msg, len, "'%s' is not SECTION.KEY=VALUE (entries are separated by blanks)", t);
-                return -1;
-            }
-        }
-        strcpy(base + k->off, value);
-        return 0;
+    return resolve_path(ctx, text, (char *)base + k->off + (size_t)i * k->elem, err);
+}
+
+/* Hook of a workload path key: "" is none; else a file, relative to the file (ctx). */
+static int path_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err)
+{
+    (void)i;
+    return *text ? resolve_path(ctx, text, (char *)base + k->off, err) : 0;
+}
+
+/* Check one strategy name of [simulate] strategies. */
+static int known_strategy(void *ctx, int i, const char *name, idb_err *err)
+{
+    (void)ctx, (void)i;
+    return idb_strategy_find(name) ? 0 : idb_fail(err, IDB_EINPUT, "unknown strategy '%s' "
+                                                  "(see idbench list)", name);
+}
+
+/* Hook of [simulate] strategies: `all` (kept as "": each workload's own list) or names. */
+static int names_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                       idb_err *err)
+{
+    (void)ctx, (void)i;
+    if (strcmp(text, "all") == 0) { ((char *)base + k->off)[0] = 0; return 0; }
+    int n = idb_key_each(k, text, MX_LIST_MAX, known_strategy, NULL, err);
+    return n < 0 ? n : 0;
+}
+
+/* Hook of [simulate] set: blank-separated SECTION.KEY=VALUE entries. */
+static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err)
+{
+    (void)k, (void)base, (void)ctx, (void)i;
+    char copy[sizeof ((idb_matrix *)0)->sim_set];
+    snprintf(copy, sizeof copy, "%s", text);            /* checked: it fits */
+    for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t;
+         t = strtok_r(NULL, " \t", &save)) {
+        const char *eq = strchr(t, '='), *dot = strchr(t, '.');
+        if (!eq || !dot || dot > eq || dot == t || eq == dot + 1)
+            return idb_fail(err, IDB_EINPUT, "'%s' is not SECTION.KEY=VALUE (entries are "
+                            "separated by blanks)", t);
     }
-    default: break;
-    }
-    if (!*value) { snprintf(msg, len, "%s needs at least one entry", k->name); return -1; }
-    if (k->type == T_NAMES && strlen(value) >= sizeof ((idb_matrix *)0)->sim_strategies) {
-        snprintf(msg, len, "value too long");
-        return -1;
-    }
-    if ((k->type == T_STRATS || k->type == T_NAMES) && strcmp(value, "all") == 0) {
-        if (k->type == T_NAMES) { ((char *)(base + k->off))[0] = 0; return 0; }
-        for (const idb_strategy *const *s = idb_strategies; *s && n < MX_LIST_MAX; s++)
-            ((const idb_strategy **)(base + k->off))[n++] = *s;
-        *count = n;
-        return 0;
-    }
-    if (k->type == T_STORES && strcmp(value, "all") == 0) {
-        for (const idb_store *const *s = idb_stores; *s && n < MX_STORES_MAX; s++)
-            ((const idb_store **)(base + k->off))[n++] = *s;
-        *count = n;
-        return 0;
-    }
-    int nt = split_list(buf, tok, max, msg, len);
-    if (nt < 0) return -1;
-    for (int i = 0; i < nt; i++) {
-        switch (k->type) {
-        case T_STRATS: case T_NAMES: {
-            const idb_strategy *s = idb_strategy_find(tok[i]);
-            if (!s) { snprintf(msg, len, "unknown strategy '%s' (see idbench list)", tok[i]); return -1; }
-            if (k->type == T_STRATS) ((const idb_strategy **)(base + k->off))[i] = s;
-            break;
-        }
-        case T_STORES: {
-            const idb_store *s = idb_store_find(tok[i]);
-            if (!s) { snprintf(msg, len, "unknown store '%s' (stores: sqlite, lmdb, pagesim, null)", tok[i]); return -1; }
-            ((const idb_store **)(base + k->off))[i] = s;
-            break;
-        }
-        case T_INTS: case T_DOUBLES:
-            if (parse_num(tok[i], k->type == T_INTS, k->min, k->max, &v, msg, len)) return -1;
-            if (k->type == T_INTS) ((int64_t *)(base + k->off))[i] = (int64_t)v;
-            else ((double *)(base + k->off))[i] = v;
-            break;
-        case T_PATHS:
-            if (resolve_path(file, tok[i], ((char (*)[MX_PATH_MAX])(base + k->off))[i], MX_PATH_MAX, msg, len))
-                return -1;
-            break;
-        default: break;
-        }
-    }
-    if (k->type == T_NAMES) strcpy(base + k->off, value);
-    else *count = nt;
     return 0;
 }
 
-/* The block called section in list (creating it, up to MX_BLOCKS_MAX), or NULL (msg). */
-static mx_block *find_block(mx_block *list, int *n, const char *section, char *msg, size_t len)
+/* The block called section in list (creating it, up to MX_BLOCKS_MAX), or NULL (err). */
+static mx_block *find_block(mx_block *list, int *n, const char *section, idb_err *err)
 {
     for (int i = 0; i < *n; i++)
         if (strcmp(list[i].name, section) == 0) return &list[i];
-    if (*n == MX_BLOCKS_MAX) { snprintf(msg, len, "too many [%s] blocks (at most %d)", section, MX_BLOCKS_MAX); return NULL; }
+    if (*n == MX_BLOCKS_MAX) {
+        idb_fail(err, IDB_EINPUT, "too many [%s] blocks (at most %d)", section, MX_BLOCKS_MAX);
+        return NULL;
+    }
     mx_block *b = &list[(*n)++];
     memset(b, 0, sizeof *b);
     snprintf(b->name, sizeof b->name, "%s", section);
@@ -267,106 +284,162 @@ static mx_block *find_block(mx_block *list, int *n, const char *section, char *m
     return b;
 }
 
+/* The options of store s in m, added when new (NULL when there is no room: err). */
+static mx_store_opts *store_opts(idb_matrix *m, const idb_store *s, idb_err *err)
+{
+    mx_store_opts *so = (mx_store_opts *)mx_store_options(m, s);
+    if (so) return so;
+    if (m->n_store_opts == MX_STORES_MAX) {
+        idb_fail(err, IDB_EINPUT, "too many [%s*] sections", STORE_PREFIX);
+        return NULL;
+    }
+    so = &m->store_opts[m->n_store_opts++];
+    so->store = s;
+    return so;
+}
+
 /* [store.NAME] key = value: a declared option of store NAME, checked by the store's table. */
-static int apply_store_option(idb_matrix *m, const char *store, const char *key, const char *value,
-                              char *msg, size_t len)
+static int apply_store_option(idb_matrix *m, const char *store, const char *key,
+                              const char *value, idb_err *err)
 {
     const idb_store *s = idb_store_find(store);
-    if (!s) { snprintf(msg, len, "unknown store '%s' in [store.%s] (stores: sqlite, lmdb, pagesim, null)", store, store); return -1; }
-    char kv[160];
-    if ((size_t)snprintf(kv, sizeof kv, "%s=%s", key, value) >= sizeof kv) { snprintf(msg, len, "value too long"); return -1; }
+    char kv[sizeof m->store_opts[0].kv[0]], owner[IDB_OPT_NAME_MAX + 16];
+    if (!s) {
+        char names[STORE_LIST_MAX];
+        return idb_fail(err, IDB_EINPUT, "unknown store '%s' in [%s%s] (stores: %s)", store,
+                        STORE_PREFIX, store, store_names(names, sizeof names));
+    }
+    if ((size_t)snprintf(kv, sizeof kv, "%s=%s", key, value) >= sizeof kv)
+        return idb_fail(err, IDB_EINPUT, "%s: value too long (at most %zu bytes)", key,
+                        sizeof kv - strlen(key) - 2);
     idb_opts o;
-    idb_err err = { 0 };
-    char owner[64];
     snprintf(owner, sizeof owner, "store %s", s->name);
     const char *one[] = { kv };
-    if (idb_opts_parse(&o, s->options, one, 1, owner, &err) != 0) { snprintf(msg, len, "%s", err.msg); return -1; }
-    mx_store_opts *so = (mx_store_opts *)mx_store_options(m, s);
-    if (!so) {
-        if (m->n_store_opts == MX_STORES_MAX) { snprintf(msg, len, "too many [store.*] sections"); return -1; }
-        so = &m->store_opts[m->n_store_opts++];
-        so->store = s;
-    }
+    int rc = idb_opts_parse(&o, s->options, one, 1, owner, err);
+    mx_store_opts *so = rc ? NULL : store_opts(m, s, err);
+    if (!so) return rc ? rc : IDB_EINPUT;
     size_t klen = strlen(key);
     for (int i = 0; i < so->n; i++)                     /* a later file overrides */
-        if (strncmp(so->kv[i], key, klen) == 0 && so->kv[i][klen] == '=') { strcpy(so->kv[i], kv); return 0; }
-    if (so->n == MX_KV_MAX) { snprintf(msg, len, "too many options for store %s", s->name); return -1; }
-    strcpy(so->kv[so->n++], kv);
+        if (strncmp(so->kv[i], key, klen) == 0 && so->kv[i][klen] == '=') {
+            memcpy(so->kv[i], kv, sizeof kv);
+            return 0;
+        }
+    if (so->n == MX_KV_MAX)
+        return idb_fail(err, IDB_EINPUT, "too many options for store %s", s->name);
+    memcpy(so->kv[so->n++], kv, sizeof kv);
     return 0;
 }
 
-/* Apply section/key = value (from file) to m. Returns 0 or -1 with msg. */
-static int apply(idb_matrix *m, const char *file, const char *section, const char *key,
-                 const char *value, char *msg, size_t len)
+/* The kind of section: its entry in sections[] (insert.NAME is an insert block), or -1. */
+static int section_kind(const char *section)
 {
-    if (strncmp(section, "store.", 6) == 0) return apply_store_option(m, section + 6, key, value, msg, len);
-    int sect = -1;
-    for (int i = 0; i < (int)(sizeof sect_names / sizeof *sect_names); i++) {
-        size_t n = strlen(sect_names[i]);
-        if (strcmp(section, sect_names[i]) == 0 ||
-            ((i == S_INSERT || i == S_CURVE) && strncmp(section, sect_names[i], n) == 0 && section[n] == '.' && section[n + 1]))
-            sect = i;
+    for (int i = 0; i < (int)(sizeof sections / sizeof *sections); i++) {
+        size_t n = strlen(sections[i].name);
+        if (strcmp(section, sections[i].name) == 0 ||
+            (sections[i].block && strncmp(section, sections[i].name, n) == 0 &&
+             section[n] == '.' && section[n + 1]))
+            return i;
     }
-    if (sect < 0) {
-        snprintf(msg, len, "unknown section [%s] (sections: matrix, generation, insert, insert.NAME, "
-                 "curve, curve.NAME, store.NAME, simulate, claims, quick)", section);
-        return -1;
-    }
-    for (size_t i = 0; i < NKEYS; i++) {
-        const key_def *k = &keys[i];
-        int block = sect == S_INSERT || sect == S_CURVE;
-        if (!((int)k->sect == sect || (sect == S_CURVE && k->sect == S_INSERT)) || strcmp(k->name, key) != 0) continue;
-        if (!block) return parse_value(k, (char *)m, file, value, msg, len);
-        mx_block *b = sect == S_INSERT ? find_block(m->insert, &m->n_insert, section, msg, len)
-                                       : find_block(m->curve, &m->n_curve, section, msg, len);
-        if (!b || parse_value(k, (char *)b, file, value, msg, len)) return -1;
-        b->set |= 1u << (i - FIRST_BLOCK_KEY);
-        if (sect == S_CURVE && k->type == T_STORES)
-            for (int j = 0; j < b->n_stores; j++)
-                if (!b->stores[j]->curve && !idb_opts_declared(b->stores[j]->options, "cache_pages")) {
-                    snprintf(msg, len, "store %s has no cache to draw a miss-ratio curve of", b->stores[j]->name);
-                    return -1;
-                }
-        return 0;
-    }
-    snprintf(msg, len, "unknown key '%s' in [%s]", key, section);
     return -1;
 }
 
-/* ini handler: a key of a matrix file. [quick] keys are checked now, applied later. */
-static int on_key(void *ctx, const char *section, const char *key, const char *value, int line,
-                  char *msg, size_t msglen)
+/* The key called key in a section of kind (a curve block has the insert keys too), or NULL
+ * with err saying which keys there are. */
+static const idb_key *find_key(int kind, const char *section, const char *key, idb_err *err)
 {
-    file_ctx *f = ctx;
-    if (strcmp(section, "quick") != 0) return apply(f->m, f->path, section, key, value, msg, msglen);
+    const char *sect = sections[kind].name;
+    int curve = strcmp(sect, "curve") == 0;
+    const idb_key *k = idb_keys_find(keys, sect, key);
+    if (!k && curve) k = idb_keys_find(keys, "insert", key);
+    if (k) return k;
+    char names[STORE_LIST_MAX], more[STORE_LIST_MAX];
+    idb_keys_names(keys, curve ? "insert" : sect, names, sizeof names);
+    if (curve) idb_keys_names(keys, sect, more, sizeof more);
+    idb_fail(err, IDB_EINPUT, "unknown key '%s' in [%s] (keys: %s%s%s)", key, section, names,
+             curve ? ", " : "", curve ? more : "");
+    return NULL;
+}
+
+/* After b's stores were set in a curve block: each can draw a miss-ratio curve. */
+static int check_curve_stores(const mx_block *b, idb_err *err)
+{
+    for (int j = 0; j < b->n_stores; j++)
+        if (!b->stores[j]->curve && !idb_opts_declared(b->stores[j]->options, "cache_pages"))
+            return idb_fail(err, IDB_EINPUT, "store %s has no cache to draw a miss-ratio curve "
+                            "of", b->stores[j]->name);
+    return 0;
+}
+
+/* Apply section/key = value (from file) to m. Returns 0 or IDB_EINPUT with err. */
+static int apply(idb_matrix *m, const char *file, const char *section, const char *key,
+                 const char *value, idb_err *err)
+{
+    size_t np = strlen(STORE_PREFIX);
+    if (strncmp(section, STORE_PREFIX, np) == 0)
+        return apply_store_option(m, section + np, key, value, err);
+    int kind = section_kind(section);
+    if (kind < 0)
+        return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
+                        "insert, insert.NAME, curve, curve.NAME, store.NAME, simulate, claims, "
+                        "quick)", section);
+    const idb_key *k = find_key(kind, section, key, err);
+    if (!k) return IDB_EINPUT;
+    if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);
+    int curve = strcmp(sections[kind].name, "curve") == 0;
+    mx_block *b = curve ? find_block(m->curve, &m->n_curve, section, err)
+                        : find_block(m->insert, &m->n_insert, section, err);
+    if (!b) return IDB_EINPUT;
+    int rc = idb_key_set(k, b, (void *)file, value, err);
+    if (rc) return rc;
+    b->set |= 1u << (k - first_block_key());
+    return curve && k->hook == store_entry ? check_curve_stores(b, err) : 0;
+}
+
+/* Keep a [quick] override (SECTION.KEY = value at line of file f) for mx_finish, after
+ * checking it on a scratch matrix. Returns 0 or an IDB_E* code with err. */
+static int keep_quick(file_ctx *f, const char *key, const char *value, int line, idb_err *err)
+{
     const char *dot = strrchr(key, '.');
-    if (!dot || dot == key || !dot[1]) {
-        snprintf(msg, msglen, "[quick] keys are SECTION.KEY (e.g. insert.sizes), not '%s'", key);
-        return -1;
-    }
-    if (f->m->n_quick == MX_QUICK_MAX) { snprintf(msg, msglen, "too many [quick] overrides"); return -1; }
+    if (!dot || dot == key || !dot[1])
+        return idb_fail(err, IDB_EINPUT, "[quick] keys are SECTION.KEY (e.g. insert.sizes), not "
+                        "'%s'", key);
+    if (f->m->n_quick == MX_QUICK_MAX)
+        return idb_fail(err, IDB_EINPUT, "too many [quick] overrides (at most %d)", MX_QUICK_MAX);
     mx_quick *q = &f->m->quick_over[f->m->n_quick];
     snprintf(q->file, sizeof q->file, "%s", f->path);
     q->line = line;
     snprintf(q->section, sizeof q->section, "%.*s", (int)(dot - key), key);
     snprintf(q->key, sizeof q->key, "%s", dot + 1);
-    if (strlen(value) >= sizeof q->value) { snprintf(msg, msglen, "value too long"); return -1; }
-    strcpy(q->value, value);
-    if (strcmp(q->section, "quick") == 0) { snprintf(msg, msglen, "[quick] cannot override itself"); return -1; }
+    if (strlen(value) >= sizeof q->value)
+        return idb_fail(err, IDB_EINPUT, "%s: value too long (at most %zu bytes)", key,
+                        sizeof q->value - 1);
+    memcpy(q->value, value, strlen(value) + 1);
+    if (strcmp(q->section, "quick") == 0)
+        return idb_fail(err, IDB_EINPUT, "[quick] cannot override itself");
     idb_matrix *scratch = malloc(sizeof *scratch);      /* check the override now */
-    if (!scratch) { snprintf(msg, msglen, "out of memory"); return -1; }
+    if (!scratch) return idb_fail(err, IDB_ENOMEM, "out of memory");
     mx_defaults(scratch);
-    int rc = apply(scratch, f->path, q->section, q->key, q->value, msg, msglen);
+    int rc = apply(scratch, f->path, q->section, q->key, q->value, err);
     free(scratch);
-    if (rc) return -1;
+    if (rc) return rc;
     f->m->n_quick++;
     return 0;
+}
+
+/* ini handler: a key of a matrix file. [quick] keys are checked now, applied later. */
+static int on_key(void *ctx, const char *section, const char *key, const char *value, int line,
+                  idb_err *err)
+{
+    file_ctx *f = ctx;
+    if (strcmp(section, "quick") == 0) return keep_quick(f, key, value, line, err);
+    return apply(f->m, f->path, section, key, value, err);
 }
 
 /* Read one matrix file on top of m through the ini reader (see matrix.h). */
 int mx_load_file(idb_matrix *m, const char *path, idb_err *err)
 {
-    if (m->n_files == MX_FILES_MAX) return idb_fail(err, IDB_EINPUT, "too many matrix files (at most %d)", MX_FILES_MAX);
+    if (m->n_files == MX_FILES_MAX)
+        return idb_fail(err, IDB_EINPUT, "too many matrix files (at most %d)", MX_FILES_MAX);
     snprintf(m->files[m->n_files++], MX_PATH_MAX, "%s", path);
     file_ctx f = { m, path };
     return ini_parse_file(path, on_key, &f, err);
@@ -375,20 +448,9 @@ int mx_load_file(idb_matrix *m, const char *path, idb_err *err)
 /* Copy into b every block key it did not set from base (enabled excepted). */
 static void inherit(mx_block *b, const mx_block *base)
 {
-    for (size_t i = FIRST_BLOCK_KEY + 1; i < NKEYS && (int)keys[i].sect <= (int)S_CURVE; i++) {
-        unsigned bit = 1u << (i - FIRST_BLOCK_KEY);
-        if (b->set & bit) continue;
-        const key_def *k = &keys[i];
-        size_t size;
-        switch (k->type) {
-        case T_STRATS: size = sizeof b->strategies; break;
-        case T_STORES: size = sizeof b->stores; break;
-        case T_INTS: size = MX_LIST_MAX * sizeof(int64_t); break;
-        default: size = sizeof(int64_t); break;
-        }
-        memcpy((char *)b + k->off, (const char *)base + k->off, size);
-        if (k->count_off) *(int *)((char *)b + k->count_off) = *(const int *)((const char *)base + k->count_off);
-    }
+    const idb_key *first = first_block_key();
+    for (const idb_key *k = first + 1; k->name && is_block_key(k); k++)
+        if (!(b->set & (1u << (k - first)))) idb_key_copy(k, b, base);
 }
 
 /* [quick] overrides, then block inheritance, then whole-matrix checks (see matrix.h). */
@@ -397,9 +459,9 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err)
     m->quick = quick;
     for (int i = 0; quick && i < m->n_quick; i++) {
         const mx_quick *q = &m->quick_over[i];
-        char msg[512];
-        if (apply(m, q->file, q->section, q->key, q->value, msg, sizeof msg))
-            return idb_fail(err, IDB_EINPUT, "%s:%d: %s", q->file, q->line, msg);
+        idb_err e = { 0 };
+        int rc = apply(m, q->file, q->section, q->key, q->value, &e);
+        if (rc) return idb_fail(err, rc, "%s:%d: %s", q->file, q->line, e.msg);
     }
     for (int i = 1; i < m->n_insert; i++) inherit(&m->insert[i], &m->insert[0]);
     for (int i = 1; i < m->n_curve; i++) inherit(&m->curve[i], &m->curve[0]);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness_kv.h"
 #include "metrics.h"
 #include "random.h"
 #include "zipf.h"
@@ -41,38 +42,20 @@ typedef struct run {
     int64_t ncommits;
 } run;
 
-/* "key=" prefix test: is option name already set in kv[0..n)? */
-static int kv_has(const char *const *kv, int n, const char *name)
-{
-    size_t len = strlen(name);
-    for (int i = 0; i < n; i++)
-        if (strncmp(kv[i], name, len) == 0 && kv[i][len] == '=') return 1;
-    return 0;
-}
-
-/* Make shard k's strategy instance: the user's -o options, plus shard / shards / worker /
- * dir where the strategy declares them and the user did not set them. */
+/* Make shard k's strategy instance: the user's -o options, plus what the harness fills in
+ * (harness_kv.h): shard = k, shards, worker = k (one worker per shard) and dir. */
 static int make_instance(const idb_insert_config *cfg, int k, void **inst, idb_err *err)
 {
-    const idb_strategy *s = cfg->strategy;
-    const char *kv[IDB_INSERT_MAX_KV + 4];
-    char extra[4][320];
-    int n = 0, ne = 0;
-    for (int i = 0; i < cfg->n_strategy_kv; i++) kv[n++] = cfg->strategy_kv[i];
-    struct { const char *name; long long v; } per_shard[] = {
-        { "shard", k }, { "shards", cfg->shards }, { "worker", k },
-    };
-    for (size_t i = 0; i < sizeof per_shard / sizeof *per_shard; i++) {
-        if (!idb_opts_declared(s->options, per_shard[i].name) ||
-            kv_has(cfg->strategy_kv, cfg->n_strategy_kv, per_shard[i].name)) continue;
-        snprintf(extra[ne], sizeof extra[ne], "%s=%lld", per_shard[i].name, per_shard[i].v);
-        kv[n++] = extra[ne++];
-    }
-    if (idb_opts_declared(s->options, "dir") && !kv_has(cfg->strategy_kv, cfg->n_strategy_kv, "dir")) {
-        snprintf(extra[ne], sizeof extra[ne], "dir=%s", cfg->dir);
-        kv[n++] = extra[ne++];
-    }
-    return idb_strategy_create_kv(s, kv, n, idb_clock_real(), inst, err);
+    idb_harness_place place = idb_harness_place_none();
+    place.shard = k;
+    place.shards = cfg->shards;
+    place.worker = k;
+    place.dir = cfg->dir;
+    idb_harness_kv kv;
+    int rc = idb_strategy_harness_kv(cfg->strategy, &place, cfg->strategy_kv, cfg->n_strategy_kv,
+                                     &kv, err);
+    return rc ? rc : idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n, idb_clock_real(), inst,
+                                            err);
 }
 
 /* Open shard k: its strategy instance and its store in DIR/shard-K/. */

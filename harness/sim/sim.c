@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "counter_service.h"
+#include "harness_kv.h"
 #include "locality.h"
 #include "random.h"
 #include "sim_metrics.h"
@@ -98,35 +99,32 @@ static void set_clock(run *R, gen *g, int64_t t)
     if (step || v > idb_clock_now_ns(&g->clock)) idb_clock_set_ns(&g->clock, v);
 }
 
-/* Create (or re-create) generator k for the current shard count. base > 0 re-bases a
- * strategy that declares `base`. Returns 0 or an IDB_E* code with R->err filled. */
+/* Create (or re-create) generator k for the current shard count, with the options the
+ * harness fills in (harness_kv.h): per shard, shard = k, shards and (base > 0) base; per
+ * API instance, worker = k (instance 1 gets 0 when worker IDs clash on purpose); always
+ * range_size, dir and the counter service's name. Returns 0 or an IDB_E* code with R->err
+ * filled. */
 static int make_gen(run *R, int k, uint64_t base)
 {
     const idb_strategy *st = R->st;
     gen *g = &R->g[k];
-    char kv[8][4200];
-    const char *kvp[8];
-    int n = 0;
+    idb_harness_place place = idb_harness_place_none();
     if (R->mode == MODE_SHARD) {
-        if (declares(st, "shard")) snprintf(kv[n++], sizeof kv[0], "shard=%d", k);
-        if (declares(st, "shards")) snprintf(kv[n++], sizeof kv[0], "shards=%d", R->shards);
-        if (base && declares(st, "base"))
-            snprintf(kv[n++], sizeof kv[0], "base=%llu", (unsigned long long)base);
+        place.shard = k;
+        place.shards = R->shards;
+        if (base) place.base = (int64_t)base;
     }
-    if (R->mode == MODE_INSTANCE && declares(st, "worker")) {
-        int worker = (R->w->duplicate_worker_ids && k == 1) ? 0 : k;
-        snprintf(kv[n++], sizeof kv[0], "worker=%d", worker);
-    }
-    if (declares(st, "range_size"))
-        snprintf(kv[n++], sizeof kv[0], "range_size=%lld", (long long)R->w->range_size);
-    if (declares(st, "dir")) snprintf(kv[n++], sizeof kv[0], "dir=%s", R->dir);
-    if (declares(st, "name"))                  /* a counter service: this run's own */
-        snprintf(kv[n++], sizeof kv[0], "name=%s", SIM_COUNTER_NAME);
-    for (int i = 0; i < n; i++) kvp[i] = kv[i];
+    if (R->mode == MODE_INSTANCE) place.worker = (R->w->duplicate_worker_ids && k == 1) ? 0 : k;
+    place.range_size = R->w->range_size;
+    place.dir = R->dir;
+    place.name = SIM_COUNTER_NAME;               /* a counter service: this run's own */
+    idb_harness_kv kv;
+    int rc = idb_strategy_harness_kv(st, &place, NULL, 0, &kv, R->err);
+    if (rc) return rc;
     if (g->inst) st->destroy(g->inst);
     g->inst = NULL;
     g->has_last = 0;
-    return idb_strategy_create_kv(st, kvp, n, &g->clock, &g->inst, R->err);
+    return idb_strategy_create_kv(st, kv.kv, kv.n, &g->clock, &g->inst, R->err);
 }
 
 /* Set up generator k's clock (at the start, or when shard k is added at time t). */

@@ -1,10 +1,9 @@
-/* sim_workload.c — the workload keys: one table with each key's type, default and range,
- * the handler that reads them from an ini file or a --set override, and the checks of
- * keys that depend on each other (see sim_workload.h). */
+/* sim_workload.c — the workload keys: one table of typed keys (keys.h: each key's type,
+ * default and range, parsed and checked by the one key parser), the handler that reads them
+ * from an ini file or a --set override, and the checks of keys that depend on each other
+ * (see sim_workload.h). */
 #include "sim_workload.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,57 +11,61 @@
 
 #include "ini.h"
 
-enum key_type {
-    K_NAME,      /* [A-Za-z0-9_.-]+, into a char[SIM_NAME_MAX] */
-    K_U64,       /* unsigned decimal */
-    K_INT,       /* int64_t in min..max */
-    K_NUM,       /* finite double in min..max */
-    K_EVENT,     /* `off` (SIM_OFF) or a double in min..max */
-    K_ENUM,      /* one of choices "a|b": its index as int64_t */
-    K_LIST,      /* `all` or a comma list of strategy names */
-};
+/* Table entries: section, key, field, default, bounds. */
+#define AT(f) IDB_KEY_AT(sim_workload, f)
+#define INT(sec, key, f, dflt, lo, hi) \
+    { .section = sec, .name = key, .type = IDB_KEY_INT, .def = dflt, .min = lo, .max = hi, AT(f) }
+#define NUM(sec, key, f, dflt, lo, hi) \
+    { .section = sec, .name = key, .type = IDB_KEY_DOUBLE, .def = dflt, .dmin = lo, .dmax = hi, \
+      AT(f) }
+#define EVENT(sec, key, f, dflt, lo, hi) \
+    { .section = sec, .name = key, .type = IDB_KEY_DOUBLE, .def = dflt, .dmin = lo, .dmax = hi, \
+      .off_word = 1, AT(f) }
 
-typedef struct key_decl {
-    const char *section, *key;
-    enum key_type type;
-    size_t off;
-    const char *def;
-    double min, max;
-    const char *choices;
-} key_decl;
+static int check_strategies(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                            idb_err *err);
 
-#define F(m) offsetof(sim_workload, m)
-static const key_decl keys[] = {
-    { "workload", "name", K_NAME, F(name), "workload", 0, 0, NULL },
-    { "workload", "seed", K_U64, F(seed), "1", 0, 0, NULL },
-    { "workload", "duration_s", K_NUM, F(duration_s), "10", 0.001, 86400, NULL },
-    { "workload", "orders_per_s", K_NUM, F(orders_per_s), "10000", 0.001, 1e8, NULL },
-    { "workload", "shops", K_INT, F(shops), "1000", 1, SIM_MAX_SHOPS, NULL },
-    { "workload", "shop_skew", K_NUM, F(shop_skew), "1.0", 0, 10, NULL },
-    { "workload", "shards", K_INT, F(shards), "4", 1, SIM_MAX_SHARDS - 1, NULL },
-    { "workload", "instances", K_INT, F(instances), "8", 1, SIM_MAX_INSTANCES, NULL },
-    { "workload", "strategies", K_LIST, F(strategies), "all", 0, 0, NULL },
-    { "clock", "skew_ms", K_NUM, F(skew_ms), "0", 0, 1e6, NULL },
-    { "clock", "drift_ppm", K_NUM, F(drift_ppm), "0", 0, 1e5, NULL },
-    { "clock", "step_back_ms", K_NUM, F(step_back_ms), "0", 0, 1e7, NULL },
-    { "clock", "step_at_s", K_NUM, F(step_at_s), "0", 0, 86400, NULL },
-    { "clock", "step_instance", K_INT, F(step_instance), "0", 0, SIM_MAX_INSTANCES - 1, NULL },
-    { "counter", "rtt_ms", K_NUM, F(rtt_ms), "0.5", 0, 1e4, NULL },
-    { "counter", "outage_start_s", K_NUM, F(outage_start_s), "0", 0, 86400, NULL },
-    { "counter", "outage_s", K_NUM, F(outage_s), "0", 0, 86400, NULL },
-    { "range", "range_size", K_INT, F(range_size), "1000000000000", 1, 4611686018427387904.0, NULL },
-    { "range", "lease_rtt_ms", K_NUM, F(lease_rtt_ms), "1", 0, 1e4, NULL },
-    { "events", "add_shard_at_s", K_EVENT, F(add_shard_at_s), "off", 0, 86400, NULL },
-    { "events", "interleaved_reconfig", K_ENUM, F(reconfig_safe), "safe", 0, 0, "naive|safe" },
-    { "events", "migrate_shop_at_s", K_EVENT, F(migrate_shop_at_s), "off", 0, 86400, NULL },
-    { "events", "duplicate_worker_ids", K_ENUM, F(duplicate_worker_ids), "0", 0, 0, "0|1" },
-    { "burst", "burst_at_s", K_NUM, F(burst_at_s), "0", 0, 86400, NULL },
-    { "burst", "burst_s", K_NUM, F(burst_s), "0", 0, 86400, NULL },
-    { "burst", "burst_factor", K_NUM, F(burst_factor), "1", 1, 1000, NULL },
+/* Every workload key, once (sim_workload.h lists them by section). */
+static const idb_key keys[] = {
+    { .section = "workload", .name = "name", .type = IDB_KEY_NAME, .def = "workload", AT(name) },
+    { .section = "workload", .name = "seed", .type = IDB_KEY_U64, .def = "1", AT(seed) },
+    NUM("workload", "duration_s", duration_s, "10", 0.001, 86400),
+    NUM("workload", "orders_per_s", orders_per_s, "10000", 0.001, 1e8),
+    INT("workload", "shops", shops, "1000", 1, SIM_MAX_SHOPS),
+    NUM("workload", "shop_skew", shop_skew, "1.0", 0, 10),
+    INT("workload", "shards", shards, "4", 1, SIM_MAX_SHARDS - 1),
+    INT("workload", "instances", instances, "8", 1, SIM_MAX_INSTANCES),
+    { .section = "workload", .name = "strategies", .type = IDB_KEY_STR, .def = "all",
+      .hook = check_strategies, AT(strategies) },
+    NUM("clock", "skew_ms", skew_ms, "0", 0, 1e6),
+    NUM("clock", "drift_ppm", drift_ppm, "0", 0, 1e5),
+    NUM("clock", "step_back_ms", step_back_ms, "0", 0, 1e7),
+    NUM("clock", "step_at_s", step_at_s, "0", 0, 86400),
+    INT("clock", "step_instance", step_instance, "0", 0, SIM_MAX_INSTANCES - 1),
+    NUM("counter", "rtt_ms", rtt_ms, "0.5", 0, 1e4),
+    NUM("counter", "outage_start_s", outage_start_s, "0", 0, 86400),
+    NUM("counter", "outage_s", outage_s, "0", 0, 86400),
+    INT("range", "range_size", range_size, "1000000000000", 1, SIM_MAX_RANGE_SIZE),
+    NUM("range", "lease_rtt_ms", lease_rtt_ms, "1", 0, 1e4),
+    EVENT("events", "add_shard_at_s", add_shard_at_s, "off", 0, 86400),
+    { .section = "events", .name = "interleaved_reconfig", .type = IDB_KEY_ENUM, .def = "safe",
+      .choices = "naive|safe", AT(reconfig_safe) },
+    EVENT("events", "migrate_shop_at_s", migrate_shop_at_s, "off", 0, 86400),
+    { .section = "events", .name = "duplicate_worker_ids", .type = IDB_KEY_BOOL, .def = "0",
+      AT(duplicate_worker_ids) },
+    NUM("burst", "burst_at_s", burst_at_s, "0", 0, 86400),
+    NUM("burst", "burst_s", burst_s, "0", 0, 86400),
+    NUM("burst", "burst_factor", burst_factor, "1", 1, 1000),
+    { 0 },
 };
-#undef F
-#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
-_Static_assert(NKEYS <= 64, "sim_workload.line[] is too short");
+#undef INT
+#undef NUM
+#undef EVENT
+#undef AT
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]) - 1)
+#define SECTIONS "workload, clock, counter, range, events, burst"
+_Static_assert(NKEYS <= (int)(sizeof ((sim_workload *)0)->line / sizeof(int)),
+               "sim_workload.line[] is too short");
 
 /* How many keys the table declares (see sim_workload.h). */
 int sim_workload_key_count(void) { return NKEYS; }
@@ -70,142 +73,30 @@ int sim_workload_key_count(void) { return NKEYS; }
 /* "section.key" of key i, from a static buffer per key (see sim_workload.h). */
 const char *sim_workload_key_name(int i)
 {
-    static char buf[NKEYS][2 * 64];
+    static char buf[NKEYS][2 * SIM_NAME_MAX];
     if (i < 0 || i >= NKEYS) return NULL;
-    snprintf(buf[i], sizeof buf[i], "%s.%s", keys[i].section, keys[i].key);
+    snprintf(buf[i], sizeof buf[i], "%s.%s", keys[i].section, keys[i].name);
     return buf[i];
 }
 
-/* Parse a whole finite decimal number (no inf/nan/hex). Returns 0 or -1. */
-static int parse_num(const char *s, double *out)
-{
-    if (!*s) return -1;
-    for (const char *p = s; *p; p++)
-        if (!strchr("0123456789.eE+-", *p)) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
+static int parse_list(const char *s, const char *at,
+                      const idb_strategy *out[SIM_MAX_STRATEGIES], idb_err *err);
 
-/* Index of value in "a|b|c", or -1. */
-static int choice_index(const char *choices, const char *value)
+/* Hook of `strategies`: the list ("all" or names separated by commas) names known
+ * strategies, each once. */
+static int check_strategies(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                            idb_err *err)
 {
-    size_t n = strlen(value);
-    int i = 0;
-    for (const char *p = choices;; i++) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && strncmp(p, value, n) == 0) return i;
-        if (!bar) return -1;
-        p = bar + 1;
-    }
-}
-
-static int parse_list(const char *s, const char *at, const idb_strategy *out[SIM_MAX_STRATEGIES],
-                      idb_err *err);
-
-/* Check the strategy list s ("all" or names separated by commas). Returns 0, or -1 with
- * the reason in msg. */
-static int check_list(const char *s, char *msg, size_t msglen)
-{
-    if (strcmp(s, "all") == 0) return 0;
+    (void)k, (void)base, (void)ctx, (void)i;
     const idb_strategy *out[SIM_MAX_STRATEGIES];
-    idb_err err = { 0 };
-    if (parse_list(s, "", out, &err) < 0) {
-        snprintf(msg, msglen, "%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-/* Set key k of w from text value. Returns 0, or -1 with the reason in msg. */
-static int set_key(sim_workload *w, int k, const char *value, char *msg, size_t msglen)
-{
-    const key_decl *d = &keys[k];
-    char *field = (char *)w + d->off;
-    switch (d->type) {
-    case K_NAME:
-        for (const char *p = value; *p; p++)
-            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-                goto bad_name;
-        if (!*value || strlen(value) >= SIM_NAME_MAX) goto bad_name;
-        strcpy(field, value);
-        return 0;
-    bad_name:
-        snprintf(msg, msglen, "%s = '%s': expected 1 to %d letters, digits, '_', '.' or '-'",
-                 d->key, value, SIM_NAME_MAX - 1);
-        return -1;
-    case K_U64: {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(value, &end, 10);
-        if (!*value || *value < '0' || *value > '9' || *end || errno == ERANGE) {
-            snprintf(msg, msglen, "%s = '%s': expected an unsigned integer", d->key, value);
-            return -1;
-        }
-        *(uint64_t *)field = v;
-        return 0;
-    }
-    case K_INT: {
-        int64_t v;
-        if (idb_parse_i64(value, &v) != 0) {
-            snprintf(msg, msglen, "%s = '%s': expected an integer", d->key, value);
-            return -1;
-        }
-        if ((double)v < d->min || (double)v > d->max) {
-            snprintf(msg, msglen, "%s = %s is out of range %.0f..%.0f", d->key, value, d->min, d->max);
-            return -1;
-        }
-        *(int64_t *)field = v;
-        return 0;
-    }
-    case K_EVENT:
-        if (strcmp(value, "off") == 0) { *(double *)field = SIM_OFF; return 0; }
-        /* fall through */
-    case K_NUM: {
-        double v;
-        if (parse_num(value, &v) != 0) {
-            snprintf(msg, msglen, "%s = '%s': expected a number%s", d->key, value,
-                     d->type == K_EVENT ? " or 'off'" : "");
-            return -1;
-        }
-        if (v < d->min || v > d->max) {
-            snprintf(msg, msglen, "%s = %s is out of range %g..%g", d->key, value, d->min, d->max);
-            return -1;
-        }
-        *(double *)field = v;
-        return 0;
-    }
-    case K_ENUM: {
-        int i = choice_index(d->choices, value);
-        if (i < 0) {
-            snprintf(msg, msglen, "%s = '%s': expected one of %s", d->key, value, d->choices);
-            return -1;
-        }
-        *(int64_t *)field = i;
-        return 0;
-    }
-    case K_LIST:
-        if (strlen(value) >= SIM_LIST_MAX) {
-            snprintf(msg, msglen, "%s: list too long", d->key);
-            return -1;
-        }
-        if (check_list(value, msg, msglen) != 0) return -1;
-        strcpy(field, value);
-        return 0;
-    }
-    return -1;
+    return parse_list(text, "", out, err) < 0 ? IDB_EINPUT : 0;
 }
 
 /* Index of section/key in the table, or -1. */
 static int find_key(const char *section, const char *key)
 {
-    for (int i = 0; i < NKEYS; i++)
-        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0) return i;
-    return -1;
+    const idb_key *k = idb_keys_find(keys, section, key);
+    return k ? (int)(k - keys) : -1;
 }
 
 /* 1 if section is one of the table's sections. */
@@ -218,55 +109,46 @@ static int known_section(const char *section)
 
 /* ini handler: one key of a workload file. */
 static int on_key(void *ctx, const char *section, const char *key, const char *value, int line,
-                  char *msg, size_t msglen)
+                  idb_err *err)
 {
     sim_workload *w = ctx;
-    if (!known_section(section)) {
-        snprintf(msg, msglen, "unknown section [%s] (sections: workload, clock, counter, range, "
-                 "events, burst)", section);
-        return -1;
-    }
+    if (!known_section(section))
+        return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: %s)", section,
+                        SECTIONS);
     int k = find_key(section, key);
     if (k < 0) {
-        char known[400] = "";
-        for (int i = 0; i < NKEYS; i++) {
-            if (strcmp(keys[i].section, section) != 0) continue;
-            if (known[0]) strncat(known, ", ", sizeof known - strlen(known) - 1);
-            strncat(known, keys[i].key, sizeof known - strlen(known) - 1);
-        }
-        snprintf(msg, msglen, "unknown key '%s' in [%s] (keys: %s)", key, section, known);
-        return -1;
+        char known[SIM_LIST_MAX];
+        return idb_fail(err, IDB_EINPUT, "unknown key '%s' in [%s] (keys: %s)", key, section,
+                        idb_keys_names(keys, section, known, sizeof known));
     }
-    if (set_key(w, k, value, msg, msglen) != 0) return -1;
-    w->line[k] = line;
-    return 0;
+    int rc = idb_key_set(&keys[k], w, NULL, value, err);
+    if (rc == 0) w->line[k] = line;
+    return rc;
 }
 
 /* Every key set from its default text, as a file would set it (see sim_workload.h). */
 void sim_workload_defaults(sim_workload *w)
 {
     memset(w, 0, sizeof *w);
-    for (int k = 0; k < NKEYS; k++) {
-        char msg[256];
-        if (set_key(w, k, keys[k].def, msg, sizeof msg) != 0) abort();   /* bad default: a bug */
-    }
+    if (idb_keys_defaults(keys, NULL, w, NULL, NULL) != 0) abort();   /* bad default: a bug */
 }
 
 /* "FILE:LINE: " (or "--set: ", or "" for a default) for key k, into buf. */
 static const char *where(const sim_workload *w, int k, char *buf, size_t len)
 {
     if (w->line[k] > 0) snprintf(buf, len, "%s:%d: ", w->source, w->line[k]);
-    else if (w->line[k] < 0) snprintf(buf, len, "--set %s.%s: ", keys[k].section, keys[k].key);
+    else if (w->line[k] < 0) snprintf(buf, len, "--set %s.%s: ", keys[k].section, keys[k].name);
     else snprintf(buf, len, "%s%s%s.%s (default): ", w->source, w->source[0] ? ": " : "",
-                  keys[k].section, keys[k].key);
+                  keys[k].section, keys[k].name);
     return buf;
 }
 
-/* Fail naming where key k (section, key) was set. */
+/* Fail naming where key kname ("section.key") was set. */
 #define FAIL_AT(kname, ...) do { \
         char at_[SIM_LIST_MAX + 64], why_[256]; \
         snprintf(why_, sizeof why_, __VA_ARGS__); \
-        return idb_fail(err, IDB_EINPUT, "%s%s", where(w, find_key_full(kname), at_, sizeof at_), why_); \
+        where(w, find_key_full(kname), at_, sizeof at_); \
+        return idb_fail(err, IDB_EINPUT, "%s%s", at_, why_); \
     } while (0)
 
 /* Index of "section.key" in the table (aborts when absent: a programming error). */
@@ -281,7 +163,8 @@ static int find_key_full(const char *name)
 double sim_workload_expected_orders(const sim_workload *w)
 {
     double burst = w->burst_s;
-    if (w->burst_at_s + burst > w->duration_s) burst = w->duration_s > w->burst_at_s ? w->duration_s - w->burst_at_s : 0;
+    if (w->burst_at_s + burst > w->duration_s)
+        burst = w->duration_s > w->burst_at_s ? w->duration_s - w->burst_at_s : 0;
     return w->orders_per_s * (w->duration_s + burst * (w->burst_factor - 1));
 }
 
@@ -296,10 +179,12 @@ int sim_workload_check(const sim_workload *w, idb_err *err)
     if (w->migrate_shop_at_s != SIM_OFF && w->shards < 2)
         FAIL_AT("events.migrate_shop_at_s", "moving a shop needs shards >= 2");
     if (w->migrate_shop_at_s != SIM_OFF && w->migrate_shop_at_s >= w->duration_s)
-        FAIL_AT("events.migrate_shop_at_s", "migrate_shop_at_s = %g is not before the end (duration_s = %g)",
+        FAIL_AT("events.migrate_shop_at_s",
+                "migrate_shop_at_s = %g is not before the end (duration_s = %g)",
                 w->migrate_shop_at_s, w->duration_s);
     if (w->add_shard_at_s != SIM_OFF && w->add_shard_at_s >= w->duration_s)
-        FAIL_AT("events.add_shard_at_s", "add_shard_at_s = %g is not before the end (duration_s = %g)",
+        FAIL_AT("events.add_shard_at_s",
+                "add_shard_at_s = %g is not before the end (duration_s = %g)",
                 w->add_shard_at_s, w->duration_s);
     if (w->step_back_ms > 0 && w->step_at_s >= w->duration_s)
         FAIL_AT("clock.step_at_s", "step_at_s = %g is not before the end (duration_s = %g)",
@@ -322,25 +207,25 @@ int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
     base = base ? base + 1 : path;
     size_t n = strlen(base);
     if (n > 4 && strcmp(base + n - 4, ".ini") == 0) n -= 4;
-    if (n > 0 && n < SIM_NAME_MAX) {
-        char name[SIM_NAME_MAX], msg[256];
+    if (n > 0 && n < SIM_NAME_MAX) {               /* a name that is not a NAME: the default */
+        char name[SIM_NAME_MAX];
         memcpy(name, base, n);
         name[n] = 0;
-        if (set_key(w, find_key_full("workload.name"), name, msg, sizeof msg) != 0)
-            strcpy(w->name, "workload");
+        idb_key_set(&keys[find_key_full("workload.name")], w, NULL, name, NULL);
     }
     int rc = ini_parse_file(path, on_key, w, err);
     return rc ? rc : sim_workload_check(w, err);
 }
 
-/* One SECTION.KEY=VALUE override through the file handler, then the checks (see sim_workload.h). */
+/* One SECTION.KEY=VALUE override through the file handler, then the checks (see
+ * sim_workload.h). */
 int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
 {
     const char *eq = strchr(assignment, '=');
     const char *dot = eq ? memchr(assignment, '.', (size_t)(eq - assignment)) : NULL;
     if (!eq || !dot)
         return idb_fail(err, IDB_EINPUT, "--set %s: expected SECTION.KEY=VALUE", assignment);
-    char section[64], key[64], msg[512];
+    char section[INI_NAME_MAX], key[INI_NAME_MAX];
     size_t sl = (size_t)(dot - assignment), kl = (size_t)(eq - dot - 1);
     if (sl == 0 || sl >= sizeof section || kl == 0 || kl >= sizeof key)
         return idb_fail(err, IDB_EINPUT, "--set %s: expected SECTION.KEY=VALUE", assignment);
@@ -348,8 +233,9 @@ int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
     section[sl] = 0;
     memcpy(key, dot + 1, kl);
     key[kl] = 0;
-    if (on_key(w, section, key, eq + 1, 0, msg, sizeof msg) != 0)
-        return idb_fail(err, IDB_EINPUT, "--set %s: %s", assignment, msg);
+    idb_err e = { 0 };
+    int rc = on_key(w, section, key, eq + 1, 0, &e);
+    if (rc) return idb_fail(err, rc, "--set %s: %s", assignment, e.msg);
     w->line[find_key(section, key)] = -1;
     return sim_workload_check(w, err);
 }
@@ -366,8 +252,8 @@ int sim_workload_strategies(const sim_workload *w, const char *list,
 
 /* Resolve list s ("all" or comma-separated names) into out; messages start with at.
  * Returns the count or IDB_EINPUT. */
-static int parse_list(const char *s, const char *at, const idb_strategy *out[SIM_MAX_STRATEGIES],
-                      idb_err *err)
+static int parse_list(const char *s, const char *at,
+                      const idb_strategy *out[SIM_MAX_STRATEGIES], idb_err *err)
 {
     int n = 0;
     if (strcmp(s, "all") == 0) {
@@ -378,19 +264,21 @@ static int parse_list(const char *s, const char *at, const idb_strategy *out[SIM
     for (const char *p = s;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char name[64];
+        char name[SIM_NAME_MAX];
         if (len == 0 || len >= sizeof name)
             return idb_fail(err, IDB_EINPUT, "%sempty or overlong strategy name in '%s'", at, s);
         memcpy(name, p, len);
         name[len] = 0;
         const idb_strategy *st = idb_strategy_find(name);
         if (!st)
-            return idb_fail(err, IDB_EINPUT, "%sunknown strategy '%s' (see idbench list)", at, name);
+            return idb_fail(err, IDB_EINPUT, "%sunknown strategy '%s' (see idbench list)", at,
+                            name);
         for (int i = 0; i < n; i++)
             if (out[i] == st)
                 return idb_fail(err, IDB_EINPUT, "%sstrategy '%s' is listed twice", at, name);
         if (n == SIM_MAX_STRATEGIES)
-            return idb_fail(err, IDB_EINPUT, "%smore than %d strategies", at, SIM_MAX_STRATEGIES);
+            return idb_fail(err, IDB_EINPUT, "%smore than %d strategies", at,
+                            SIM_MAX_STRATEGIES);
         out[n++] = st;
         if (!comma) break;
         p = comma + 1;

@@ -31,7 +31,8 @@
 #define SIM_MAX_SHOPS 1000000
 #define SIM_MAX_ORDERS 10000000LL        /* expected orders per run (memory: ~120 B each) */
 #define SIM_MAX_STRATEGIES 64
-#define SIM_OFF (-1.0)                   /* an event time that is `off` */
+#define SIM_MAX_RANGE_SIZE (1LL << 62)   /* range_size: leases of 2^62 IDs at most */
+#define SIM_OFF IDB_KEY_OFF              /* an event time that is `off` */
 
 typedef struct sim_workload {
     /* [workload] */
@@ -54,7 +55,7 @@ typedef struct sim_workload {
     double add_shard_at_s;               /* SIM_OFF or seconds */
     int64_t reconfig_safe;               /* interleaved_reconfig: 1 = safe, 0 = naive */
     double migrate_shop_at_s;            /* SIM_OFF or seconds */
-    int64_t duplicate_worker_ids;
+    int duplicate_worker_ids;            /* 0 or 1 */
     /* [burst] */
     double burst_at_s, burst_s, burst_factor;
 

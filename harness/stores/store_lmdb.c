@@ -67,13 +67,14 @@
 #define LM_FIXED 24       /* shop, display_no, created_ms, total_cents */
 
 static const idb_opt_decl lm_options[] = {
-    { "map_mb", IDB_OPT_INT, "4096", "LMDB map size in MiB (the most the store can hold)",
-      1, 1 << 24, NULL },
-    { "append", IDB_OPT_INT, "0", "1: insert with MDB_APPEND (keys must ascend)", 0, 1, NULL },
-    { "sync", IDB_OPT_ENUM, "nosync", "nosync = MDB_NOSYNC (no fsync per commit) | sync", 0, 0,
-      "nosync|sync" },
-    { "row_bytes", IDB_OPT_INT, "64", "payload bytes per row (derived from the key)",
-      0, 1 << 20, NULL },
+    { .name = "map_mb", .type = IDB_OPT_INT, .def = "4096",
+      .help = "LMDB map size in MiB (the most the store can hold)", .min = 1, .max = 1 << 24 },
+    { .name = "append", .type = IDB_OPT_INT, .def = "0",
+      .help = "1: insert with MDB_APPEND (keys must ascend)", .min = 0, .max = 1 },
+    { .name = "sync", .type = IDB_OPT_ENUM, .def = "nosync",
+      .help = "nosync = MDB_NOSYNC (no fsync per commit) | sync", .choices = "nosync|sync" },
+    { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
+      .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
     { 0 },
 };
 

@@ -45,13 +45,15 @@
 #define BRANCH_EXTRA 12          /* child pointer 8 + slot 4 */
 
 static const idb_opt_decl pagesim_options[] = {
-    { "page_size", IDB_OPT_INT, "4096", "page size in bytes", 512, 65536, NULL },
-    { "split", IDB_OPT_ENUM, "middle",
-      "full-page split: middle, or right (a key past the page's end goes alone to a new page)",
-      0, 0, "middle|right" },
-    { "cache_pages", IDB_OPT_INT, "2000", "LRU buffer pool size in pages", 1, INT64_MAX, NULL },
-    { "row_bytes", IDB_OPT_INT, "64", "payload bytes per row (counted, not stored)", 0, 65536,
-      NULL },
+    { .name = "page_size", .type = IDB_OPT_INT, .def = "4096", .help = "page size in bytes",
+      .min = 512, .max = 65536 },
+    { .name = "split", .type = IDB_OPT_ENUM, .def = "middle",
+      .help = "full-page split: middle, or right (a key past the page's end goes alone to a "
+              "new page)", .choices = "middle|right" },
+    { .name = "cache_pages", .type = IDB_OPT_INT, .def = "2000",
+      .help = "LRU buffer pool size in pages", .min = 1, .max = INT64_MAX },
+    { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
+      .help = "payload bytes per row (counted, not stored)", .min = 0, .max = 65536 },
     { 0 },
 };
 

@@ -73,17 +73,19 @@
                    "total_cents INTEGER, payload BLOB"
 
 static const idb_opt_decl sq_options[] = {
-    { "schema", IDB_OPT_ENUM, "auto", "rowid (INTEGER PRIMARY KEY, 8-byte keys) or blob "
-      "(WITHOUT ROWID); auto = rowid for 8-byte keys", 0, 0, "auto|rowid|blob" },
-    { "page_size", IDB_OPT_INT, "4096", "database page size in bytes (a power of two)",
-      512, 65536, NULL },
-    { "cache_pages", IDB_OPT_INT, "2000", "page cache size in pages (PRAGMA cache_size)",
-      1, 1000000000, NULL },
-    { "journal_mode", IDB_OPT_ENUM, "wal", "PRAGMA journal_mode", 0, 0,
-      "delete|truncate|persist|wal|memory|off" },
-    { "synchronous", IDB_OPT_ENUM, "normal", "PRAGMA synchronous", 0, 0, "off|normal|full" },
-    { "row_bytes", IDB_OPT_INT, "64", "payload bytes per row (derived from the key)",
-      0, 1 << 20, NULL },
+    { .name = "schema", .type = IDB_OPT_ENUM, .def = "auto",
+      .help = "rowid (INTEGER PRIMARY KEY, 8-byte keys) or blob "
+              "(WITHOUT ROWID); auto = rowid for 8-byte keys", .choices = "auto|rowid|blob" },
+    { .name = "page_size", .type = IDB_OPT_INT, .def = "4096",
+      .help = "database page size in bytes (a power of two)", .min = 512, .max = 65536 },
+    { .name = "cache_pages", .type = IDB_OPT_INT, .def = "2000",
+      .help = "page cache size in pages (PRAGMA cache_size)", .min = 1, .max = 1000000000 },
+    { .name = "journal_mode", .type = IDB_OPT_ENUM, .def = "wal", .help = "PRAGMA journal_mode",
+      .choices = "delete|truncate|persist|wal|memory|off" },
+    { .name = "synchronous", .type = IDB_OPT_ENUM, .def = "normal", .help = "PRAGMA synchronous",
+      .choices = "off|normal|full" },
+    { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
+      .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
     { 0 },
 };
 

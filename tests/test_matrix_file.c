@@ -1,0 +1,161 @@
+/* test_matrix_file.c — reading matrix files (matrix_file.c) through the key parser: the
+ * built-in defaults, a named block inheriting what it does not set, [quick] applied only
+ * with --quick, later files overriding earlier ones, and bad values refused as
+ * "FILE:LINE: KEY ..." in the one wording of keys.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "matrix.h"
+
+#define PATH_LEN 64
+
+/* Write text to a new temporary file; its path goes into path (PATH_LEN bytes). */
+static void temp_file(const char *text, char *path)
+{
+    strcpy(path, "/tmp/idb_test_mx.XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+/* Defaults, then text as a matrix file, then mx_finish(quick). Returns the code; err. */
+static int load(idb_matrix *m, const char *text, int quick, char *path, idb_err *err)
+{
+    temp_file(text, path);
+    mx_defaults(m);
+    int rc = mx_load_file(m, path, err);
+    if (rc == 0) rc = mx_finish(m, quick, err);
+    unlink(path);
+    return rc;
+}
+
+/* The built-in defaults (workloads/matrix.ini documents them). */
+static void test_defaults(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    mx_defaults(m);
+    assert_int_equal(m->seed, 1);
+    assert_int_equal(m->repeat, 3);
+    assert_int_equal(m->cell_timeout_s, 900);
+    assert_true(m->gen_min_time == 0.5);
+    assert_int_equal(m->n_insert, 1);
+    int n = 0;
+    while (idb_strategies[n]) n++;
+    assert_int_equal(m->insert[0].n_strategies, n);
+    assert_int_equal(m->insert[0].sizes[0], 100000);
+    assert_int_equal(m->insert[0].set, 0);
+    assert_string_equal(m->curve[0].name, "curve");
+    assert_int_equal(m->curve[0].n_stores, 1);
+    assert_string_equal(m->curve[0].stores[0]->name, "pagesim");
+    assert_int_equal(m->curve[0].sizes[0], 200000);
+    assert_int_equal(m->curve[0].n_cache_pages, 11);
+    assert_int_equal(m->curve[0].cache_pages[10], 16384);
+    assert_int_equal(m->insert[0].n_cache_pages, 0);
+    assert_string_equal(m->sim_strategies, "");
+    assert_int_equal(m->n_workloads, 0);
+    assert_int_equal(m->claims_enabled, 1);
+    assert_int_equal(m->claims_quick, 0);
+    free(m);
+}
+
+/* A named block takes the keys it does not set from its base; [quick] only with quick. */
+static void test_blocks_and_quick(void **state)
+{
+    (void)state;
+    const char *text = "[insert]\nsizes = 10, 20\nstores = null\n[insert.more]\nshards = 2\n"
+                       "[curve.c]\ncache_pages = 5\n[quick]\ninsert.more.sizes = 3\n";
+    idb_matrix *m = malloc(sizeof *m);
+    idb_err err = { 0 };
+    char path[PATH_LEN];
+    for (int quick = 0; quick <= 1; quick++) {
+        if (load(m, text, quick, path, &err) != 0) fail_msg("%s", err.msg);
+        assert_int_equal(m->n_insert, 2);
+        const mx_block *b = &m->insert[1];
+        assert_string_equal(b->name, "insert.more");
+        assert_int_equal(b->n_shards, 1);
+        assert_int_equal(b->shards[0], 2);
+        assert_int_equal(b->n_stores, 1);
+        assert_string_equal(b->stores[0]->name, "null");
+        assert_int_equal(b->n_sizes, quick ? 1 : 2);
+        assert_int_equal(b->sizes[0], quick ? 3 : 10);
+        assert_int_equal(m->curve[1].n_cache_pages, 1);
+        assert_int_equal(m->curve[1].sizes[0], 200000);      /* from [curve], not [insert] */
+    }
+    free(m);
+}
+
+/* A later file overrides the keys of an earlier one, store options included. */
+static void test_later_file_overrides(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    idb_err err = { 0 };
+    char a[PATH_LEN], b[PATH_LEN];
+    temp_file("[matrix]\nrepeat = 5\n[store.sqlite]\ncache_pages = 10\n", a);
+    temp_file("[matrix]\nrepeat = 2\n[store.sqlite]\ncache_pages = 20\n", b);
+    mx_defaults(m);
+    assert_int_equal(mx_load_file(m, a, &err), 0);
+    assert_int_equal(mx_load_file(m, b, &err), 0);
+    assert_int_equal(mx_finish(m, 0, &err), 0);
+    assert_int_equal(m->repeat, 2);
+    const mx_store_opts *so = mx_store_options(m, idb_store_find("sqlite"));
+    assert_non_null(so);
+    assert_int_equal(so->n, 1);
+    assert_string_equal(so->kv[0], "cache_pages=20");
+    unlink(a);
+    unlink(b);
+    free(m);
+}
+
+/* Bad values: "FILE:LINE: " and the key parser's message. */
+static void test_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *msg; } bad[] = {
+        { "[matrix]\nrepeat = 0\n", ":2: repeat = 0 is out of range 1..100" },
+        { "[generation]\nmin_time = fast\n", ":2: min_time = 'fast': expected a number" },
+        { "[claims]\nquick = 2\n", ":2: quick = '2': expected one of 0|1" },
+        { "[insert]\nsizes = 10, 0\n", ":2: sizes: entry 0 is out of range 1..1000000000" },
+        { "[insert]\nsizes =\n", ":2: sizes: expected at least one entry" },
+        { "[insert]\nstrategies = counter, nosuch\n",
+          ":2: unknown strategy 'nosuch' (see idbench list)" },
+        { "[insert.x]\ncache_pages = 1\n", ":2: unknown key 'cache_pages' in [insert.x] (keys: "
+          "enabled, strategies, stores, sizes, shards, batch, shops)" },
+        { "[curve]\nstores = null\n", ":2: store null has no cache to draw a miss-ratio curve of" },
+        { "[store.sqlite]\ncache_pages = lots\n",
+          ":2: store sqlite: option cache_pages = 'lots': expected an integer" },
+        { "[simulate]\nskew_ms = -1\n", ":2: skew_ms: entry -1 is out of range 0..1e+07" },
+        { "[quick]\nmatrix.repeat = 0\n", ":2: repeat = 0 is out of range 1..100" },
+    };
+    idb_matrix *m = malloc(sizeof *m);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        idb_err err = { 0 };
+        char path[PATH_LEN], want[512];
+        assert_int_equal(load(m, bad[i].text, 0, path, &err), IDB_EINPUT);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        assert_string_equal(err.msg, want);
+    }
+    free(m);
+}
+
+/* Run every test of this file. */
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_blocks_and_quick),
+        cmocka_unit_test(test_later_file_overrides),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
