@@ -17,6 +17,7 @@
     X(objectid) \
     X(ulid) \
     X(segment) \
+    X(ksuid) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,
