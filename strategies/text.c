@@ -127,8 +127,8 @@ int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err)
     for (int i = 0; i < bytes; i++) {
         int hi = hexval(text[2 * i]), lo = hexval(text[2 * i + 1]);
         if (hi < 0 || lo < 0)
-            return idb_fail(err, IDB_EINPUT, "'%s': bad hex digit at offset %d", idb_text_shown(text, sb),
-                            hi < 0 ? 2 * i : 2 * i + 1);
+            return idb_fail(err, IDB_EINPUT, "'%s': bad hex digit at offset %d",
+                            idb_text_shown(text, sb), hi < 0 ? 2 * i : 2 * i + 1);
         id->b[i] = (uint8_t)(hi << 4 | lo);
     }
     id->len = (uint8_t)bytes;

@@ -409,8 +409,8 @@ static void test_scan(void **state)
     S->close(h);
 }
 
-/* Bad input: a page too small for 2 rows, key widths 0 and IDB_ID_MAX + 1, a missing directory, a key of
- * the wrong width, a cache size of 0 in curve, an out-of-range option. */
+/* Bad input: a page too small for 2 rows, key widths 0 and IDB_ID_MAX + 1, a missing
+ * directory, a key of the wrong width, a cache size of 0 in curve, an out-of-range option. */
 static void test_bad_input(void **state)
 {
     (void)state;

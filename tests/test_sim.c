@@ -63,7 +63,10 @@ static void test_three_shards_nine_orders(void **state)
         idb_err err = { 0 };
         assert_int_equal(sim_stream_alloc(&s, 9, 3, 3, 1, 1.0, &err), 0);
         for (int k = 0; k < 3; k++) s.home[k] = (uint16_t)k;
-        for (int j = 0; j < 9; j++) { s.t_ns[j] = (int64_t)j * 1000000; s.shop[j] = (uint32_t)(j % 3); }
+        for (int j = 0; j < 9; j++) {
+            s.t_ns[j] = (int64_t)j * 1000000;
+            s.shop[j] = (uint32_t)(j % 3);
+        }
         idb_id ids[9];
         sim_run_opts o = { .ids_out = ids };
         sim_result r;
@@ -128,7 +131,8 @@ static void test_worker_clash(void **state)
     (void)state;
     int tested = 0;
     for (const idb_strategy *const *p = idb_strategies; *p; p++) {
-        if (!declares(*p, "worker") || declares(*p, "shard") || (*p)->coord == IDB_COORD_PER_ID) continue;
+        if (!declares(*p, "worker") || declares(*p, "shard") || (*p)->coord == IDB_COORD_PER_ID)
+            continue;
         sim_workload w;
         workload(&w);
         w.duration_s = 2;
