@@ -27,14 +27,6 @@ static inline void idb_put_be64(uint8_t *p, uint64_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap64(v);
-/* Lowercase hex of p[0..n), 2 digits a byte, NUL-terminated, into buf (2n + 1 bytes).
- * Returns buf. */
-char *idb_hex(const uint8_t *p, size_t n, char *buf);
-
-/* The hex form of id (2 digits a byte) into buf (IDB_ID_HEX_MAX bytes), for messages.
- * Returns buf. */
-const char *idb_id_hex(const idb_id *id, char *buf);
-
 #endif
     memcpy(p, &v, 8);
 }
@@ -46,14 +38,6 @@ static inline uint64_t idb_get_be64(const uint8_t *p)
     memcpy(&v, p, 8);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap64(v);
-/* Lowercase hex of p[0..n), 2 digits a byte, NUL-terminated, into buf (2n + 1 bytes).
- * Returns buf. */
-char *idb_hex(const uint8_t *p, size_t n, char *buf);
-
-/* The hex form of id (2 digits a byte) into buf (IDB_ID_HEX_MAX bytes), for messages.
- * Returns buf. */
-const char *idb_id_hex(const idb_id *id, char *buf);
-
 #endif
     return v;
 }

@@ -24,6 +24,7 @@
 /* Room for any strategy's text form plus NUL: a byte is at most 2.41 decimal digits (2 hex,
  * 1.6 base32, 1.35 base62), so a form in base 10 or above of IDB_ID_MAX bytes fits. */
 #define IDB_TEXT_MAX (IDB_ID_MAX * 5 / 2 + 2)
+_Static_assert(IDB_TEXT_MAX >= IDB_ID_HEX_MAX, "idb_text_hex_format must fit in IDB_TEXT_MAX");
 
 enum idb_coord {
     IDB_COORD_NONE,              /* no other server is asked */
