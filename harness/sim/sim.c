@@ -30,7 +30,8 @@ typedef struct gen {
     int64_t busy_until;                 /* true ns when it can serve the next order */
     int clk;                            /* API instance whose clock error it has, or -1 */
     int stepped;                        /* the scheduled step back has happened */
-    idb_id last;                        /* its last ID (len 0: none since it was made) */
+    idb_id last;                        /* its last ID, when has_last */
+    int has_last;                       /* 0 until its first ID since it was (re)made */
 } gen;
 
 /* The counter server: the simulator's backend of the counter service (counter_service.h),
@@ -124,7 +125,7 @@ static int make_gen(run *R, int k, uint64_t base)
     for (int i = 0; i < n; i++) kvp[i] = kv[i];
     if (g->inst) st->destroy(g->inst);
     g->inst = NULL;
-    g->last.len = 0;
+    g->has_last = 0;
     return idb_strategy_create_kv(st, kvp, n, &g->clock, &g->inst, R->err);
 }
 
@@ -228,7 +229,7 @@ static void recs_free(recs *x)
 /* 1 if id is prev + 1 (big-endian, same width): the next ID of the same range. */
 static int id_follows(const idb_id *prev, const idb_id *id)
 {
-    if (prev->len == 0 || prev->len != id->len) return 0;
+    if (prev->len != id->len) return 0;
     int i = id->len - 1;
     while (i >= 0 && id->b[i] == 0 && prev->b[i] == 0xFF) i--;    /* the carry */
     if (i < 0 || id->b[i] != (uint8_t)(prev->b[i] + 1)) return 0;
@@ -273,8 +274,12 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
         if (failed) { r->failed_orders++; continue; }
         g->busy_until = t;
         if (per_id) n_rtt++;
-        if (per_range && !id_follows(&g->last, &id)) { n_lease++; r->leases++; }
+        if (per_range && (!g->has_last || !id_follows(&g->last, &id))) {
+            n_lease++;
+            r->leases++;
+        }
         g->last = id;
+        g->has_last = 1;
         if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
         x->t[m] = t;
         x->id[m] = id;
