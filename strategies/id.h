@@ -1,20 +1,25 @@
 /* id.h — the one ID type every strategy produces and every store consumes.
  *
  * An ID is a short byte string, big-endian, so that memcmp order is numeric order and,
- * for time-ordered strategies, time order. 64-bit IDs also convert to uint64_t for stores
- * that key by integer (SQLite's INTEGER PRIMARY KEY).
+ * for time-ordered strategies, time order. Any width from 1 to IDB_ID_MAX bytes works
+ * everywhere (the registry refuses a strategy that declares more, see strategy.h); IDs of
+ * different widths compare as idb_id_cmp says (bytes first, then the shorter first).
+ * 64-bit IDs also convert to uint64_t for stores that key by integer (SQLite's INTEGER
+ * PRIMARY KEY). The hex form (id.c) is for messages; a strategy's own text is its format().
  */
 #ifndef IDB_ID_H
 #define IDB_ID_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#define IDB_ID_MAX 16
+#define IDB_ID_MAX 32                           /* widest ID, in bytes (256 bits) */
+#define IDB_ID_HEX_MAX (2 * IDB_ID_MAX + 1)     /* hex of the widest ID, plus NUL */
 
 typedef struct idb_id {
-    uint8_t len;               /* 8, 12 or 16 bytes */
-    uint8_t b[IDB_ID_MAX];     /* big-endian */
+    uint8_t len;               /* 1 .. IDB_ID_MAX bytes */
+    uint8_t b[IDB_ID_MAX];     /* big-endian; bytes past len are not part of the ID */
 } idb_id;
 
 /* Store v at p as 8 big-endian bytes (one byte swap and one store). */
@@ -44,7 +49,8 @@ static inline void idb_id_set_u64(idb_id *id, uint64_t v)
     idb_put_be64(id->b, v);
 }
 
-/* The first 8 bytes of id as a big-endian integer (the whole ID when len == 8). */
+/* The first 8 bytes of id's buffer as a big-endian integer (the whole ID when len == 8;
+ * for a shorter ID the bytes past len are read too, so use it for 8-byte IDs). */
 static inline uint64_t idb_id_u64(const idb_id *id)
 {
     return idb_get_be64(id->b);
@@ -71,5 +77,13 @@ static inline int idb_id_cmp(const idb_id *a, const idb_id *b)
     int c = memcmp(a->b, b->b, (size_t)n);
     return c ? c : (int)a->len - (int)b->len;
 }
+
+/* Lowercase hex of p[0..n), 2 digits a byte, NUL-terminated, into buf (2n + 1 bytes).
+ * Returns buf. */
+char *idb_hex(const uint8_t *p, size_t n, char *buf);
+
+/* The hex form of id (2 digits a byte) into buf (IDB_ID_HEX_MAX bytes), for messages.
+ * Returns buf. */
+const char *idb_id_hex(const idb_id *id, char *buf);
 
 #endif

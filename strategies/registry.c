@@ -1,5 +1,7 @@
-/* registry.c — the table of every ID strategy. Adding a strategy: one X(name) line in
- * IDB_STRATEGIES, for a file that defines `const idb_strategy idb_strategy_<name>`. */
+/* registry.c — the table of every ID strategy, and the check that each one keeps the
+ * interface (strategy.h). Adding a strategy: one X(name) line in IDB_STRATEGIES, for a file
+ * that defines `const idb_strategy idb_strategy_<name>`. */
+#include <stdio.h>
 #include <string.h>
 
 #include "strategy.h"
@@ -15,6 +17,7 @@
     X(objectid) \
     X(ulid) \
     X(segment) \
+    X(ksuid) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,
@@ -22,6 +25,36 @@
 IDB_STRATEGIES(DECLARE)
 
 const idb_strategy *const idb_strategies[] = { IDB_STRATEGIES(ENTRY) NULL };
+
+/* Why s breaks the interface, or NULL when it keeps it. */
+static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
+{
+    if (s->version != IDB_STRATEGY_VERSION)
+        snprintf(why, n, "interface version %d, expected %d", s->version, IDB_STRATEGY_VERSION);
+    else if (s->bits <= 0 || s->bits % 8 != 0 || s->bits > IDB_ID_MAX * 8)
+        snprintf(why, n, "bits = %d: an ID width must be a multiple of 8 from 8 to %d "
+                 "(IDB_ID_MAX = %d bytes)", s->bits, IDB_ID_MAX * 8, IDB_ID_MAX);
+    else if (!s->create || !s->next || !s->destroy || !s->format || !s->parse || !s->decode)
+        snprintf(why, n, "a required function (create, next, destroy, format, parse, "
+                 "decode) is NULL");
+    else
+        return NULL;
+    return why;
+}
+
+int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err)
+{
+    char why[160];
+    for (int i = 0; table[i]; i++) {
+        const idb_strategy *s = table[i];
+        if (!s->name || !s->name[0])
+            return idb_fail(err, IDB_EINPUT, "strategy #%d of the registry has no name", i + 1);
+        if (strategy_fault(s, why, sizeof why))
+            return idb_fail(err, IDB_EINPUT, "strategy %s is refused by the registry: %s",
+                            s->name, why);
+    }
+    return 0;
+}
 
 const idb_strategy *idb_strategy_find(const char *name)
 {

@@ -34,7 +34,10 @@
 #include "options.h"
 
 #define IDB_STRATEGY_VERSION 1
-#define IDB_TEXT_MAX 48          /* longest text form plus NUL, for every strategy */
+/* Room for any strategy's text form plus NUL: a byte is at most 2.41 decimal digits (2 hex,
+ * 1.6 base32, 1.35 base62), so a form in base 10 or above of IDB_ID_MAX bytes fits. */
+#define IDB_TEXT_MAX (IDB_ID_MAX * 5 / 2 + 2)
+_Static_assert(IDB_TEXT_MAX >= IDB_ID_HEX_MAX, "idb_text_hex_format must fit in IDB_TEXT_MAX");
 
 enum idb_coord {
     IDB_COORD_NONE,              /* no other server is asked */
@@ -49,7 +52,8 @@ typedef struct idb_strategy {
     int version;                 /* IDB_STRATEGY_VERSION */
     const char *name;            /* short, stable, lowercase: the name on the command line */
     const char *summary;         /* one line for `idbench list` */
-    int bits;                    /* ID width: 64, 96 or 128 */
+    int bits;                    /* ID width: a multiple of 8, 8 .. IDB_ID_MAX * 8; every
+                                  * ID next() and parse() make has bits / 8 bytes */
     int time_ordered;            /* 1 if IDs sort (roughly) by creation time */
     enum idb_coord coord;
     const idb_opt_decl *options; /* terminated by {0}; may be NULL */
@@ -76,6 +80,13 @@ typedef struct idb_strategy {
 /* The registry (registry.c): every strategy, NULL-terminated. */
 extern const idb_strategy *const idb_strategies[];
 
+/* Check every strategy of table (NULL-terminated; idb_strategies at start-up) against this
+ * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
+ * 8 .. IDB_ID_MAX * 8, and all six functions set. Returns 0, or IDB_EINPUT with err naming
+ * the first plug-in that fails and why. idbench's main() runs it before any command, so no
+ * command sees a strategy that breaks the contract (e.g. writes past an idb_id). */
+int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err);
+
 /* The strategy called name, or NULL. */
 const idb_strategy *idb_strategy_find(const char *name);
 
@@ -92,7 +103,6 @@ int idb_text_uuid_parse(const char *text, idb_id *id, idb_err *err);  /* any cas
  * IDB_EINPUT; text (may be NULL) names the input in the message. */
 int idb_uuid_check(const idb_id *id, const char *text, int version, idb_err *err);
 void idb_text_hex_format(const idb_id *id, char *buf);        /* lowercase, 2 digits a byte */
-const char *idb_id_hex(const idb_id *id, char *buf);          /* the same, returning buf (messages) */
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);
 
 /* The input text as it may appear in a one-line message: bytes outside printable ASCII

@@ -115,17 +115,7 @@ int idb_uuid_check(const idb_id *id, const char *text, int version, idb_err *err
 
 void idb_text_hex_format(const idb_id *id, char *buf)
 {
-    for (int i = 0; i < id->len; i++) {
-        buf[2 * i] = hexdig[id->b[i] >> 4];
-        buf[2 * i + 1] = hexdig[id->b[i] & 15];
-    }
-    buf[2 * id->len] = 0;
-}
-
-const char *idb_id_hex(const idb_id *id, char *buf)
-{
-    idb_text_hex_format(id, buf);
-    return buf;
+    idb_id_hex(id, buf);
 }
 
 int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err)
@@ -154,13 +144,8 @@ void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v)
 
 void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n)
 {
-    char buf[2 * IDB_ID_MAX + 1];
-    for (int i = 0; i < n; i++) {
-        buf[2 * i] = hexdig[p[i] >> 4];
-        buf[2 * i + 1] = hexdig[p[i] & 15];
-    }
-    buf[2 * n] = 0;
-    emit(ctx, key, buf);
+    char buf[IDB_ID_HEX_MAX];
+    emit(ctx, key, idb_hex(p, (size_t)n, buf));
 }
 
 void idb_emit_time(idb_emit_fn emit, void *ctx, const char *key, int64_t ms, int whole_seconds)

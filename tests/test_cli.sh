@@ -10,7 +10,8 @@ expect 0 "list" -- "$IDB" list
 for s in counter range interleaved uuidv4 uuidv7 snowflake objectid; do
   check "list has $s" grep -qP "^$s\t" "$tmp/out"
 done
-check "list is NAME<TAB>BITS<TAB>summary" awk -F'\t' 'NF != 3 || $2 !~ /^(64|96|128)$/ { exit 1 }' "$tmp/out"
+check "list is NAME<TAB>BITS<TAB>summary, bits a multiple of 8 up to 256" \
+  awk -F'\t' 'NF != 3 || $2 !~ /^[0-9]+$/ || $2 % 8 || $2 < 8 || $2 > 256 { exit 1 }' "$tmp/out"
 check "uuidv7 is 128 bits, objectid 96" grep -qP '^uuidv7\t128\t' "$tmp/out"
 check "objectid is 96 bits" grep -qP '^objectid\t96\t' "$tmp/out"
 expect 2 "list with an argument" -- "$IDB" list extra
@@ -88,6 +89,35 @@ expect 2 "decode unknown strategy" -- "$IDB" decode nosuch 1
 expect 2 "decode missing ID" -- "$IDB" decode counter
 expect 2 "decode bad option" -- "$IDB" decode snowflake 1 -o epoch=1
 
+# --- ksuid (segmentio): the README's example and the largest value
+expect 0 "decode the ksuid README example" -- "$IDB" decode ksuid 0ujtsYcgvSTl8PAuAdqWYSMnLOv
+check "ksuid timestamp" grep -qx 'timestamp=107608047' "$tmp/out"
+check "ksuid time" grep -qx 'time=2017-10-10T04:00:47Z' "$tmp/out"
+check "ksuid payload" grep -qx 'payload=b5a1cd34b5f99d1154fb6853345c9735' "$tmp/out"
+expect 0 "decode the largest ksuid" -- "$IDB" decode ksuid aWgEPTl1tmebfsQzFP4bxwgy80V
+check "largest ksuid payload" grep -qx 'payload=ffffffffffffffffffffffffffffffff' "$tmp/out"
+expect 2 "decode ksuid above the largest" -- "$IDB" decode ksuid aWgEPTl1tmebfsQzFP4bxwgy80W
+expect 2 "decode ksuid too short" -- "$IDB" decode ksuid 0ujtsYcgvSTl8PAuAdqWYSMnLO
+expect 0 "gen ksuid -n 2000 -t 2" -- "$IDB" gen ksuid -n 2000 -t 2
+check "ksuid text form, no duplicates" test "$(grep -E '^[0-9A-Za-z]{27}$' "$tmp/out" | sort -u | wc -l)" -eq 2000
+
+# --- every strategy of `idbench list` through gen, decode and insert into every store, so a
+# new strategy is covered here without naming it (the key width is the listed bits / 8)
+"$IDB" list >"$tmp/strategies"
+while IFS=$'\t' read -r s bits _; do
+  opt=()
+  "$IDB" help "$s" | grep -q '^  dir=' && mkdir -p "$tmp/dir-$s" && opt=(-o "dir=$tmp/dir-$s")
+  expect 0 "gen $s" -- "$IDB" gen "$s" -n 100 -t 2 "${opt[@]}"
+  check "gen $s: 100 distinct IDs" test "$(sort -u "$tmp/out" | wc -l)" -eq 100
+  first=$(head -1 "$tmp/out")
+  expect 0 "decode a generated $s ID" -- "$IDB" decode "$s" "$first"
+  for store in null pagesim sqlite lmdb; do
+    expect 0 "insert $s into $store" -- "$IDB" insert --store "$store" --strategy "$s" -n 300
+    check "insert $s into $store: key_bytes is bits / 8" \
+      test "$(tail -1 "$tmp/out" | cut -d, -f5)" = "$((bits / 8))"
+  done
+done <"$tmp/strategies"
+
 # --- bench
 expect 2 "bench non-benchmark flag" -- "$IDB" bench --fast
 expect 2 "bench filter matching nothing" -- "$IDB" bench --benchmark_filter=nothing-matches-this
@@ -95,6 +125,9 @@ expect 0 "bench one strategy, JSON out" -- "$IDB" bench --benchmark_filter='gen/
   --benchmark_min_time=0.01 --benchmark_out="$tmp/gen.json" --benchmark_out_format=json
 check "bench JSON names gen/counter at 1 and 2 threads" grep -q '"name": "gen/counter/real_time/threads:2"' "$tmp/gen.json"
 check "bench JSON has the clock baseline" grep -q '"name": "baseline/clock_realtime' "$tmp/gen.json"
+expect 0 "bench every strategy" -- "$IDB" bench --benchmark_filter='^gen/' --benchmark_min_time=0.001
+check "bench ran gen/NAME at 2 threads for every strategy" \
+  test "$(grep -c '^gen/.*/threads:2 ' "$tmp/out")" -eq "$(wc -l <"$tmp/strategies")"
 
 # --- insert
 hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50'

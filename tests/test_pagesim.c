@@ -23,9 +23,7 @@
 #include "pagesim_lru.h"
 #include "random.h"
 #include "store.h"
-
-extern const idb_store idb_store_pagesim;
-static const idb_store *const S = &idb_store_pagesim;
+#include "store_test.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BIG_N 200000             /* keeps the sanitizer build under a few seconds */
@@ -411,8 +409,8 @@ static void test_scan(void **state)
     S->close(h);
 }
 
-/* Bad input: a page too small for 2 rows, odd key widths, a missing directory, a key of
- * the wrong width, a cache size of 0 in curve, an out-of-range option. */
+/* Bad input: a page too small for 2 rows, key widths 0 and IDB_ID_MAX + 1, a missing
+ * directory, a key of the wrong width, a cache size of 0 in curve, an out-of-range option. */
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -423,7 +421,8 @@ static void test_bad_input(void **state)
     assert_int_equal(idb_opts_parse(&o, S->options, big, 2, "store pagesim", &err), 0);
     assert_int_equal(S->open(".", &o, 8, &h, &err), IDB_EINPUT);
     assert_int_equal(idb_opts_parse(&o, S->options, NULL, 0, "store pagesim", &err), 0);
-    assert_int_equal(S->open(".", &o, 10, &h, &err), IDB_EINPUT);
+    assert_int_equal(S->open(".", &o, 0, &h, &err), IDB_EINPUT);
+    assert_int_equal(S->open(".", &o, IDB_ID_MAX + 1, &h, &err), IDB_EINPUT);
     assert_int_equal(S->open("/nonexistent/pagesim", &o, 8, &h, &err), IDB_EINPUT);
     const char *small[] = { "page_size=256" };
     assert_int_equal(idb_opts_parse(&o, S->options, small, 1, "store pagesim", &err),
@@ -444,10 +443,20 @@ static void test_bad_input(void **state)
     S->close(NULL);
 }
 
+/* Rows read back equal rows written at key widths 1, 5, 20 and 32 (store_test.h). */
+static void test_roundtrip_any_width(void **state)
+{
+    (void)state;
+    roundtrip_widths();
+}
+
 /* Run every pagesim test. */
 int main(void)
 {
+    S = idb_store_find("pagesim");
+    if (!S) return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_any_width),
         cmocka_unit_test(test_ascending_middle),
         cmocka_unit_test(test_ascending_right),
         cmocka_unit_test(test_descending),

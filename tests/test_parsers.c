@@ -4,9 +4,10 @@
  * text (the same text, lowercase; ULID uppercase).
  *
  * Kinds: decimal 64-bit (counter), UUID (uuidv4, uuidv7), ObjectId (objectid),
- * snowflake (decimal with the top bit clear), ULID (Crockford base32, formatted uppercase)
- * and segment (decimal without 0). A strategy missing from the registry, or
- * one whose parser is not written yet, fails here: nothing is skipped. */
+ * snowflake (decimal with the top bit clear), ULID (Crockford base32, formatted uppercase),
+ * segment (decimal without 0) and KSUID (27 characters of base62, at most 2^160 - 1).
+ * A strategy missing from the registry, or one whose parser is not written yet, fails
+ * here: nothing is skipped. */
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -437,6 +438,53 @@ static void test_segment_round_trip(void **state)
     expect_round_trip("segment", decimal_good + 1, NROWS(decimal_good) - 1);   /* not "0" */
 }
 
+/* ---- KSUID: 27 characters of base62, 0-9A-Za-z (case matters), at most 2^160 - 1 ----- */
+
+static const char *const ksuid_bad[] = {
+    "",
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO",             /* 26 characters */
+    "0ujtsYcgvSTl8PAuAdqWYSMnLOv0",           /* 28 characters */
+    "00ujtsYcgvSTl8PAuAdqWYSMnLOv",           /* a leading zero too many */
+    "aWgEPTl1tmebfsQzFP4bxwgy80W",            /* the largest + 1 = 2^160 */
+    "aWgEPTl1tmebfsQzFP4bxwgy810",
+    "aWgEPTl1tmebfsQzFP4bxwgy90V",
+    "b00000000000000000000000000",
+    "zzzzzzzzzzzzzzzzzzzzzzzzzzz",            /* 62^27 - 1 */
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO-",            /* not base62: separators, signs, padding */
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO_",
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO+",
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO/",
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO=",
+    "+ujtsYcgvSTl8PAuAdqWYSMnLOv",
+    " ujtsYcgvSTl8PAuAdqWYSMnLOv",            /* spaces, 27 characters */
+    "0ujtsYcgvSTl8PAuAdqWYSMnLO ",
+    " 0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+    "0ujtsYcgvSTl8PAuAdqWYSMnLOv\n",
+    "0ujtsYcgvSTl8PAuAdqWYSMnL\xc3\xa9",       /* 27 bytes, ends in U+00E9 */
+    "0669f7efb5a1cd34b5f99d1154fb6853345c9735", /* the same 160 bits in hex */
+};
+
+static const char *const ksuid_good[][2] = {
+    { "0ujtsYcgvSTl8PAuAdqWYSMnLOv", "0ujtsYcgvSTl8PAuAdqWYSMnLOv" },   /* the README's */
+    { "000000000000000000000000000", "000000000000000000000000000" },
+    { "aWgEPTl1tmebfsQzFP4bxwgy80V", "aWgEPTl1tmebfsQzFP4bxwgy80V" },   /* 2^160 - 1 */
+    { "000007n42DGM5Tflk9n8mt7Fhc8", "000007n42DGM5Tflk9n8mt7Fhc8" },   /* 2^128 */
+    { "000000000000000000000000010", "000000000000000000000000010" },   /* 62 */
+    { "100000000000000000000000000", "100000000000000000000000000" },   /* 62^26 */
+};
+
+static void test_ksuid_malformed(void **state)
+{
+    (void)state;
+    expect_rejected("ksuid", ksuid_bad, NROWS(ksuid_bad));
+}
+
+static void test_ksuid_round_trip(void **state)
+{
+    (void)state;
+    expect_round_trip("ksuid", ksuid_good, NROWS(ksuid_good));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_ulid_round_trip),
         cmocka_unit_test(test_segment_malformed),
         cmocka_unit_test(test_segment_round_trip),
+        cmocka_unit_test(test_ksuid_malformed),
+        cmocka_unit_test(test_ksuid_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

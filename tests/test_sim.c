@@ -269,9 +269,11 @@ static void test_metrics(void **state)
     uint32_t a[] = { 3, 1, 2, 2, 0 }, tmp[5];
     assert_int_equal(sim_count_inversions(a, tmp, 5), 7);   /* 3>1,3>2,3>2,3>0,1>0,2>0,2>0 */
     int64_t t[] = { 0, 1, 2, 3, 4 };
-    uint64_t hi[] = { 30, 10, 20, 20, 40 }, lo[] = { 0, 0, 0, 0, 0 };
+    uint64_t v[] = { 30, 10, 20, 20, 40 };
+    idb_id ids[5];
+    for (int i = 0; i < 5; i++) idb_id_set_u64(&ids[i], v[i]);
     uint16_t sc[] = { 0, 1, 0, 1, 0 }, sf[] = { 0, 1, 0, 0, 0 };
-    sim_metrics_in in = { .m = 5, .t_ns = t, .hi = hi, .lo = lo, .shard_c = sc, .shard_f = sf,
+    sim_metrics_in in = { .m = 5, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
                           .nshards = 2 };
     sim_metrics_out out;
     assert_int_equal(sim_metrics(&in, &out), 0);
@@ -283,6 +285,48 @@ static void test_metrics(void **state)
     assert_true(out.max_inversion_gap_ns == 3);              /* 30 at t=0, 20 at t=3 */
     /* tails: shard 0 after 30: 20 no, 40 yes; shard 1 after 10: 20 yes -> 2 of 3 */
     assert_true(out.tail_insert_frac == 2.0 / 3);
+}
+
+/* The same five orders as test_metrics with IDs of 1, 5, 20 and 32 bytes that differ only
+ * in their last byte (the rest 0xAB): every figure is the same at every width. Then IDs
+ * of mixed widths: a prefix sorts before the longer ID (idb_id_cmp), equal bytes of
+ * another width are not a duplicate. */
+static void test_metrics_any_width(void **state)
+{
+    (void)state;
+    static const int widths[] = { 1, 5, 20, IDB_ID_MAX };
+    int64_t t[] = { 0, 1, 2, 3, 4 };
+    uint8_t last[] = { 30, 10, 20, 20, 40 };
+    uint16_t sc[] = { 0, 1, 0, 1, 0 }, sf[] = { 0, 1, 0, 0, 0 };
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        idb_id ids[5];
+        for (int i = 0; i < 5; i++) {
+            ids[i].len = (uint8_t)widths[k];
+            memset(ids[i].b, 0xAB, sizeof ids[i].b);
+            ids[i].b[widths[k] - 1] = last[i];
+        }
+        sim_metrics_in in = { .m = 5, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
+                              .nshards = 2 };
+        sim_metrics_out out;
+        assert_int_equal(sim_metrics(&in, &out), 0);
+        assert_int_equal(out.duplicates, 1);
+        assert_int_equal(out.inversions, 3);
+        assert_int_equal(out.shard_monotonic, 0);
+        assert_int_equal(out.shard_collisions, 1);
+        assert_true(out.max_inversion_gap_ns == 3);
+        assert_true(out.tail_insert_frac == 2.0 / 3);
+    }
+    /* created in this order on one shard: AB, AB00, AB (again), AC: one duplicate, and
+     * AB00 > AB (later) is the one inversion */
+    idb_id mixed[4] = { { .len = 1, .b = { 0xAB } }, { .len = 2, .b = { 0xAB, 0 } },
+                        { .len = 1, .b = { 0xAB } }, { .len = 1, .b = { 0xAC } } };
+    uint16_t zero[4] = { 0 };
+    sim_metrics_in in = { .m = 4, .t_ns = t, .ids = mixed, .shard_c = zero, .shard_f = zero,
+                          .nshards = 1 };
+    sim_metrics_out out;
+    assert_int_equal(sim_metrics(&in, &out), 0);
+    assert_int_equal(out.duplicates, 1);
+    assert_int_equal(out.inversions, 1);
 }
 
 /* At least a million simulated orders per CPU second (release builds only). */
@@ -322,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_step_and_burst),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_metrics_any_width),
         cmocka_unit_test(test_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

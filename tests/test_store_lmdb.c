@@ -49,6 +49,9 @@ static void test_roundtrip_8_16(void **st)
     roundtrip(16, NULL, 0);
 }
 
+/* ... 1-, 5-, 20- and 32-byte keys. */
+static void test_roundtrip_any_width(void **st) { (void)st; roundtrip_widths(); }
+
 /* ... with sync=sync, no payload, and a payload big enough for overflow pages. */
 static void test_roundtrip_other_options(void **st)
 {
@@ -290,7 +293,8 @@ static void test_append_out_of_order(void **st)
     drop_dir(dir);
 }
 
-/* Without append, a duplicate and a key of the wrong width are refused. */
+/* Without append, a duplicate and a key of the wrong width are refused; so are widths 0 and
+ * IDB_ID_MAX + 1 at open. */
 static void test_bad_keys(void **st)
 {
     (void)st;
@@ -298,6 +302,9 @@ static void test_bad_keys(void **st)
     void *h = NULL;
     idb_err err = { 0 };
     idb_row r;
+    assert_int_equal(open_kv(dir, 0, NULL, 0, &h, &err), IDB_EINPUT);
+    assert_int_equal(open_kv(dir, IDB_ID_MAX + 1, NULL, 0, &h, &err), IDB_EINPUT);
+    assert_null(h);
     assert_int_equal(open_kv(dir, 8, NULL, 0, &h, &err), 0);
     make_row(&r, 1, 8, NULL);
     assert_int_equal(S->insert(h, &r, &err), 0);
@@ -394,6 +401,7 @@ int main(void)
     if (!S) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_8_16),
+        cmocka_unit_test(test_roundtrip_any_width),
         cmocka_unit_test(test_roundtrip_other_options),
         cmocka_unit_test(test_stats_match_mdb_stat_and_pages),
         cmocka_unit_test(test_pages_written_matches_page_diff),

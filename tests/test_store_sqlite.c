@@ -52,6 +52,9 @@ static void test_roundtrip_blob_12_16(void **st)
     roundtrip(16, NULL, 0);
 }
 
+/* ... 1-, 5-, 20- and 32-byte keys (schema=auto picks blob). */
+static void test_roundtrip_any_width(void **st) { (void)st; roundtrip_widths(); }
+
 /* ... with every non-default option (rollback journal, other page size, no payload). */
 static void test_roundtrip_other_options(void **st)
 {
@@ -227,7 +230,8 @@ static void test_refuses_existing_store(void **st)
     drop_dir(dir);
 }
 
-/* Bad keys and options: rowid with 16-byte keys (nothing created), a key with the top bit
+/* Bad keys and options: rowid with 16- or 5-byte keys and widths 0 and IDB_ID_MAX + 1
+ * (nothing created), a key with the top bit
  * set under rowid, a duplicate, a key of the wrong width, a page size not a power of two. */
 static void test_bad_input(void **st)
 {
@@ -238,6 +242,10 @@ static void test_bad_input(void **st)
     const char *rowid[] = { "schema=rowid" }, *odd[] = { "page_size=3000" };
     assert_int_equal(open_kv(dir, 16, rowid, 1, &h, &err), IDB_EINPUT);
     assert_non_null(strstr(err.msg, "schema=rowid"));
+    assert_int_equal(open_kv(dir, 5, rowid, 1, &h, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "schema=rowid"));
+    assert_int_equal(open_kv(dir, 0, NULL, 0, &h, &err), IDB_EINPUT);
+    assert_int_equal(open_kv(dir, IDB_ID_MAX + 1, NULL, 0, &h, &err), IDB_EINPUT);
     assert_int_equal(open_kv(dir, 8, odd, 1, &h, &err), IDB_EINPUT);
     assert_int_equal(dir_entries(dir), 0);
 
@@ -284,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_rowid_8),
         cmocka_unit_test(test_roundtrip_blob_8),
         cmocka_unit_test(test_roundtrip_blob_12_16),
+        cmocka_unit_test(test_roundtrip_any_width),
         cmocka_unit_test(test_roundtrip_other_options),
         cmocka_unit_test(test_stats_match_shell_blob16),
         cmocka_unit_test(test_ascending_rowid_fill),

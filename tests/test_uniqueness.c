@@ -1,6 +1,7 @@
 /* test_uniqueness.c — every strategy in the registry: 1,000,000 IDs from two threads
  * sharing one instance are all distinct. One test per strategy, made from idb_strategies[],
  * so a new strategy is covered without touching this file. Plus the interleaved layout. */
+#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -164,18 +166,19 @@ static int group_setup(void **state)
     return mkdtemp(tmpdir) ? 0 : -1;
 }
 
+/* nftw callback: remove one entry. */
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb; (void)flag; (void)f;
+    return remove(p);
+}
+
+/* Remove the private directory and whatever the strategies left in it (no strategy's
+ * file names are needed here). */
 static int group_teardown(void **state)
 {
     (void)state;
-    char p[128];
-    static const char *const files[] = { "idbench-ranges.sqlite", "idbench-ranges.sqlite-journal",
-                                         "idbench-ranges.sqlite-wal", "idbench-ranges.sqlite-shm" };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
-    return 0;
+    return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(void)

@@ -7,6 +7,7 @@
  * Benchmark's own (--benchmark_filter, --benchmark_min_time, --benchmark_out=FILE
  * --benchmark_out_format=json, ...).
  */
+#include <limits.h>
 #include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 #endif
 
 #define BATCH 64
+#define GEN_THREADS 2            /* gen/<strategy> runs at 1 and at this many threads */
+#define BENCH_NAME_MAX 128       /* a benchmark's name with Google Benchmark's suffixes */
 
 typedef struct gen_bench {
     const idb_strategy *s;
@@ -87,32 +90,68 @@ static void run_libbson(idb_bench_state *st, void *user)
 }
 #endif
 
-/* Does a --benchmark_filter=RE in argv match none of the names we register? Google
- * Benchmark would only print its own complaint, so idbench checks first. A negative
- * filter ("-RE") is left to Google Benchmark. Returns 1 when nothing matches. */
+/* The benchmarks besides gen/<strategy>: one entry each (the peers when built with them). */
+static const idb_bench_def others[] = {
+    { .name = "baseline/clock_realtime", .run = run_clock },
+#ifdef IDB_HAVE_LIBUUID
+    { .name = "peer/libuuid_v4", .run = run_libuuid },
+#endif
+#ifdef IDB_HAVE_LIBBSON
+    { .name = "peer/libbson_oid", .run = run_libbson },
+#endif
+};
+
+/* Does a --benchmark_filter=RE in argv match none of the names we register (every
+ * strategy of the registry, then others[])? Google Benchmark would only print its own
+ * complaint, so idbench checks first. A negative filter ("-RE") is left to Google
+ * Benchmark. Returns 1 when nothing matches. */
 static int filter_matches_nothing(int argc, char **argv)
 {
+    static const char flag[] = "--benchmark_filter=";
     const char *re = NULL;
     for (int i = 1; i < argc; i++)
-        if (strncmp(argv[i], "--benchmark_filter=", 19) == 0) re = argv[i] + 19;
+        if (strncmp(argv[i], flag, sizeof flag - 1) == 0) re = argv[i] + sizeof flag - 1;
     if (!re || !*re || *re == '-' || strcmp(re, "all") == 0) return 0;
     regex_t rx;
     if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) return 0;   /* let GB report it */
     int any = 0;
-    char name[128];
+    char name[BENCH_NAME_MAX];
     for (const idb_strategy *const *s = idb_strategies; *s && !any; s++)
-        for (int t = 1; t <= 2 && !any; t++) {
+        for (int t = 1; t <= GEN_THREADS && !any; t++) {
             snprintf(name, sizeof name, "gen/%s/real_time/threads:%d", (*s)->name, t);
             any = regexec(&rx, name, 0, NULL, 0) == 0;
         }
-    const char *others[] = { "baseline/clock_realtime/real_time", "peer/libuuid_v4/real_time",
-                             "peer/libbson_oid/real_time" };
-    for (size_t i = 0; i < sizeof others / sizeof *others && !any; i++)
-        any = regexec(&rx, others[i], 0, NULL, 0) == 0;
+    for (size_t i = 0; i < sizeof others / sizeof *others && !any; i++) {
+        snprintf(name, sizeof name, "%s/real_time", others[i].name);
+        any = regexec(&rx, name, 0, NULL, 0) == 0;
+    }
     regfree(&rx);
     return !any;
 }
 
+/* Make an instance of every strategy of the registry (a strategy that declares `dir` gets
+ * dir) and register gen/<name> for it into g[i] and names[i]. Returns 0, or the exit
+ * status after printing why a strategy could not be made. */
+static int register_gens(gen_bench *g, char (*names)[BENCH_NAME_MAX], const char *dir)
+{
+    char dirkv[PATH_MAX + sizeof "dir="];
+    snprintf(dirkv, sizeof dirkv, "dir=%s", dir);
+    const char *kv[] = { dirkv };
+    for (int i = 0; idb_strategies[i]; i++) {
+        const idb_strategy *s = idb_strategies[i];
+        int nkv = idb_opts_declared(s->options, "dir") ? 1 : 0;
+        idb_err err = { 0 };
+        g[i].s = s;
+        if (idb_strategy_create_kv(s, kv, nkv, idb_clock_real(), &g[i].inst, &err) != 0)
+            return cli_fail(err.code, "bench: %s: %s", s->name, err.msg);
+        snprintf(names[i], BENCH_NAME_MAX, "gen/%s", s->name);
+        idb_bench_register(&(idb_bench_def){ .name = names[i], .run = run_gen, .user = &g[i],
+                                             .max_threads = GEN_THREADS });
+    }
+    return 0;
+}
+
+/* idbench bench [--benchmark_* flags]: see the header comment. */
 int cmd_bench(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -123,44 +162,25 @@ int cmd_bench(int argc, char **argv)
 #ifndef __OPTIMIZE__
     fprintf(stderr, "idbench: warning: built without optimisation; timings are not meaningful\n");
 #endif
-    char dir[256];
+    char dir[PATH_MAX];
     if (idb_tmpdir_make(dir, sizeof dir) != 0)
-        return cli_fail(IDB_EIO, "cannot create a temporary directory for the range strategy");
+        return cli_fail(IDB_EIO, "cannot create a temporary directory for the strategies "
+                        "that keep files");
 
     int n = 0;
     for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
     gen_bench *g = calloc((size_t)n, sizeof *g);
-    char (*names)[64] = calloc((size_t)n, sizeof *names);
-    int status = 0;
-    for (int i = 0; i < n && !status; i++) {
-        const idb_strategy *s = idb_strategies[i];
-        char dirkv[300];
-        snprintf(dirkv, sizeof dirkv, "dir=%s", dir);
-        const char *kv[] = { dirkv };
-        int nkv = idb_opts_declared(s->options, "dir") ? 1 : 0;
-        idb_err err = { 0 };
-        g[i].s = s;
-        if (idb_strategy_create_kv(s, kv, nkv, idb_clock_real(), &g[i].inst, &err) != 0) {
-            status = cli_fail(err.code, "bench: %s: %s", s->name, err.msg);
-            break;
-        }
-        snprintf(names[i], sizeof names[i], "gen/%s", s->name);
-        idb_bench_register(&(idb_bench_def){ .name = names[i], .run = run_gen, .user = &g[i],
-                                             .max_threads = 2 });
-    }
+    char (*names)[BENCH_NAME_MAX] = calloc((size_t)n, sizeof *names);
+    int status = !g || !names ? cli_fail(IDB_ENOMEM, "out of memory")
+                              : register_gens(g, names, dir);
     if (!status) {
-        idb_bench_register(&(idb_bench_def){ .name = "baseline/clock_realtime", .run = run_clock });
-#ifdef IDB_HAVE_LIBUUID
-        idb_bench_register(&(idb_bench_def){ .name = "peer/libuuid_v4", .run = run_libuuid });
-#endif
-#ifdef IDB_HAVE_LIBBSON
-        idb_bench_register(&(idb_bench_def){ .name = "peer/libbson_oid", .run = run_libbson });
-#endif
+        for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+            idb_bench_register(&others[i]);
         int ran = idb_bench_run(argc, argv);
         if (ran < 0) status = cli_usage("bench", "bench: unknown flag");
         else if (ran == 0) status = cli_fail(IDB_EINPUT, "bench: no benchmark matches the filter");
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; g && i < n; i++)
         if (g[i].inst) g[i].s->destroy(g[i].inst);
     free(g);
     free(names);

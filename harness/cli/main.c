@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store.h"
+#include "strategy.h"
 
 const cli_command cli_commands[] = {
     { "list", "list", cmd_list },
@@ -27,6 +29,10 @@ const cli_command cli_commands[] = {
 
 int main(int argc, char **argv)
 {
+    idb_err err = { 0 };            /* a plug-in that breaks its interface stops every command */
+    if (idb_strategy_check_table(idb_strategies, &err) != 0 ||
+        idb_store_check_table(idb_stores, &err) != 0)
+        return cli_fail_err(&err);
     if (argc < 2) {
         fprintf(stderr, "idbench: missing command (try: idbench help)\n");
         return EXIT_INPUT;

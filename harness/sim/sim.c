@@ -31,8 +31,8 @@ typedef struct gen {
     int64_t busy_until;                 /* true ns when it can serve the next order */
     int clk;                            /* API instance whose clock error it has, or -1 */
     int stepped;                        /* the scheduled step back has happened */
-    uint64_t last_u64;
-    int has_last;
+    idb_id last;                        /* its last ID, when has_last */
+    int has_last;                       /* 0 until its first ID since it was (re)made */
 } gen;
 
 /* The counter server: the simulator's backend of the counter service (counter_service.h),
@@ -199,16 +199,39 @@ static double percentile(const double *v, const int64_t *c, int nv, int64_t tota
 
 /* Per-order records of the successful orders. */
 typedef struct recs {
-    int64_t *t;
-    uint64_t *hi, *lo;
-    uint16_t *shard_c, *shard_f;
-    uint32_t *ord;
+    int64_t *t;                         /* creation time */
+    idb_id *id;
+    uint16_t *shard_c, *shard_f;        /* created on, lives on at the end */
+    uint32_t *ord;                      /* the order's number in the stream */
 } recs;
+
+/* Allocate records for n orders (at least one). Returns 0 or -1 (out of memory; what was
+ * allocated is for recs_free). */
+static int recs_alloc(recs *x, int64_t n)
+{
+    size_t k = (size_t)(n > 0 ? n : 1);
+    x->t = malloc(k * sizeof *x->t);
+    x->id = malloc(k * sizeof *x->id);
+    x->shard_c = malloc(k * sizeof *x->shard_c);
+    x->shard_f = malloc(k * sizeof *x->shard_f);
+    x->ord = malloc(k * sizeof *x->ord);
+    return x->t && x->id && x->shard_c && x->shard_f && x->ord ? 0 : -1;
+}
 
 /* Free the records. */
 static void recs_free(recs *x)
 {
-    free(x->t); free(x->hi); free(x->lo); free(x->shard_c); free(x->shard_f); free(x->ord);
+    free(x->t); free(x->id); free(x->shard_c); free(x->shard_f); free(x->ord);
+}
+
+/* 1 if id is prev + 1 (big-endian, same width): the next ID of the same range. */
+static int id_follows(const idb_id *prev, const idb_id *id)
+{
+    if (prev->len != id->len) return 0;
+    int i = id->len - 1;
+    while (i >= 0 && id->b[i] == 0 && prev->b[i] == 0xFF) i--;    /* the carry */
+    if (i < 0 || id->b[i] != (uint8_t)(prev->b[i] + 1)) return 0;
+    return memcmp(id->b, prev->b, (size_t)i) == 0;
 }
 
 /* Play every order; fill r's counts and the records. Returns 0 or an IDB_E* code. */
@@ -217,8 +240,10 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
 {
     const sim_workload *w = R->w;
     const sim_stream *s = R->s;
-    int64_t out0 = (int64_t)(w->outage_start_s * 1e9), out1 = (int64_t)((w->outage_start_s + w->outage_s) * 1e9);
-    int per_id = R->st->coord == IDB_COORD_PER_ID, per_range = R->st->coord == IDB_COORD_PER_RANGE;
+    int64_t out0 = (int64_t)(w->outage_start_s * 1e9);
+    int64_t out1 = (int64_t)((w->outage_start_s + w->outage_s) * 1e9);
+    int per_id = R->st->coord == IDB_COORD_PER_ID;
+    int per_range = R->st->coord == IDB_COORD_PER_RANGE;
     int64_t m = 0, n_rtt = 0, n_lease = 0;
     double stalled_ns = 0;
     int next_ev = 0;
@@ -246,15 +271,16 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
         }
         if (failed) { r->failed_orders++; continue; }
         g->busy_until = t;
-        uint64_t v = idb_id_u64(&id);
         if (per_id) n_rtt++;
-        if (per_range && (!g->has_last || v != g->last_u64 + 1)) { n_lease++; r->leases++; }
-        g->last_u64 = v;
+        if (per_range && (!g->has_last || !id_follows(&g->last, &id))) {
+            n_lease++;
+            r->leases++;
+        }
+        g->last = id;
         g->has_last = 1;
-        if (id.len == 8 && v > R->max_issued) R->max_issued = v;
+        if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
         x->t[m] = t;
-        x->hi[m] = v;
-        x->lo[m] = id.len > 8 ? idb_get_be(id.b + 8, id.len - 8) << (8 * (16 - id.len)) : 0;
+        x->id[m] = id;
         x->shard_c[m] = shard;
         x->ord[m] = (uint32_t)j;
         m++;
@@ -287,13 +313,12 @@ static int by_shard_time(const void *pa, const void *pb)
     const recs *x = sort_recs;
     if (x->shard_c[a] != x->shard_c[b]) return x->shard_c[a] < x->shard_c[b] ? -1 : 1;
     if (x->t[a] != x->t[b]) return x->t[a] < x->t[b] ? -1 : 1;
-    if (x->hi[a] != x->hi[b]) return x->hi[a] < x->hi[b] ? -1 : 1;
-    return (x->lo[a] > x->lo[b]) - (x->lo[a] < x->lo[b]);
+    return idb_id_cmp(&x->id[a], &x->id[b]);
 }
 
 /* Median insert position of the m records, each shard its own index fed in creation
  * order (locality.h). Returns it, or -1 when out of memory or there were no inserts. */
-static double insert_pos_p50(const recs *x, int64_t m, int id_bytes)
+static double insert_pos_p50(const recs *x, int64_t m)
 {
     uint32_t *ix = malloc((size_t)m * sizeof *ix);
     idb_id *keys = malloc((size_t)m * sizeof *keys);
@@ -303,12 +328,7 @@ static double insert_pos_p50(const recs *x, int64_t m, int id_bytes)
     for (int64_t i = 0; i < m; i++) ix[i] = (uint32_t)i;
     sort_recs = x;
     qsort(ix, (size_t)m, sizeof *ix, by_shard_time);
-    for (int64_t i = 0; i < m; i++) {
-        idb_id *k = &keys[i];
-        k->len = (uint8_t)id_bytes;
-        idb_put_be(k->b, x->hi[ix[i]], 8);
-        idb_put_be(k->b + 8, x->lo[ix[i]], 8);
-    }
+    for (int64_t i = 0; i < m; i++) keys[i] = x->id[ix[i]];
     int ok = 1;
     for (int64_t s = 0; s < m && ok;) {
         int64_t e = s;
@@ -340,6 +360,27 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
+/* Fill r's metrics from the m records of a played run. Returns 0 or IDB_ENOMEM. */
+static int measure(const recs *x, int64_t m, int nshards, const sim_run_opts *opts,
+                   sim_result *r, idb_err *err)
+{
+    sim_metrics_in in = { .m = m, .t_ns = x->t, .ids = x->id, .shard_c = x->shard_c,
+                          .shard_f = x->shard_f, .nshards = nshards };
+    sim_metrics_out mo;
+    if (sim_metrics(&in, &mo) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory measuring");
+    r->duplicates = mo.duplicates;
+    r->inversions = mo.inversions;
+    r->inversion_frac = mo.inversion_frac;
+    r->max_inversion_gap_ms = mo.max_inversion_gap_ns / 1e6;
+    r->shard_monotonic = mo.shard_monotonic;
+    r->final_monotonic = mo.final_monotonic;
+    r->tail_insert_frac = mo.tail_insert_frac;
+    r->shard_collisions = mo.shard_collisions;
+    r->insert_pos_p50 = opts && opts->locality ? insert_pos_p50(x, m) : -1;
+    return 0;
+}
+
+/* See sim.h. */
 int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             const sim_run_opts *opts, sim_result *r, idb_err *err)
 {
@@ -352,14 +393,14 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
     run R = { .w = w, .s = s, .st = st, .shards = s->shards, .err = err };
     R.mode = st->coord == IDB_COORD_PER_ID ? MODE_CENTRAL
            : (declares(st, "shard") || declares(st, "shards")) ? MODE_SHARD : MODE_INSTANCE;
-    int maxgen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards + 1 : s->instances;
-    int64_t n = s->n > 0 ? s->n : 1;
-    recs x = { malloc((size_t)n * 8), malloc((size_t)n * 8), malloc((size_t)n * 8),
-               malloc((size_t)n * 2), malloc((size_t)n * 2), malloc((size_t)n * 4) };
+    int maxgen = R.mode == MODE_CENTRAL ? 1
+               : R.mode == MODE_SHARD ? s->shards + 1 : s->instances;
+    recs x = { 0 };
+    int recs_ok = recs_alloc(&x, s->n) == 0;
     uint16_t *home = malloc((size_t)s->shops * sizeof *home);
     R.g = calloc((size_t)maxgen, sizeof *R.g);
     int rc = 0;
-    if (!x.t || !x.hi || !x.lo || !x.shard_c || !x.shard_f || !x.ord || !home || !R.g) {
+    if (!recs_ok || !home || !R.g) {
         rc = idb_fail(err, IDB_ENOMEM, "out of memory for %lld orders", (long long)s->n);
         goto done;
     }
@@ -368,7 +409,10 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
         r->timeline_n = (s->duration_ns + 999999999) / 1000000000;
         r->tl_orders = calloc((size_t)r->timeline_n + 1, sizeof *r->tl_orders);
         r->tl_failed = calloc((size_t)r->timeline_n + 1, sizeof *r->tl_failed);
-        if (!r->tl_orders || !r->tl_failed) { rc = idb_fail(err, IDB_ENOMEM, "out of memory"); goto done; }
+        if (!r->tl_orders || !r->tl_failed) {
+            rc = idb_fail(err, IDB_ENOMEM, "out of memory");
+            goto done;
+        }
     }
     if (declares(st, "dir") && idb_tmpdir_make(R.dir, sizeof R.dir) != 0) {
         R.dir[0] = 0;
@@ -381,9 +425,11 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             .svc.take = sim_counter_take,
             .backend = idb_counter_inproc(SIM_COUNTER_NAME "-numbers", err),
             .out0_ns = w->outage_s > 0 ? (int64_t)(w->outage_start_s * 1e9) : INT64_MAX,
-            .out1_ns = w->outage_s > 0 ? (int64_t)((w->outage_start_s + w->outage_s) * 1e9) : INT64_MAX,
+            .out1_ns = w->outage_s > 0 ? (int64_t)((w->outage_start_s + w->outage_s) * 1e9)
+                                       : INT64_MAX,
         };
-        if (!R.counter.backend || idb_counter_attach(SIM_COUNTER_NAME, &R.counter.svc, err) != 0) {
+        if (!R.counter.backend ||
+            idb_counter_attach(SIM_COUNTER_NAME, &R.counter.svc, err) != 0) {
             rc = err->code;
             goto done;
         }
@@ -396,20 +442,7 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
     }
     int64_t m = 0;
     if ((rc = play(&R, &x, &m, r, opts, home))) goto done;
-
-    sim_metrics_in in = { .m = m, .t_ns = x.t, .hi = x.hi, .lo = x.lo, .shard_c = x.shard_c,
-                          .shard_f = x.shard_f, .nshards = R.shards };
-    sim_metrics_out mo;
-    if (sim_metrics(&in, &mo) != 0) { rc = idb_fail(err, IDB_ENOMEM, "out of memory measuring"); goto done; }
-    r->duplicates = mo.duplicates;
-    r->inversions = mo.inversions;
-    r->inversion_frac = mo.inversion_frac;
-    r->max_inversion_gap_ms = mo.max_inversion_gap_ns / 1e6;
-    r->shard_monotonic = mo.shard_monotonic;
-    r->final_monotonic = mo.final_monotonic;
-    r->tail_insert_frac = mo.tail_insert_frac;
-    r->shard_collisions = mo.shard_collisions;
-    r->insert_pos_p50 = opts && opts->locality ? insert_pos_p50(&x, m, r->id_bytes) : -1;
+    rc = measure(&x, m, R.shards, opts, r, err);
 done:
     if (R.g)
         for (int k = 0; k < maxgen; k++)

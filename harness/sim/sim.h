@@ -139,7 +139,8 @@ typedef struct sim_result {
 typedef struct sim_run_opts {
     idb_id *ids_out;              /* optional: per stream order its ID (len 0: failed) */
     int timeline;                 /* 1: fill tl_orders / tl_failed */
-    int locality;                 /* 1: fill insert_pos_p50 (per creation shard, in creation order) */
+    int locality;                 /* 1: fill insert_pos_p50 (per creation shard, in creation
+                                   * order) */
 } sim_run_opts;
 
 /* Play stream s against strategy st under workload w (counter, range, clock step and

@@ -1,7 +1,8 @@
 /* sim_metrics.c — duplicates, inversions, per-shard order and tail inserts of a simulated
  * run (definitions in sim_metrics.h). Sorting is LSD radix on 64-bit keys with 16-bit
- * digits (digits that are the same for every key are skipped), so a run of a million
- * orders is measured in tens of milliseconds.
+ * digits (digits that are the same for every key are skipped); an ID is sorted as its
+ * length and its 8-byte words, so any width works and a run of a million orders is
+ * measured in tens of milliseconds.
  */
 #include "sim_metrics.h"
 
@@ -92,10 +93,71 @@ static void shard_order(const kp *b, const uint32_t *rank, const uint16_t *shard
     }
 }
 
-/* 1 if orders x and y have the same ID. */
-static int same_id(const sim_metrics_in *in, uint32_t x, uint32_t y)
+/* The key of id for radix pass w: bytes 8w .. 8w+7 big-endian, bytes past id->len as 0.
+ * Sorting by the length, then by each word from the last to the first, is idb_id_cmp
+ * order (a shorter ID that is a prefix of a longer one pads to less or equal). */
+static uint64_t id_word(const idb_id *id, int w)
 {
-    return in->hi[x] == in->hi[y] && in->lo[x] == in->lo[y];
+    uint64_t v = 0;
+    for (int i = 8 * w; i < 8 * w + 8; i++) v = v << 8 | (i < id->len ? id->b[i] : 0);
+    return v;
+}
+
+/* a[0..m) = every order, in idb_id_cmp order of their IDs, ties in order number (stable
+ * LSD radix: the length first, then the 8-byte words from the last to the first). */
+static void sort_by_id(const idb_id *ids, int64_t m, kp *a, kp *tmp, uint32_t *cnt)
+{
+    int width = 0;
+    for (int64_t i = 0; i < m; i++) {
+        a[i] = (kp){ .key = ids[i].len, .idx = (uint32_t)i };
+        if (ids[i].len > width) width = ids[i].len;
+    }
+    radix_sort(a, tmp, m, cnt);                 /* a no-op pass when every length is equal */
+    for (int w = (width + 7) / 8 - 1; w >= 0; w--) {
+        for (int64_t i = 0; i < m; i++) a[i].key = id_word(&ids[a[i].idx], w);
+        radix_sort(a, tmp, m, cnt);
+    }
+}
+
+/* Dense ranks of the IDs (rank[order]; equal IDs share one) from a in ID order; counts
+ * duplicates and the collisions within a final shard. */
+static void rank_ids(const sim_metrics_in *in, const kp *a, uint32_t *rank, sim_metrics_out *out)
+{
+    int64_t m = in->m, run = 0;
+    uint32_t r = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (i > 0 && idb_id_cmp(&in->ids[a[i].idx], &in->ids[a[i - 1].idx]) != 0) {
+            if (i - run > 1) out->shard_collisions += run_collisions(a, run, i, in->shard_f);
+            r++;
+            run = i;
+        }
+        rank[a[i].idx] = r;
+    }
+    if (m - run > 1) out->shard_collisions += run_collisions(a, run, m, in->shard_f);
+    out->duplicates = m - ((int64_t)r + 1);
+}
+
+/* Largest time gap of an inverted pair over b (creation order, key = time): the first
+ * earlier order with a higher rank is found by binary search over the running maximum of
+ * ranks. Leaves the ranks in creation order in seq (pm is scratch). */
+static double max_inversion_gap(const kp *b, const uint32_t *rank, int64_t m, uint32_t *seq,
+                                uint32_t *pm)
+{
+    double gap = 0;
+    for (int64_t i = 0; i < m; i++) {
+        seq[i] = rank[b[i].idx];
+        pm[i] = i == 0 || seq[i] > pm[i - 1] ? seq[i] : pm[i - 1];
+        if (i > 0 && pm[i - 1] > seq[i]) {
+            int64_t lo = 0, hi = i - 1;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (pm[mid] > seq[i]) hi = mid; else lo = mid + 1;
+            }
+            double g = (double)(b[i].key - b[lo].key);
+            if (g > gap) gap = g;
+        }
+    }
+    return gap;
 }
 
 /* The six steps below, over index arrays sorted by radix (see sim_metrics.h). */
@@ -113,25 +175,9 @@ int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
     int rc = -1;
     if (!a || !b || !rank || !seq || !pm || !cnt || !last) goto done;
 
-    /* 1. ID order: by lo, then (stably) by hi. */
-    for (int64_t i = 0; i < m; i++) a[i] = (kp){ .key = in->lo[i], .idx = (uint32_t)i };
-    radix_sort(a, b, m, cnt);
-    for (int64_t i = 0; i < m; i++) a[i].key = in->hi[a[i].idx];
-    radix_sort(a, b, m, cnt);
-
-    /* 2. Dense ranks, duplicates, collisions within a final shard. */
-    uint32_t r = 0;
-    int64_t run = 0;
-    for (int64_t i = 0; i < m; i++) {
-        if (i > 0 && !same_id(in, a[i].idx, a[i - 1].idx)) {
-            if (i - run > 1) out->shard_collisions += run_collisions(a, run, i, in->shard_f);
-            r++;
-            run = i;
-        }
-        rank[a[i].idx] = r;
-    }
-    if (m - run > 1) out->shard_collisions += run_collisions(a, run, m, in->shard_f);
-    out->duplicates = m - ((int64_t)r + 1);
+    /* 1. ID order. 2. Dense ranks, duplicates, collisions within a final shard. */
+    sort_by_id(in->ids, m, a, b, cnt);
+    rank_ids(in, a, rank, out);
 
     /* 3. Creation order, ties in ID order: a is in ID order, sort it stably by time. */
     for (int64_t i = 0; i < m; i++)
@@ -146,27 +192,13 @@ int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
     shard_order(b, rank, in->shard_f, m, in->nshards, last, &out->final_monotonic, &tails,
                 &inserts);
 
-    /* 5. Largest time gap of an inverted pair: the first earlier order with a higher rank
-     * is found by binary search over the running maximum of ranks. */
-    double gap = 0;
-    for (int64_t i = 0; i < m; i++) {
-        seq[i] = rank[b[i].idx];
-        pm[i] = i == 0 || seq[i] > pm[i - 1] ? seq[i] : pm[i - 1];
-        if (i > 0 && pm[i - 1] > seq[i]) {
-            int64_t lo = 0, hi = i - 1;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (pm[mid] > seq[i]) hi = mid; else lo = mid + 1;
-            }
-            double g = (double)(b[i].key - b[lo].key);
-            if (g > gap) gap = g;
-        }
-    }
-    out->max_inversion_gap_ns = gap;
+    /* 5. Largest time gap of an inverted pair. */
+    out->max_inversion_gap_ns = max_inversion_gap(b, rank, m, seq, pm);
 
     /* 6. Inversions of the rank sequence in creation order. */
     out->inversions = sim_count_inversions(seq, pm, m);
-    out->inversion_frac = m > 1 ? (double)out->inversions / ((double)m * (double)(m - 1) / 2) : 0;
+    out->inversion_frac =
+        m > 1 ? (double)out->inversions / ((double)m * (double)(m - 1) / 2) : 0;
     rc = 0;
 done:
     free(a); free(b); free(rank); free(seq); free(pm); free(cnt); free(last);

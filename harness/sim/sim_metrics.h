@@ -1,8 +1,8 @@
 /* sim_metrics.h — what the simulator measures once every order has its ID.
  *
- * Input: m orders that got an ID, each with its true creation time, its ID as two
- * big-endian words (hi = bytes 0..7, lo = bytes 8..15 left-aligned, so (hi, lo) order is
- * memcmp order), the shard it was created on and the shard it lives on at the end.
+ * Input: m orders that got an ID, each with its true creation time, its ID (any width
+ * 1 .. IDB_ID_MAX; IDs order as idb_id_cmp says), the shard it was created on and the shard
+ * it lives on at the end.
  *
  * Definitions (all in O(m log m): LSD radix sorts and a counting merge sort):
  *   duplicates        m - number of distinct IDs;
@@ -24,10 +24,12 @@
 
 #include <stdint.h>
 
+#include "id.h"
+
 typedef struct sim_metrics_in {
     int64_t m;
     const int64_t *t_ns;          /* creation time */
-    const uint64_t *hi, *lo;
+    const idb_id *ids;            /* the ID each order got */
     const uint16_t *shard_c;      /* created on */
     const uint16_t *shard_f;      /* lives on at the end */
     int nshards;                  /* every shard number is below this */

@@ -53,9 +53,10 @@ typedef struct idb_store {
     const char *summary;      /* one line */
     const idb_opt_decl *options;
 
-    /* Create a new, empty store in the existing directory dir for keys of key_bytes
-     * (8, 12 or 16). Refuses (IDB_EINPUT) a store file that exists and is not one of
-     * ours. Returns 0 and *h, or an IDB_E* code with err filled. */
+    /* Create a new, empty store in the existing directory dir for keys of key_bytes,
+     * any width from 1 to IDB_ID_MAX (idb_store_check_width refuses others); keys are
+     * kept in idb_id_cmp order. Refuses (IDB_EINPUT) a store file that exists and is not
+     * one of ours. Returns 0 and *h, or an IDB_E* code with err filled. */
     int (*open)(const char *dir, const idb_opts *opts, int key_bytes, void **h, idb_err *err);
     /* Add one row in the current transaction (begun implicitly). IDB_EINPUT on a key the
      * store cannot take (e.g. a duplicate, or not ascending with lmdb append=1). */
@@ -77,5 +78,14 @@ typedef struct idb_store {
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */
 extern const idb_store *const idb_stores[];
 const idb_store *idb_store_find(const char *name);
+
+/* Check every store of table (NULL-terminated; idb_stores at start-up) against this
+ * interface: a name, version == IDB_STORE_VERSION and the five required functions set.
+ * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
+int idb_store_check_table(const idb_store *const *table, idb_err *err);
+
+/* For a store's open(): 0 when key_bytes is a width every store takes (1 .. IDB_ID_MAX),
+ * else IDB_EINPUT with err saying so, the message starting with the store's name. */
+int idb_store_check_width(const char *store, int key_bytes, idb_err *err);
 
 #endif

@@ -1,7 +1,8 @@
 /* store_lmdb.c — `lmdb`: orders in a real LMDB environment, <dir>/orders.lmdb/.
  *
- * One unnamed (main) database. Key: the ID's key_bytes bytes, big-endian, so LMDB's default
- * memcmp order is numeric and time order. Value: the rest of the row, big-endian:
+ * One unnamed (main) database. Key: the ID's key_bytes bytes (any width 1 .. IDB_ID_MAX),
+ * big-endian, so LMDB's default memcmp order is numeric and time order. Value: the rest of
+ * the row, big-endian:
  *
  *   offset  0   4      8           16           24
  *           | shop | display_no | created_ms | total_cents | payload (row_bytes) |
@@ -60,7 +61,6 @@
 
 #include "payload.h"
 #include "store.h"
-#include "strategy.h"
 
 #define LM_PAGEHDRSZ 16   /* mdb.c: offsetof(MDB_page, mp_ptrs) */
 #define LM_NODESIZE 8     /* mdb.c: offsetof(MDB_node, mn_data) */
@@ -214,15 +214,14 @@ static int lm_setup(lm_store *s, int sync, idb_err *err)
     return 0;
 }
 
-/* Create the environment <dir>/orders.lmdb for key_bytes-wide IDs. IDB_EINPUT for a bad key
- * width, a dir that is not a directory, or an existing orders.lmdb that is not an empty
- * directory; IDB_EIO if it cannot be created (e.g. an unwritable dir). On failure, what this
- * call created is removed. */
+/* Create the environment <dir>/orders.lmdb for key_bytes-wide IDs. IDB_EINPUT for a key
+ * width outside 1 .. IDB_ID_MAX, a dir that is not a directory, or an existing orders.lmdb
+ * that is not an empty directory; IDB_EIO if it cannot be created (e.g. an unwritable dir).
+ * On failure, what this call created is removed. */
 static int lm_open(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err)
 {
-    if (key_bytes != 8 && key_bytes != 12 && key_bytes != 16)
-        return idb_fail(err, IDB_EINPUT, "lmdb: key width %d bytes: expected 8, 12 or 16",
-                        key_bytes);
+    int rc = idb_store_check_width("lmdb", key_bytes, err);
+    if (rc) return rc;
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return idb_fail(err, IDB_EINPUT, "lmdb: %s is not a directory", dir);
@@ -232,7 +231,7 @@ static int lm_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
         free(s);
         return idb_fail(err, IDB_EINPUT, "lmdb: directory name too long");
     }
-    int rc, made_dir = 0;
+    int made_dir = 0;
     if (lstat(s->path, &st) == 0) {
         rc = check_existing(s->path, &st, err);
     } else if (mkdir(s->path, 0755) != 0) {
@@ -270,7 +269,7 @@ static int lm_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 static int lm_insert(void *h, const idb_row *row, idb_err *err)
 {
     lm_store *s = h;
-    char buf[IDB_TEXT_MAX];
+    char buf[IDB_ID_HEX_MAX];
     if (row->id.len != s->key_bytes)
         return idb_fail(err, IDB_EINPUT, "lmdb: a %d-byte ID in a store for %d-byte keys",
                         row->id.len, s->key_bytes);
@@ -326,7 +325,8 @@ static int lm_stats(void *h, idb_store_stats *st, idb_err *err)
     if (t != s->txn) mdb_txn_abort(t);
     if (!rc) rc = mdb_env_info(s->env, &ei);
     if (rc) return lm_fail(err, IDB_EIO, rc, "mdb_stat");
-    size_t entry = leaf_entry_bytes(s->psize, (size_t)s->key_bytes, LM_FIXED + (size_t)s->row_bytes);
+    size_t entry = leaf_entry_bytes(s->psize, (size_t)s->key_bytes,
+                                    LM_FIXED + (size_t)s->row_bytes);
     double cap = (double)ms.ms_leaf_pages * (double)(s->psize - LM_PAGEHDRSZ);
     *st = (idb_store_stats){
         .leaf_pages = (int64_t)ms.ms_leaf_pages,
@@ -349,7 +349,7 @@ static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
     MDB_txn *t = s->txn;
     MDB_cursor *c = NULL;
     MDB_val k, v;
-    char buf[IDB_TEXT_MAX];
+    char buf[IDB_ID_HEX_MAX];
     int rc = 0, ret = 0;
     if (!t) rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t);
     if (!rc) rc = mdb_cursor_open(t, s->dbi, &c);

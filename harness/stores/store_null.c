@@ -10,9 +10,13 @@
 
 typedef struct null_store { int64_t rows; } null_store;
 
-static int null_open(const char *dir, const idb_opts *opts, int key_bytes, void **h, idb_err *err)
+/* Count rows from here on; refuses (IDB_EINPUT) only a key width outside 1 .. IDB_ID_MAX. */
+static int null_open(const char *dir, const idb_opts *opts, int key_bytes, void **h,
+                     idb_err *err)
 {
-    (void)dir; (void)opts; (void)key_bytes;
+    (void)dir; (void)opts;
+    int rc = idb_store_check_width("null", key_bytes, err);
+    if (rc) return rc;
     null_store *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     *h = s;

@@ -5,7 +5,7 @@
  *
  * The model (nothing is written to disk; open only checks that dir exists):
  *  - pages of page_size bytes, page_size - 16 of them for cells (16 = page header);
- *  - leaf cell = key_bytes + 24 (shop 4, display_no 4, created_ms 8, total 8)
+ *  - leaf cell = key_bytes (1 .. IDB_ID_MAX) + 24 (shop 4, display_no 4, created_ms 8, total 8)
  *                + row_bytes + 4 (slot / overhead);  branch cell = key_bytes + 8 (child
  *    pointer) + 4. All keys of a run have one width, so every leaf cell has one size and a
  *    page is full at floor(capacity / cell) cells;
@@ -128,8 +128,8 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
     struct stat st;
     if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return idb_fail(err, IDB_EINPUT, "pagesim: %s is not a directory", dir ? dir : "(null)");
-    if (key_bytes != 8 && key_bytes != 12 && key_bytes != 16)
-        return idb_fail(err, IDB_EINPUT, "pagesim: key_bytes %d is not 8, 12 or 16", key_bytes);
+    int rc = idb_store_check_width("pagesim", key_bytes, err);
+    if (rc) return rc;
     int64_t page_size = idb_opts_int(opts, "page_size");
     int64_t row_bytes = idb_opts_int(opts, "row_bytes");
     int64_t capacity = page_size - PAGE_HEADER;

@@ -59,7 +59,6 @@
 
 #include "payload.h"
 #include "store.h"
-#include "strategy.h"
 
 /* The aggregate the stats come from; tests/test_store_sqlite.c runs its own copy in the shell. */
 #define SQ_DBSTAT_SQL                                                                    \
@@ -206,15 +205,15 @@ static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
     return 0;
 }
 
-/* Create <dir>/orders.sqlite for key_bytes-wide IDs. Refuses (IDB_EINPUT) bad key widths,
- * schema=rowid with keys other than 8 bytes, a page size that is not a power of two, a dir
- * that is not a directory, and any existing store file; IDB_EIO if the file cannot be
- * created (e.g. an unwritable dir) or SQLite lacks dbstat. On failure nothing is left. */
+/* Create <dir>/orders.sqlite for key_bytes-wide IDs. Refuses (IDB_EINPUT) key widths
+ * outside 1 .. IDB_ID_MAX, schema=rowid with keys other than 8 bytes, a page size that is
+ * not a power of two, a dir that is not a directory, and any existing store file; IDB_EIO
+ * if the file cannot be created (e.g. an unwritable dir) or SQLite lacks dbstat. On
+ * failure nothing is left. */
 static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err)
 {
-    if (key_bytes != 8 && key_bytes != 12 && key_bytes != 16)
-        return idb_fail(err, IDB_EINPUT, "sqlite: key width %d bytes: expected 8, 12 or 16",
-                        key_bytes);
+    int rc = idb_store_check_width("sqlite", key_bytes, err);
+    if (rc) return rc;
     const char *schema = idb_opts_str(o, "schema");
     int rowid = strcmp(schema, "rowid") == 0 || (strcmp(schema, "auto") == 0 && key_bytes == 8);
     if (rowid && key_bytes != 8)
@@ -224,8 +223,7 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     if (psz & (psz - 1))
         return idb_fail(err, IDB_EINPUT, "sqlite: page_size=%lld is not a power of two",
                         (long long)psz);
-    int rc = dbstat_check(err);
-    if (rc) return rc;
+    if ((rc = dbstat_check(err))) return rc;
 
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -284,7 +282,7 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 static int sq_insert(void *h, const idb_row *row, idb_err *err)
 {
     sq_store *s = h;
-    char hex[IDB_TEXT_MAX];
+    char hex[IDB_ID_HEX_MAX];
     if (row->id.len != s->key_bytes)
         return idb_fail(err, IDB_EINPUT, "sqlite: a %d-byte ID in a store for %d-byte keys",
                         row->id.len, s->key_bytes);
@@ -375,7 +373,7 @@ static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
 {
     sq_store *s = h;
     sqlite3_stmt *q = NULL;
-    char hex[IDB_TEXT_MAX];
+    char hex[IDB_ID_HEX_MAX];
     if (sqlite3_prepare_v2(s->db, "SELECT id, shop, display_no, created_ms, total_cents, "
                            "payload FROM orders ORDER BY id", -1, &q, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "scan");

@@ -3,7 +3,8 @@
  * Page layout in memory (one malloc per page, sized for its level's max cells + 1 so a
  * page can overflow by one cell before it is split):
  *
- *     keys: (max+1) x key_bytes, sorted      vals: (max+1) x uint32_t
+ *     keys: (max+1) x key_bytes, sorted, padded up to a multiple of 4 bytes (so vals
+ *           are aligned for any key width)     vals: (max+1) x uint32_t
  *     leaf:   vals[i] = row number of keys[i]; `next` = right sibling leaf
  *     branch: vals[i] = child page; child i holds keys >= keys[i] (keys[0] is kept, as
  *             the child's lower bound at the time it was linked, but never compared)
@@ -51,10 +52,18 @@ struct pst_tree {
     void *ctx;
 };
 
-/* Allocate the buffer of a page holding up to max+1 cells of key_bytes + 4 bytes. */
+/* Bytes of a page's key area for up to max+1 keys: rounded up so the vals after it are
+ * aligned. */
+static size_t keys_area(const pst_tree *t, uint32_t max)
+{
+    size_t a = sizeof(uint32_t), n = (size_t)(max + 1) * t->kb;
+    return (n + a - 1) / a * a;
+}
+
+/* Allocate the buffer of a page holding up to max+1 cells: keys, then vals. */
 static uint8_t *page_buf(const pst_tree *t, uint32_t max)
 {
-    return malloc((size_t)(max + 1) * (size_t)(t->kb + 4));
+    return malloc(keys_area(t, max) + (size_t)(max + 1) * sizeof(uint32_t));
 }
 
 /* Turn slot t->npages into a new empty page on buffer buf (capacity already ensured). */
@@ -62,7 +71,7 @@ static uint32_t page_add(pst_tree *t, uint8_t *buf, int leaf)
 {
     uint32_t no = t->npages++;
     uint32_t max = leaf ? t->leaf_max : t->branch_max;
-    t->pages[no] = (pst_page){ .keys = buf, .vals = (uint32_t *)(buf + (size_t)(max + 1) * t->kb),
+    t->pages[no] = (pst_page){ .keys = buf, .vals = (uint32_t *)(buf + keys_area(t, max)),
                                .n = 0, .next = NONE, .leaf = (uint8_t)leaf };
     if (leaf) t->leaf_pages++; else t->branch_pages++;
     return no;

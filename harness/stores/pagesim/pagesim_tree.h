@@ -28,7 +28,7 @@ typedef struct pst_counts {
 } pst_counts;
 
 /* Make an empty tree: one leaf page (page 0, reported as a CREATE access). key_bytes is
- * 8, 12 or 16; leaf_max >= 2 and branch_max >= 3 cells per page. Returns NULL when out of
+ * 1 .. IDB_ID_MAX; leaf_max >= 2 and branch_max >= 3 cells per page. Returns NULL when out of
  * memory. The tree keeps access/ctx and calls them on every later insert. */
 pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum pst_split split,
                   pst_access_fn access, void *ctx);

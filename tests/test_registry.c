@@ -1,0 +1,162 @@
+/* test_registry.c — the two plug-in registries refuse what breaks their interface: tables
+ * holding a deliberately bad strategy (bits over IDB_ID_MAX * 8, 0, not a multiple of 8,
+ * another interface version, a missing function) or a bad store (another version, a
+ * missing function) are refused with a message naming the plug-in; the real tables pass.
+ * And the width contract of every store: 0 and IDB_ID_MAX + 1 bytes are refused at open,
+ * the null store takes every width from 1 to IDB_ID_MAX (the others' round trips at
+ * widths 1, 5, 20 and 32 are in their own tests).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "store.h"
+#include "strategy.h"
+#include "store_test.h"
+
+#define TEST(name) static void name(void **state __attribute__((unused)))
+
+/* The strategy check on the table { good, bad, NULL }: must refuse with IDB_EINPUT and a
+ * one-line message naming bad and containing why. */
+static void expect_strategy_refused(const idb_strategy *bad, const char *why)
+{
+    const idb_strategy *good = idb_strategies[0];
+    const idb_strategy *const table[] = { good, bad, NULL };
+    idb_err err = { 0 };
+    assert_int_equal(idb_strategy_check_table(table, &err), IDB_EINPUT);
+    if (!strstr(err.msg, bad->name) || !strstr(err.msg, why) || strchr(err.msg, '\n'))
+        fail_msg("expected a message naming %s and saying '%s', got: %s", bad->name, why,
+                 err.msg);
+}
+
+/* A copy of a real strategy under another name, to break one field at a time. */
+static idb_strategy plugin(const char *name)
+{
+    idb_strategy s = *idb_strategy_find("uuidv4");
+    s.name = name;
+    return s;
+}
+
+TEST(test_real_tables_pass)
+{
+    idb_err err = { 0 };
+    assert_int_equal(idb_strategy_check_table(idb_strategies, &err), 0);
+    assert_int_equal(idb_store_check_table(idb_stores, &err), 0);
+}
+
+TEST(test_strategy_widths)
+{
+    idb_strategy s = plugin("toowide");
+    s.bits = IDB_ID_MAX * 8 + 8;
+    expect_strategy_refused(&s, "bits");
+    s.name = "zerobits";
+    s.bits = 0;
+    expect_strategy_refused(&s, "bits = 0");
+    s.name = "oddbits";
+    s.bits = 12;
+    expect_strategy_refused(&s, "bits = 12");
+    s.name = "negbits";
+    s.bits = -8;
+    expect_strategy_refused(&s, "bits = -8");
+
+    static const int good_bits[] = { 8, 40, 160, IDB_ID_MAX * 8 };
+    for (size_t i = 0; i < sizeof good_bits / sizeof *good_bits; i++) {
+        s.bits = good_bits[i];
+        const idb_strategy *const table[] = { &s, NULL };
+        idb_err err = { 0 };
+        if (idb_strategy_check_table(table, &err) != 0)
+            fail_msg("bits = %d refused: %s", s.bits, err.msg);
+    }
+}
+
+TEST(test_strategy_version_and_functions)
+{
+    idb_strategy s = plugin("nextversion");
+    s.version = IDB_STRATEGY_VERSION + 1;
+    expect_strategy_refused(&s, "version");
+    s = plugin("nonext");
+    s.next = NULL;
+    expect_strategy_refused(&s, "NULL");
+    s = plugin("nodecode");
+    s.decode = NULL;
+    expect_strategy_refused(&s, "NULL");
+
+    s = plugin(NULL);
+    const idb_strategy *const table[] = { &s, NULL };
+    idb_err err = { 0 };
+    assert_int_equal(idb_strategy_check_table(table, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "no name"));
+}
+
+TEST(test_store_version_and_functions)
+{
+    idb_store s = *idb_store_find("null");
+    const idb_store *const table[] = { idb_stores[0], &s, NULL };
+    idb_err err = { 0 };
+    s.name = "nextversion";
+    s.version = IDB_STORE_VERSION + 1;
+    assert_int_equal(idb_store_check_table(table, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "store nextversion"));
+    assert_non_null(strstr(err.msg, "version"));
+    s = *idb_store_find("null");
+    s.name = "noinsert";
+    s.insert = NULL;
+    assert_int_equal(idb_store_check_table(table, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "store noinsert"));
+    s.insert = idb_store_find("null")->insert;
+    assert_int_equal(idb_store_check_table(table, &err), 0);
+}
+
+/* Every store refuses key widths 0 and IDB_ID_MAX + 1 at open, before touching dir. */
+TEST(test_every_store_refuses_bad_widths)
+{
+    static const int bad[] = { 0, IDB_ID_MAX + 1 };
+    char *dir = make_dir();
+    for (const idb_store *const *p = idb_stores; *p; p++) {
+        S = *p;
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+            void *h = NULL;
+            idb_err err = { 0 };
+            int rc = open_kv(dir, bad[i], NULL, 0, &h, &err);
+            if (rc != IDB_EINPUT || h || !strstr(err.msg, "key width"))
+                fail_msg("store %s, %d-byte keys: got %d (%s)", S->name, bad[i], rc, err.msg);
+        }
+    }
+    drop_dir(dir);
+}
+
+/* The null store takes every width from 1 to IDB_ID_MAX. */
+TEST(test_null_store_takes_every_width)
+{
+    S = idb_store_find("null");
+    assert_non_null(S);
+    for (int w = 1; w <= IDB_ID_MAX; w++) {
+        void *h = NULL;
+        idb_err err = { 0 };
+        idb_row r;
+        if (open_kv(".", w, NULL, 0, &h, &err) != 0) fail_msg("%d-byte keys: %s", w, err.msg);
+        make_row(&r, 1, w, NULL);
+        assert_int_equal(S->insert(h, &r, &err), 0);
+        assert_int_equal(S->commit(h, &err), 0);
+        S->close(h);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_tables_pass),
+        cmocka_unit_test(test_strategy_widths),
+        cmocka_unit_test(test_strategy_version_and_functions),
+        cmocka_unit_test(test_store_version_and_functions),
+        cmocka_unit_test(test_every_store_refuses_bad_widths),
+        cmocka_unit_test(test_null_store_takes_every_width),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
