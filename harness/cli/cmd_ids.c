@@ -115,7 +115,8 @@ int cmd_gen(int argc, char **argv)
         case 'n': if ((rc = cli_parse_count("-n", optarg, 0, 1LL << 40, &count))) return rc; break;
         case 't': if ((rc = cli_parse_count("-t", optarg, 1, 256, &threads))) return rc; break;
         case 'o': if ((rc = cli_kv_add(&kv, optarg))) return rc; break;
-        default: return cli_usage("gen", "gen: unknown flag or missing value '%s'", argv[optind - 1]);
+        default:
+            return cli_usage("gen", "gen: unknown flag or missing value '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1) return cli_usage("gen", "gen needs exactly one strategy name");
@@ -166,7 +167,9 @@ int cmd_decode(int argc, char **argv)
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        if (c != 'o') return cli_usage("decode", "decode: unknown flag or missing value '%s'", argv[optind - 1]);
+        if (c != 'o')
+            return cli_usage("decode", "decode: unknown flag or missing value '%s'",
+                             argv[optind - 1]);
         if ((rc = cli_kv_add(&kv, optarg))) return rc;
     }
     if (optind != argc - 2) return cli_usage("decode", "decode needs a strategy name and an ID");
@@ -178,7 +181,8 @@ int cmd_decode(int argc, char **argv)
     idb_err err = { 0 };
     idb_opts opts;
     idb_id id;
-    if ((rc = idb_opts_parse(&opts, s->options, kv.kv, kv.n, owner, &err))) return cli_fail_err(&err);
+    if ((rc = idb_opts_parse(&opts, s->options, kv.kv, kv.n, owner, &err)))
+        return cli_fail_err(&err);
     if ((rc = s->parse(argv[optind + 1], &id, &err))) return cli_fail_err(&err);
     if ((rc = s->decode(&opts, &id, print_field, NULL, &err))) return cli_fail_err(&err);
     return 0;

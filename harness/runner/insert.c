@@ -66,14 +66,16 @@ static int open_shard(run *r, int k, const idb_opts *store_opts, idb_err *err)
     if ((size_t)snprintf(path, sizeof path, "%s/shard-%d", cfg->dir, k) >= sizeof path)
         return idb_fail(err, IDB_EINPUT, "--dir path is too long");
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return idb_fail(err, errno == EACCES || errno == EROFS || errno == ENOENT ? IDB_EINPUT : IDB_EIO,
+        return idb_fail(err,
+                        errno == EACCES || errno == EROFS || errno == ENOENT ? IDB_EINPUT : IDB_EIO,
                         "cannot create %s: %s", path, strerror(errno));
     int rc = make_instance(cfg, k, &r->shards[k].inst, err);
     if (rc) return rc;
     rc = cfg->store->open(path, store_opts, cfg->strategy->bits / 8, &r->shards[k].store, err);
     if (rc) return rc;
     r->shards[k].keys = malloc((size_t)cfg->ids * sizeof(idb_id));
-    return r->shards[k].keys ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", cfg->ids);
+    return r->shards[k].keys ? 0
+                             : idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", cfg->ids);
 }
 
 /* Close every shard (strategy instances and stores) and free the run. */
@@ -102,7 +104,11 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     idb_rng_seed(&rng, cfg->seed);
     idb_row *rows = malloc((size_t)cfg->batch * sizeof *rows);
     int *row_shard = malloc((size_t)cfg->batch * sizeof *row_shard);
-    if (!rows || !row_shard) { free(rows); free(row_shard); return idb_fail(err, IDB_ENOMEM, "out of memory"); }
+    if (!rows || !row_shard) {
+        free(rows);
+        free(row_shard);
+        return idb_fail(err, IDB_ENOMEM, "out of memory");
+    }
     int64_t gen_ns = 0, ins_ns = 0, commit_ns = 0, done = 0;
     int rc = 0;
     while (done < cfg->ids && !rc) {
@@ -111,8 +117,10 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         for (int i = 0; i < b; i++) {                 /* the workload: not timed */
             int64_t shop = idb_zipf_draw(&r->zipf, &rng);
             row_shard[i] = r->shop_shard[shop];
-            rows[i] = (idb_row){ .shop = (uint32_t)shop, .display_no = 1000 + ++r->shop_orders[shop],
-                                 .created_ms = created, .total_cents = (int64_t)idb_rng_below(&rng, 50000) };
+            rows[i] = (idb_row){ .shop = (uint32_t)shop,
+                                 .display_no = 1000 + ++r->shop_orders[shop],
+                                 .created_ms = created,
+                                 .total_cents = (int64_t)idb_rng_below(&rng, 50000) };
         }
         int64_t t0 = idb_mono_ns();
         for (int i = 0; i < b && !rc; i++)
@@ -165,18 +173,24 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
         for (int i = 0; i < 6; i++)
             *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
         if (s.depth > sum->depth) sum->depth = s.depth;
-        if (s.fill_factor >= 0 && s.leaf_pages > 0) { used += s.fill_factor * (double)s.leaf_pages; cap += (double)s.leaf_pages; }
+        if (s.fill_factor >= 0 && s.leaf_pages > 0) {
+            used += s.fill_factor * (double)s.leaf_pages;
+            cap += (double)s.leaf_pages;
+        }
     }
     sum->fill_factor = cap > 0 ? used / cap : -1;
 
     if (cfg->n_curve > 0) {
         if (!cfg->store->curve)
-            return idb_fail(err, IDB_EINPUT, "store %s has no miss-ratio curve (--curve needs pagesim)",
+            return idb_fail(err, IDB_EINPUT,
+                            "store %s has no miss-ratio curve (--curve needs pagesim)",
                             cfg->store->name);
-        for (int i = 0; i < cfg->n_curve; i++) res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
+        for (int i = 0; i < cfg->n_curve; i++)
+            res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
         for (int k = 0; k < cfg->shards; k++) {
-            idb_curve_point pts[64];
-            int rc = cfg->store->curve(r->shards[k].store, cfg->curve_cache_pages, cfg->n_curve, pts, err);
+            idb_curve_point pts[IDB_CURVE_MAX];
+            int rc = cfg->store->curve(r->shards[k].store, cfg->curve_cache_pages, cfg->n_curve,
+                                       pts, err);
             if (rc) return rc;
             for (int i = 0; i < cfg->n_curve; i++) {
                 /* per-insert rates of a shard, weighted by its share of the inserts */
@@ -230,7 +244,8 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     if (rc) return rc;
     char owner[64];
     snprintf(owner, sizeof owner, "store %s", cfg->store->name);
-    rc = idb_opts_parse(&res->store_opts, cfg->store->options, cfg->store_kv, cfg->n_store_kv, owner, err);
+    rc = idb_opts_parse(&res->store_opts, cfg->store->options, cfg->store_kv, cfg->n_store_kv,
+                        owner, err);
     if (rc) return rc;
     res->key_bytes = cfg->strategy->bits / 8;
 
@@ -239,7 +254,8 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     r.shop_shard = malloc((size_t)cfg->shops * sizeof *r.shop_shard);
     r.shop_orders = calloc((size_t)cfg->shops, sizeof *r.shop_orders);
     r.lat = malloc((size_t)cfg->ids * sizeof *r.lat);
-    r.commit_lat = malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r.commit_lat);
+    r.commit_lat =
+        malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r.commit_lat);
     if (!r.shards || !r.shop_shard || !r.shop_orders || !r.lat || !r.commit_lat ||
         idb_zipf_init(&r.zipf, cfg->shops, cfg->shop_skew) != 0) {
         close_run(&r);
@@ -247,13 +263,15 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     }
     idb_rng rng;                                       /* shops to shards: seeded */
     idb_rng_seed(&rng, cfg->seed ^ 0x5eed5eed5eedULL);
-    for (int i = 0; i < cfg->shops; i++) r.shop_shard[i] = (int)idb_rng_below(&rng, (uint64_t)cfg->shards);
+    for (int i = 0; i < cfg->shops; i++)
+        r.shop_shard[i] = (int)idb_rng_below(&rng, (uint64_t)cfg->shards);
 
     for (int k = 0; k < cfg->shards && !rc; k++) rc = open_shard(&r, k, &res->store_opts, err);
     int64_t w0 = idb_proc_write_bytes();
     if (!rc) rc = timed_loop(&r, res, err);
     if (!rc) rc = collect(&r, res, err);
-    for (int k = 0; k < cfg->shards && r.shards; k++)  /* close the stores: their final writes count */
+    for (int k = 0; k < cfg->shards && r.shards;
+         k++) /* close the stores: their final writes count */
         if (r.shards[k].store) { cfg->store->close(r.shards[k].store); r.shards[k].store = NULL; }
     int64_t w1 = idb_proc_write_bytes();
     res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;

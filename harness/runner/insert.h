@@ -39,7 +39,7 @@ typedef struct idb_insert_config {
 
 typedef struct idb_insert_result {
     int key_bytes;
-    double seconds;                   /* wall time of the timed part (generation + inserts + commits) */
+    double seconds;                   /* wall time timed: generation + inserts + commits */
     double gen_ns_per_id;
     double inserts_per_s;             /* ids / (insert + commit time) */
     int64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
