@@ -28,6 +28,11 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Print err's message as one idbench: line; return its exit status. */
 int cli_fail_err(const idb_err *err);
 
+/* Print "idbench: cannot write to stdout: <strerror(errnum)>" (errnum 0: the reason is no
+ * longer known); return 1. main() (main.c) checks stdout after every command; a command
+ * that stops early on a failed write uses it. */
+int cli_stdout_failed(int errnum);
+
 /* Print "idbench: <message>" and the usage of command name; return 2. */
 int cli_usage(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,6 +1,8 @@
 /* cmd_ids.c — the commands about strategies themselves: list, help, gen, decode. */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,9 @@
 #include "cli.h"
 #include "store.h"
 #include "strategy.h"
+
+#define GEN_COUNT_MAX (1LL << 40)     /* gen -n */
+#define GEN_THREADS_MAX 256           /* gen -t */
 
 static const char *coord_names[] = {
     [IDB_COORD_NONE] = "none",
@@ -64,41 +69,89 @@ int cmd_help(int argc, char **argv)
     return cli_fail(IDB_EINPUT, "unknown strategy or store '%s' (see idbench list)", argv[1]);
 }
 
+/* What gen's threads share: the output lock, what was printed, and whether to stop. */
+typedef struct gen_out {
+    pthread_mutex_t lock;        /* guards stdout and the fields below */
+    long long printed;           /* IDs written to stdout (whole lines) */
+    int write_errno;             /* errno of the first failed write to stdout; 0: none */
+    atomic_int stop;             /* 1 once a thread failed: the others stop making IDs */
+} gen_out;
+
 typedef struct gen_job {
     const idb_strategy *s;
     void *inst;
     long long count;
-    pthread_mutex_t *out_lock;
+    gen_out *out;
     idb_err err;
     int rc;
 } gen_job;
 
-/* Append the job's buffer to stdout under the shared lock. */
-static void flush_out(gen_job *j, char *buf, size_t *len)
+/* Append the job's buffer of n IDs to stdout under the shared lock and count them; a failed
+ * write is recorded and stops every thread (nothing more is written). */
+static void flush_out(gen_job *j, char *buf, size_t *len, long long *n)
 {
-    pthread_mutex_lock(j->out_lock);
-    fwrite(buf, 1, *len, stdout);
-    pthread_mutex_unlock(j->out_lock);
+    gen_out *o = j->out;
+    pthread_mutex_lock(&o->lock);
+    if (*len && !o->write_errno) {
+        errno = 0;
+        if (fwrite(buf, 1, *len, stdout) != *len || ferror(stdout)) {
+            o->write_errno = errno ? errno : EIO;
+            atomic_store(&o->stop, 1);
+        } else {
+            o->printed += *n;
+        }
+    }
+    pthread_mutex_unlock(&o->lock);
     *len = 0;
+    *n = 0;
 }
 
-/* One generating thread: count IDs from the shared instance, printed in 64 KiB chunks. */
+/* One generating thread: count IDs from the shared instance, printed in 64 KiB chunks.
+ * On a failure of next() it prints the IDs it made before it, then stops every thread. */
 static void *gen_thread(void *arg)
 {
     gen_job *j = arg;
     static _Thread_local char buf[1 << 16];
     size_t len = 0;
-    for (long long i = 0; i < j->count; i++) {
+    long long n = 0;
+    for (long long i = 0; i < j->count && !atomic_load_explicit(&j->out->stop,
+                                                              memory_order_relaxed); i++) {
         idb_id id;
         j->rc = j->s->next(j->inst, &id, &j->err);
-        if (j->rc) break;
-        if (len + IDB_TEXT_MAX + 1 > sizeof buf) flush_out(j, buf, &len);
+        if (j->rc) { atomic_store(&j->out->stop, 1); break; }
+        if (len + IDB_TEXT_MAX + 1 > sizeof buf) flush_out(j, buf, &len, &n);
         j->s->format(&id, buf + len);
         len += strlen(buf + len);
         buf[len++] = '\n';
+        n++;
     }
-    flush_out(j, buf, &len);
+    flush_out(j, buf, &len, &n);
     return NULL;
+}
+
+/* Run threads jobs on inst (jobs[0] in this thread) and report how they ended: 0, or the
+ * exit status after one line: a failed write to stdout, or the first thread's error with
+ * how many of the count IDs were printed before gen stopped. */
+static int gen_run(gen_job *jobs, int threads, long long count)
+{
+    pthread_t tids[GEN_THREADS_MAX];
+    int started = 1, status = 0;
+    for (; started < threads; started++)
+        if (pthread_create(&tids[started], NULL, gen_thread, &jobs[started]) != 0) {
+            atomic_store(&jobs[0].out->stop, 1);
+            status = cli_fail(IDB_EIO, "cannot start thread %d", started);
+            break;
+        }
+    if (!status) gen_thread(&jobs[0]);
+    for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
+    gen_out *o = jobs[0].out;
+    if (status) return status;
+    if (o->write_errno) return cli_stdout_failed(o->write_errno);
+    for (int t = 0; t < threads; t++)
+        if (jobs[t].rc)
+            return cli_fail(IDB_EIO, "%s (gen stopped: %lld of %lld IDs printed)",
+                            jobs[t].err.msg, o->printed, count);
+    return 0;
 }
 
 /* idbench gen NAME [-n COUNT] [-t THREADS] [-o KEY=VALUE]... */
@@ -112,8 +165,11 @@ int cmd_gen(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "n:t:o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'n': if ((rc = cli_parse_count("-n", optarg, 0, 1LL << 40, &count))) return rc; break;
-        case 't': if ((rc = cli_parse_count("-t", optarg, 1, 256, &threads))) return rc; break;
+        case 'n': if ((rc = cli_parse_count("-n", optarg, 0, GEN_COUNT_MAX, &count))) return rc;
+                  break;
+        case 't': if ((rc = cli_parse_count("-t", optarg, 1, GEN_THREADS_MAX, &threads)))
+                      return rc;
+                  break;
         case 'o': if ((rc = cli_kv_add(&kv, optarg))) return rc; break;
         default:
             return cli_usage("gen", "gen: unknown flag or missing value '%s'", argv[optind - 1]);
@@ -128,26 +184,13 @@ int cmd_gen(int argc, char **argv)
     if ((rc = idb_strategy_create_kv(s, kv.kv, kv.n, idb_clock_real(), &inst, &err)))
         return cli_fail_err(&err);
 
-    pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-    gen_job jobs[256];
-    pthread_t tids[256];
-    for (int t = 0; t < threads; t++) {
-        jobs[t] = (gen_job){ .s = s, .inst = inst, .out_lock = &out_lock,
+    gen_out out = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    gen_job jobs[GEN_THREADS_MAX];
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (gen_job){ .s = s, .inst = inst, .out = &out,
                              .count = count / threads + (t < count % threads) };
-        if (t > 0 && pthread_create(&tids[t], NULL, gen_thread, &jobs[t]) != 0) {
-            s->destroy(inst);
-            return cli_fail(IDB_EIO, "cannot start thread %d", t);
-        }
-    }
-    gen_thread(&jobs[0]);
-    int status = 0;
-    for (int t = 0; t < threads; t++) {
-        if (t > 0) pthread_join(tids[t], NULL);
-        if (jobs[t].rc && !status) status = cli_fail(IDB_EIO, "%s", jobs[t].err.msg);
-    }
+    int status = gen_run(jobs, (int)threads, count);
     s->destroy(inst);
-    if ((fflush(stdout) != 0 || ferror(stdout)) && !status)
-        status = cli_fail(IDB_EIO, "cannot write the IDs to stdout");
     return status;
 }
 

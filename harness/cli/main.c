@@ -1,5 +1,7 @@
 /* main.c — idbench: the command table and dispatch. Adding a command: one line here,
- * its declaration in cli.h, its file in meson.build. */
+ * its declaration in cli.h, its file in meson.build. Every command's output is checked
+ * here once it returns: a write to stdout that failed is a runtime failure (exit 1). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +29,31 @@ const cli_command cli_commands[] = {
     { 0 },
 };
 
+/* One line for a write to stdout that failed with errnum (0: why is no longer known);
+ * returns the exit status, 1. */
+int cli_stdout_failed(int errnum)
+{
+    return cli_fail(IDB_EIO, "cannot write to stdout: %s",
+                    errnum ? strerror(errnum) : "an earlier write failed");
+}
+
+/* Flush and close stdout after a command returned status: a write that failed now or
+ * earlier (the stream's error flag) turns a success into exit 1 with one line. A command
+ * that failed has said why already, so nothing more is printed then. */
+static int finish_stdout(int status)
+{
+    int failed = fflush(stdout) != 0, errnum = errno;
+    if (!failed && ferror(stdout)) {    /* an earlier write failed and its reason is gone */
+        failed = 1;
+        errnum = 0;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        errnum = errno;
+    }
+    return failed && status == 0 ? cli_stdout_failed(errnum) : status;
+}
+
 int main(int argc, char **argv)
 {
     idb_err err = { 0 };            /* a plug-in that breaks its interface stops every command */
@@ -38,9 +65,9 @@ int main(int argc, char **argv)
         return EXIT_INPUT;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-        return cmd_help(1, argv + 1);
+        return finish_stdout(cmd_help(1, argv + 1));
     for (const cli_command *c = cli_commands; c->name; c++)
-        if (strcmp(c->name, argv[1]) == 0) return c->run(argc - 1, argv + 1);
+        if (strcmp(c->name, argv[1]) == 0) return finish_stdout(c->run(argc - 1, argv + 1));
     fprintf(stderr, "idbench: unknown command '%s' (try: idbench help)\n", argv[1]);
     return EXIT_INPUT;
 }
