@@ -177,9 +177,10 @@ static void plan_free(sim_plan *p)
     free(p->nst);
 }
 
-/* Load every workload of a, apply its --set flags and --seed and pick its strategies, before
- * anything runs. Returns 0, or the exit status after printing an error (*p is then still to
- * be freed with plan_free). */
+/* Load every workload of a with the --set flags (checked once all are applied, so their
+ * order does not matter) and --seed, and pick its strategies, before anything runs.
+ * Returns 0, or the exit status after printing an error (*p is then still to be freed
+ * with plan_free). */
 static int plan_load(const sim_args *a, sim_plan *p)
 {
     idb_err err = { 0 };
@@ -190,9 +191,8 @@ static int plan_load(const sim_args *a, sim_plan *p)
     if (!p->w || !p->sts || !p->nst) return cli_fail(IDB_ENOMEM, "out of memory");
     for (int i = 0; i < a->npaths; i++) {
         sim_workload *w = &p->w[i];
-        if (sim_workload_load(a->paths[i], w, &err) != 0) return cli_fail_err(&err);
-        for (int k = 0; k < a->nsets; k++)
-            if (sim_workload_set(w, a->sets[k], &err) != 0) return cli_fail_err(&err);
+        if (sim_workload_load_set(a->paths[i], a->sets, a->nsets, w, &err) != 0)
+            return cli_fail_err(&err);
         if (a->have_seed) w->seed = a->seed;
         p->nst[i] = sim_workload_strategies(w, a->strategies, p->sts[i], &err);
         if (p->nst[i] < 0) return cli_fail_err(&err);
@@ -216,6 +216,8 @@ static int run_workload(const sim_args *a, const sim_workload *w,
         sim_result r;
         sim_run_opts o = { .timeline = tl != NULL };
         if (sim_run(w, &s, sts[k], &o, &r, &err) != 0) {
+            /* every input was checked before the first run: a refusal now comes from what the
+             * simulator itself gave a strategy, so it is a runtime failure, not bad input */
             rc = cli_fail(err.code == IDB_EINPUT ? IDB_EIO : err.code, "%s: %s", w->name,
                           err.msg);
             break;
@@ -258,10 +260,7 @@ int cmd_simulate(int argc, char **argv)
         rc = run_workload(&a, &p.w[i], p.sts[i], p.nst[i], tl, rows, &nrows);
     if (tl && idb_atomic_commit(&tla, rc != 0) != 0 && rc == 0)
         rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno));
-    if (rc == 0) {
-        print_rows(rows, nrows, a.format);
-        if (fflush(stdout) != 0) rc = cli_fail(IDB_EIO, "cannot write the results to stdout");
-    }
+    if (rc == 0) print_rows(rows, nrows, a.format);        /* main() checks the write */
 out_rows:
     free(rows);
 out:

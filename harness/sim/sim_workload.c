@@ -63,6 +63,7 @@ static const idb_key keys[] = {
 #undef EVENT
 #undef AT
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]) - 1)
+#define RANGE_SPACE (UINT64_C(1) << 63)  /* the range strategy's IDs: 1 .. 2^63 - 1 */
 #define SECTIONS "workload, clock, counter, range, events, burst"
 _Static_assert(NKEYS <= (int)(sizeof ((sim_workload *)0)->line / sizeof(int)),
                "sim_workload.line[] is too short");
@@ -189,6 +190,13 @@ int sim_workload_check(const sim_workload *w, idb_err *err)
     if (w->step_back_ms > 0 && w->step_at_s >= w->duration_s)
         FAIL_AT("clock.step_at_s", "step_at_s = %g is not before the end (duration_s = %g)",
                 w->step_at_s, w->duration_s);
+    /* range: each shard (the added one too) leases a whole range below 2^63 */
+    uint64_t ranges = (uint64_t)w->shards + (w->add_shard_at_s != SIM_OFF);
+    if ((uint64_t)w->range_size > RANGE_SPACE / ranges)
+        FAIL_AT("range.range_size", "range_size = %lld is too large for %llu shards: each "
+                "leases a whole range, so shards x range_size must be at most 2^63 (here "
+                "range_size at most %llu)", (long long)w->range_size,
+                (unsigned long long)ranges, (unsigned long long)(RANGE_SPACE / ranges));
     double n = sim_workload_expected_orders(w);
     if (n > (double)SIM_MAX_ORDERS)
         FAIL_AT("workload.orders_per_s", "about %.0f orders (orders_per_s x duration_s, with the "
@@ -196,8 +204,8 @@ int sim_workload_check(const sim_workload *w, idb_err *err)
     return 0;
 }
 
-/* Defaults, the name from the file name, the file's keys, the checks (see sim_workload.h). */
-int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
+/* Defaults, the name from the file name, then the file's keys (no whole-workload checks). */
+static int load_keys(const char *path, sim_workload *w, idb_err *err)
 {
     sim_workload_defaults(w);
     if (strlen(path) >= sizeof w->source)
@@ -213,13 +221,13 @@ int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
         name[n] = 0;
         idb_key_set(&keys[find_key_full("workload.name")], w, NULL, name, NULL);
     }
-    int rc = ini_parse_file(path, on_key, w, err);
-    return rc ? rc : sim_workload_check(w, err);
+    return ini_parse_file(path, on_key, w, err);
 }
 
-/* One SECTION.KEY=VALUE override through the file handler, then the checks (see
- * sim_workload.h). */
-int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
+/* One SECTION.KEY=VALUE override through the file handler, without the whole-workload
+ * checks; with once, a key already set by an override is refused (the order of the
+ * overrides must not matter). Returns 0 or IDB_EINPUT with err "--set TEXT: ...". */
+static int apply_set(sim_workload *w, const char *assignment, int once, idb_err *err)
 {
     const char *eq = strchr(assignment, '=');
     const char *dot = eq ? memchr(assignment, '.', (size_t)(eq - assignment)) : NULL;
@@ -233,11 +241,37 @@ int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
     section[sl] = 0;
     memcpy(key, dot + 1, kl);
     key[kl] = 0;
+    int k = find_key(section, key);
+    if (once && k >= 0 && w->line[k] < 0)
+        return idb_fail(err, IDB_EINPUT, "--set %s: %s.%s is set by another --set too (a key "
+                        "may be set once)", assignment, section, key);
     idb_err e = { 0 };
     int rc = on_key(w, section, key, eq + 1, 0, &e);
     if (rc) return idb_fail(err, rc, "--set %s: %s", assignment, e.msg);
-    w->line[find_key(section, key)] = -1;
-    return sim_workload_check(w, err);
+    w->line[k] = -1;
+    return 0;
+}
+
+/* Defaults, the file, every override, then the checks once (see sim_workload.h). */
+int sim_workload_load_set(const char *path, const char *const *sets, int nsets,
+                          sim_workload *w, idb_err *err)
+{
+    int rc = load_keys(path, w, err);
+    for (int i = 0; i < nsets && rc == 0; i++) rc = apply_set(w, sets[i], 1, err);
+    return rc ? rc : sim_workload_check(w, err);
+}
+
+/* Defaults, the file's keys, the checks (see sim_workload.h). */
+int sim_workload_load(const char *path, sim_workload *w, idb_err *err)
+{
+    return sim_workload_load_set(path, NULL, 0, w, err);
+}
+
+/* One override, then the checks (see sim_workload.h). */
+int sim_workload_set(sim_workload *w, const char *assignment, idb_err *err)
+{
+    int rc = apply_set(w, assignment, 0, err);
+    return rc ? rc : sim_workload_check(w, err);
 }
 
 int sim_workload_strategies(const sim_workload *w, const char *list,

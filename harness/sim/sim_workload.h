@@ -72,6 +72,13 @@ void sim_workload_defaults(sim_workload *w);
  * "PATH:LINE: ..." (or "PATH: cannot read: ..."). */
 int sim_workload_load(const char *path, sim_workload *w, idb_err *err);
 
+/* Defaults, the keys of the file at path, then the overrides sets[0..nsets) (the --set
+ * flags, "SECTION.KEY=VALUE", each checked like a file value; a key set by two of them is
+ * refused), then the whole-workload checks once, so the order of the overrides does not
+ * matter. Returns 0 or IDB_EINPUT with err as sim_workload_load and sim_workload_set. */
+int sim_workload_load_set(const char *path, const char *const *sets, int nsets,
+                          sim_workload *w, idb_err *err);
+
 /* Override one key from "SECTION.KEY=VALUE" (the --set flag), checked like a file value,
  * then re-run the whole-workload checks. Returns 0 or IDB_EINPUT with err
  * "--set TEXT: ...". */
