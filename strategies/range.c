@@ -77,6 +77,7 @@ typedef struct range {
     uint64_t size;
     int64_t shard;
     unsigned fork_gen;                   /* idb_random_fork_generation() at create */
+    int creating;                        /* 1 inside create(): an unusable dir is bad input */
     char path[4096];
 } range;
 
@@ -91,10 +92,13 @@ static const idb_opt_decl range_options[] = {
     { 0 },
 };
 
-/* Turn a failed SQLite call into an IDB_E* code and a message naming the file. */
+/* Turn a failed SQLite call into an IDB_E* code and a message naming the file. Inside
+ * create() a file or directory that cannot be opened or written is the dir option's fault
+ * (IDB_EINPUT); later, or for other failures, it is a runtime failure. */
 static int db_fail(range *r, int rc, const char *what, idb_err *err)
 {
     int base = rc & 0xff;
+    int unusable = r->creating ? IDB_EINPUT : IDB_EIO;
     if (base == SQLITE_NOTADB)
         return idb_fail(err, IDB_EINPUT, "strategy range: '%s' is not a range directory "
                         "(not an SQLite database)", r->path);
@@ -107,13 +111,15 @@ static int db_fail(range *r, int rc, const char *what, idb_err *err)
         snprintf(dir, sizeof dir, "%.*s", (int)(strlen(r->path) - strlen("/" RANGE_FILE)),
                  r->path);
         if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)   /* the likely cause */
-            return idb_fail(err, IDB_EIO, "strategy range: cannot %s '%s': directory '%s': %s",
+            return idb_fail(err, unusable, "strategy range: cannot %s '%s': directory '%s': %s",
                             what, r->path, dir, strerror(errno));
     }
     int sys = r->db ? sqlite3_system_errno(r->db) : 0;
     const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
     int code = base == SQLITE_BUSY || base == SQLITE_LOCKED ? IDB_EUNAVAIL
-             : base == SQLITE_NOMEM ? IDB_ENOMEM : IDB_EIO;
+             : base == SQLITE_NOMEM ? IDB_ENOMEM
+             : base == SQLITE_READONLY || base == SQLITE_CANTOPEN || base == SQLITE_PERM
+               ? unusable : IDB_EIO;
     if (sys && base != SQLITE_BUSY && base != SQLITE_LOCKED)
         return idb_fail(err, code, "strategy range: cannot %s '%s': %s (%s)", what, r->path,
                         msg, strerror(sys));
@@ -233,10 +239,10 @@ static void range_free(range *r)
 }
 
 /* Open (creating if needed) <dir>/idbench-ranges.sqlite, check it and lease the first
- * range. Returns 0 and *inst; IDB_EINPUT for a dir that is not a directory, a file that
- * is not a range directory or another range_size; IDB_EIO when the file cannot be
- * created or written; IDB_EUNAVAIL when another process holds the lock for 10 s;
- * IDB_EEXHAUSTED when every range is leased. */
+ * range. Returns 0 and *inst; IDB_EINPUT for a dir that is not a directory or cannot be
+ * used (the file cannot be created, opened or written there), a file that is not a range
+ * directory or another range_size; IDB_EIO when the disk fails; IDB_EUNAVAIL when another
+ * process holds the lock for 10 s; IDB_EEXHAUSTED when every range is leased. */
 static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     const char *dir = idb_opts_str(opts, "dir");
@@ -256,11 +262,12 @@ static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb
     r->size = (uint64_t)idb_opts_int(opts, "range_size");
     r->shard = idb_opts_int(opts, "shard");
     r->fork_gen = idb_random_fork_generation();
+    r->creating = 1;
 
     int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) { rc = db_fail(r, rc, "open", err); goto fail; }
     if (sqlite3_db_readonly(r->db, "main") == 1) {
-        rc = idb_fail(err, IDB_EIO, "strategy range: cannot write '%s': it is read-only",
+        rc = idb_fail(err, IDB_EINPUT, "strategy range: cannot write '%s': it is read-only",
                       r->path);
         goto fail;
     }
@@ -268,6 +275,7 @@ static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb
     if ((rc = db_exec(r, "PRAGMA synchronous = FULL", "set up", err))) goto fail;
     uint64_t lo, hi;
     if ((rc = lease(r, 1, &lo, &hi, err))) goto fail;
+    r->creating = 0;
     atomic_store(&r->next, lo);
     atomic_store(&r->last, hi);
     *inst = r;
@@ -327,9 +335,9 @@ static int range_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit
     if (id->len != 8 || v == 0 || v > RANGE_ID_MAX)
         return idb_fail(err, IDB_EINPUT, "%llu is not a range ID (they are 1..2^63-1)",
                         (unsigned long long)v);
-    idb_emit_int(emit, ctx, "value", (long long)v);
-    idb_emit_int(emit, ctx, "range", (long long)(v / size));
-    idb_emit_int(emit, ctx, "offset", (long long)(v % size));
+    idb_emit_uint(emit, ctx, "value", v);
+    idb_emit_uint(emit, ctx, "range", v / size);
+    idb_emit_uint(emit, ctx, "offset", v % size);
     return 0;
 }
 

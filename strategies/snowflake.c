@@ -16,7 +16,8 @@
  *   on_backwards=refuse  return IDB_ECLOCK with err->behind_ms, until the clock catches up;
  *   on_backwards=wait    wait until the clock reads the last ms, then go on.
  * A clock that cannot be waited for (a frozen manual clock) gives IDB_ECLOCK. A clock before
- * epoch_ms gives IDB_EINPUT; a time past the 41 bits gives IDB_EEXHAUSTED.
+ * epoch_ms gives IDB_EINPUT (create() refuses an epoch_ms in the future); a time past the
+ * 41 bits gives IDB_EEXHAUSTED.
  * The (last ms, sequence) pair is guarded by a spinlock, held while waiting.
  *
  * Options:
@@ -56,9 +57,14 @@ static const idb_opt_decl snowflake_options[] = {
     { 0 },
 };
 
-/* Make an instance on clock from opts. Returns 0 or IDB_ENOMEM. */
+/* Make an instance on clock from opts. Returns 0, IDB_EINPUT (epoch_ms is after the
+ * clock's time: no ID could be made) or IDB_ENOMEM. */
 static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
+    int64_t epoch = idb_opts_int(opts, "epoch_ms"), now = idb_clock_now_ms(clock);
+    if (epoch > now)
+        return idb_fail(err, IDB_EINPUT, "strategy snowflake: option epoch_ms = %lld is in the "
+                        "future (the clock reads %lld)", (long long)epoch, (long long)now);
     snowflake *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     s->clock = clock;
@@ -161,8 +167,8 @@ static int snowflake_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn 
 
     idb_emit_int(emit, ctx, "timestamp_ms", ms);
     idb_emit_time(emit, ctx, "time", ms, 0);
-    idb_emit_int(emit, ctx, "worker", (long long)(v >> 12 & 0x3FF));
-    idb_emit_int(emit, ctx, "sequence", (long long)(v & 0xFFF));
+    idb_emit_uint(emit, ctx, "worker", v >> 12 & 0x3FF);
+    idb_emit_uint(emit, ctx, "sequence", v & 0xFFF);
     return 0;
 }
 

@@ -264,7 +264,8 @@ static void test_range_bad_dir(void **state)
 }
 
 /* In a child (dropping root, which may write anywhere): with dir read-only, creating the
- * range directory, and then writing an existing one, fail with IDB_EIO naming the file. */
+ * range directory, and then writing an existing one, fail with IDB_EINPUT (create() refuses
+ * a dir that cannot be used: bad input) naming the file. */
 static void test_range_unwritable_dir(void **state)
 {
     fixture *f = *state;
@@ -289,17 +290,17 @@ static void test_range_unwritable_dir(void **state)
         snprintf(dsub, sizeof dsub, "dir=%s", sub);
         int rc = make(&r, &err, dsub, NULL);
         fprintf(stderr, "  unwritable (new file): rc=%d: %s\n", rc, err.msg);
-        if (rc != IDB_EIO || !strstr(err.msg, sub) || strchr(err.msg, '\n') || r) _exit(11);
+        if (rc != IDB_EINPUT || !strstr(err.msg, sub) || strchr(err.msg, '\n') || r) _exit(11);
         char p2[200];
         snprintf(p2, sizeof p2, "%s/%s", sub, RANGE_FILE);
         if (access(p2, F_OK) == 0 || errno != ENOENT) _exit(12);   /* nothing was created */
         rc = make(&r, &err, d, NULL);
         fprintf(stderr, "  unwritable (existing file): rc=%d: %s\n", rc, err.msg);
-        if (rc != IDB_EIO || !strstr(err.msg, path) || r) _exit(13);
+        if (rc != IDB_EINPUT || !strstr(err.msg, path) || r) _exit(13);
         if (chmod(path, 0666) != 0) _exit(14);
         rc = make(&r, &err, d, NULL);
         fprintf(stderr, "  unwritable (file writable, dir not): rc=%d: %s\n", rc, err.msg);
-        if (rc != IDB_EIO || !strstr(err.msg, path) || r) _exit(15);
+        if (rc != IDB_EINPUT || !strstr(err.msg, path) || r) _exit(15);
         _exit(0);
     }
     int status;

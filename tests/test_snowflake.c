@@ -164,7 +164,12 @@ TEST(test_worker_out_of_range)
 TEST(test_before_epoch)
 {
     idb_clock c;
-    void *inst = sf_on(&c, (TWEPOCH - 1) * 1000000, NULL);
+    void *inst = NULL;
+    idb_clock_manual_init(&c, (TWEPOCH - 1) * 1000000);      /* create refuses the epoch */
+    assert_int_equal(idb_strategy_create_kv(SF, NULL, 0, &c, &inst, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "epoch_ms = 1288834974657 is in the future"));
+    inst = sf_on(&c, TWEPOCH * 1000000, NULL);                /* then the clock steps back */
+    idb_clock_advance_ns(&c, -1000000);
     idb_id id;
     assert_int_equal(SF->next(inst, &id, &err), IDB_EINPUT);
     assert_non_null(strstr(err.msg, "before epoch_ms"));
