@@ -50,7 +50,7 @@ static int counter_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn em
                           idb_err *err)
 {
     (void)opts; (void)err;
-    idb_emit_int(emit, ctx, "value", (long long)idb_id_u64(id));
+    idb_emit_uint(emit, ctx, "value", idb_id_u64(id));
     return 0;
 }
 

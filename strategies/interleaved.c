@@ -69,9 +69,9 @@ static int interleaved_decode(const idb_opts *opts, const idb_id *id, idb_emit_f
     if (v <= base)
         return idb_fail(err, IDB_EINPUT, "%llu is not an interleaved ID above base %llu",
                         (unsigned long long)v, (unsigned long long)base);
-    idb_emit_int(emit, ctx, "shard", (long long)((v - base - 1) % n));
-    idb_emit_int(emit, ctx, "shards", (long long)n);
-    idb_emit_int(emit, ctx, "value", (long long)v);
+    idb_emit_uint(emit, ctx, "shard", (v - base - 1) % n);
+    idb_emit_uint(emit, ctx, "shards", n);
+    idb_emit_uint(emit, ctx, "value", v);
     return 0;
 }
 

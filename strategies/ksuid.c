@@ -146,7 +146,7 @@ static int ksuid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit
     if (id->len != KSUID_BYTES)
         return idb_fail(err, IDB_EINPUT, "a KSUID has 20 bytes, not %d", id->len);
     int64_t ts = (int64_t)idb_get_be(id->b, KSUID_TS_BYTES);
-    idb_emit_int(emit, ctx, "timestamp", ts);
+    idb_emit_uint(emit, ctx, "timestamp", (uint64_t)ts);
     idb_emit_time(emit, ctx, "time", (ts + KSUID_EPOCH_S) * 1000, 1);
     idb_emit_hex(emit, ctx, "payload", id->b + KSUID_TS_BYTES, KSUID_PAYLOAD_BYTES);
     return 0;

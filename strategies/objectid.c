@@ -116,10 +116,10 @@ static int objectid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn e
     if (id->len != 12)
         return idb_fail(err, IDB_EINPUT, "an ObjectId has 12 bytes, not %d", id->len);
     uint64_t s = idb_get_be(id->b, 4);
-    idb_emit_int(emit, ctx, "timestamp_s", (long long)s);
+    idb_emit_uint(emit, ctx, "timestamp_s", s);
     idb_emit_time(emit, ctx, "time", (int64_t)s * 1000, 1);
     idb_emit_hex(emit, ctx, "process_random", id->b + 4, 5);
-    idb_emit_int(emit, ctx, "counter", (long long)idb_get_be(id->b + 9, 3));
+    idb_emit_uint(emit, ctx, "counter", idb_get_be(id->b + 9, 3));
     return 0;
 }
 

@@ -42,7 +42,6 @@
  *   service  ENUM inproc               counter service backend
  */
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "counter_service.h"
@@ -163,14 +162,6 @@ static int segment_parse(const char *text, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* Emit an unsigned 64-bit field in decimal. */
-static void emit_u64(idb_emit_fn emit, void *ctx, const char *key, uint64_t v)
-{
-    char buf[24];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    emit(ctx, key, buf);
-}
-
 /* Emit value, block ((value-1)/block) and offset ((value-1)%block); opts NULL means the
  * default block size. Returns 0, or IDB_EINPUT for an ID that is not 8 bytes or is 0. */
 static int segment_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
@@ -180,9 +171,9 @@ static int segment_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn em
     uint64_t v = idb_id_u64(id);
     if (id->len != 8 || v == 0)
         return idb_fail(err, IDB_EINPUT, "not a segment ID: they are 8 bytes and start at 1");
-    emit_u64(emit, ctx, "value", v);
-    emit_u64(emit, ctx, "block", (v - 1) / block);
-    emit_u64(emit, ctx, "offset", (v - 1) % block);
+    idb_emit_uint(emit, ctx, "value", v);
+    idb_emit_uint(emit, ctx, "block", (v - 1) / block);
+    idb_emit_uint(emit, ctx, "offset", (v - 1) % block);
     return 0;
 }
 

@@ -111,8 +111,10 @@ int idb_text_hex_parse(const char *text, int bytes, idb_id *id, idb_err *err);
 #define IDB_SHOWN_MAX 256
 const char *idb_text_shown(const char *text, char *buf);
 
-/* Decode helpers: emit an integer or a hex field. */
+/* Decode helpers: emit a signed or an unsigned integer (every field that cannot be
+ * negative: a value above 2^63 - 1 must not print as negative), or a hex field. */
 void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v);
+void idb_emit_uint(idb_emit_fn emit, void *ctx, const char *key, uint64_t v);
 void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n);
 
 /* Emit Unix time ms (>= 0) as ISO 8601 UTC: 2022-02-22T19:22:22.000Z, or to the second

@@ -142,6 +142,13 @@ void idb_emit_int(idb_emit_fn emit, void *ctx, const char *key, long long v)
     emit(ctx, key, buf);
 }
 
+void idb_emit_uint(idb_emit_fn emit, void *ctx, const char *key, uint64_t v)
+{
+    char buf[sizeof "18446744073709551615"];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    emit(ctx, key, buf);
+}
+
 void idb_emit_hex(idb_emit_fn emit, void *ctx, const char *key, const uint8_t *p, int n)
 {
     char buf[IDB_ID_HEX_MAX];

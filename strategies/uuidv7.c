@@ -138,7 +138,7 @@ static int uuidv7_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emi
     emit(ctx, "variant", "10");
     idb_emit_int(emit, ctx, "timestamp_ms", ms);
     idb_emit_time(emit, ctx, "time", ms, 0);
-    idb_emit_int(emit, ctx, "counter", (long long)ctr);
+    idb_emit_uint(emit, ctx, "counter", ctr);
     return 0;
 }
 
