@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "keys.h"
 #include "strategy.h"
 #include "tmpdir.h"
 
@@ -151,12 +152,42 @@ static int register_gens(gen_bench *g, char (*names)[BENCH_NAME_MAX], const char
     return 0;
 }
 
+/* Google Benchmark's flags that take a number, and whether it is an integer: idbench checks
+ * their values itself, as every number it reads (Google Benchmark would take a hex float or
+ * print its own message besides idbench's). */
+static const struct { const char *flag; int integer; } number_flags[] = {
+    { "--benchmark_min_time=", 0 }, { "--benchmark_min_warmup_time=", 0 },
+    { "--benchmark_repetitions=", 1 }, { "--benchmark_v=", 1 },
+};
+
+/* Check one --benchmark_* flag's value when it is a number. Returns 0, or 2 after an error. */
+static int check_flag(const char *arg)
+{
+    for (size_t i = 0; i < sizeof number_flags / sizeof *number_flags; i++) {
+        size_t n = strlen(number_flags[i].flag);
+        if (strncmp(arg, number_flags[i].flag, n) != 0) continue;
+        const char *v = arg + n;
+        int64_t iv;
+        double dv;
+        int bad = number_flags[i].integer ? idb_parse_i64(v, &iv) != 0 || iv < 0 || iv > INT_MAX
+                                          : idb_parse_double(v, &dv) != 0 || dv < 0;
+        if (bad)
+            return cli_fail(IDB_EINPUT, "bench: %.*s: '%s' is not %s", (int)n - 1, arg, v,
+                            number_flags[i].integer ? "an integer 0..2147483647"
+                                                    : "a decimal number >= 0");
+    }
+    return 0;
+}
+
 /* idbench bench [--benchmark_* flags]: see the header comment. */
 int cmd_bench(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--benchmark_", 12) != 0)
             return cli_usage("bench", "bench: '%s' is not a --benchmark_* flag", argv[i]);
+        int rc = check_flag(argv[i]);
+        if (rc) return rc;
+    }
     if (filter_matches_nothing(argc, argv))
         return cli_fail(IDB_EINPUT, "bench: no benchmark matches the filter (see idbench list)");
 #ifndef __OPTIMIZE__

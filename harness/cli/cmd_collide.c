@@ -2,15 +2,12 @@
  * as one csv table: how many random IDs, and how long at R IDs a second, until a collision
  * has a 50% and a 1e-9 chance.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "collide.h"
+#include "keys.h"
 
 #define COLLIDE_BITS_MAX 1000
 
@@ -28,14 +25,12 @@ static void human_time(double s, char *buf, size_t len)
         }
 }
 
-/* Parse a finite positive number for flag. Returns 0 or the exit status after an error. */
+/* Parse a finite positive decimal number for flag (no hex, inf or nan: idb_parse_double).
+ * Returns 0 or the exit status after an error. */
 static int parse_positive(const char *flag, const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    int hex = strchr(s, 'x') || strchr(s, 'X');        /* strtod reads 0x1p4: refuse it */
-    if (!*s || *end || errno == ERANGE || !isfinite(v) || v <= 0 || hex)
+    double v;
+    if (idb_parse_double(s, &v) != 0 || v <= 0)
         return cli_fail(IDB_EINPUT, "%s: '%s' is not a positive number", flag, s);
     *out = v;
     return 0;
@@ -48,16 +43,15 @@ int cmd_collide(int argc, char **argv)
         { "bits", required_argument, NULL, 'b' }, { "rate", required_argument, NULL, 'r' }, { 0 },
     };
     double bits = 0, rate = 0;
+    long long nbits = 0;
     int c, rc;
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            if ((rc = parse_positive("--bits", optarg, &bits))) return rc;
-            if (bits > COLLIDE_BITS_MAX || bits != floor(bits))
-                return cli_fail(IDB_EINPUT, "--bits: '%s' is not a whole number of bits 1..%d",
-                                optarg, COLLIDE_BITS_MAX);
+            if ((rc = cli_parse_count("--bits", optarg, 1, COLLIDE_BITS_MAX, &nbits))) return rc;
+            bits = (double)nbits;
             break;
         case 'r': if ((rc = parse_positive("--rate", optarg, &rate))) return rc; break;
         default:
@@ -73,8 +67,7 @@ int cmd_collide(int argc, char **argv)
         double n = collide_ids(bits, ps[i]), secs = n / rate;
         char human[64];
         human_time(secs, human, sizeof human);
-        printf("%.0f,%g,%g,%.6g,%.6g,%s\n", bits, rate, ps[i], n, secs, human);
+        printf("%lld,%g,%g,%.6g,%.6g,%s\n", nbits, rate, ps[i], n, secs, human);
     }
-    if (fflush(stdout) != 0) return cli_fail(IDB_EIO, "cannot write to stdout");
-    return 0;
+    return 0;                                           /* main() checks the write */
 }
