@@ -162,4 +162,135 @@ expect 2 "insert unwritable dir" -- "$IDB" insert --store sqlite --strategy coun
 expect 2 "insert dir is a file" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$tmp/before.sqlite"
 expect 2 "insert rowid with 16-byte keys" -- "$IDB" insert --store sqlite --strategy uuidv4 -n 10 -s schema=rowid
 
+# --- the exit-status contract (issue 9 §4)
+# gen_partial DESCRIPTION -- COMMAND...: gen fails after printing some IDs: exit 1, one
+# idbench: line saying "gen stopped: N of M IDs printed", N the whole lines on stdout.
+gen_partial() {
+  local what=$1; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$? n
+  n=$(sed -n 's/.*(gen stopped: \([0-9][0-9]*\) of [0-9][0-9]* IDs printed)$/\1/p' "$tmp/err")
+  check "$what: exit 1" test "$got" -eq 1
+  check "$what: one idbench: line" test "$(wc -l <"$tmp/err")" -eq 1 -a \
+    "$(grep -c '^idbench: ' "$tmp/err")" -eq 1
+  check "$what: the line counts the IDs on stdout" test -n "$n" -a "$n" = "$(wc -l <"$tmp/out")"
+  check "$what: stdout ends with a whole line" test -z "$(tail -c1 "$tmp/out")"
+}
+# range runs out: every range of range_size=1000 up to the last but one is leased (by hand),
+# so gen gets the last range, 9223372036854775000..2^63-1 (808 IDs), then fails
+mkdir -p "$tmp/rx"
+expect 0 "gen range: make a range directory" -- "$IDB" gen range -n 1 -o dir="$tmp/rx" -o range_size=1000
+sqlite3 "$tmp/rx/idbench-ranges.sqlite" "INSERT INTO lease VALUES(9223372036854774, 0, 0)"
+gen_partial "gen range running out" -- "$IDB" gen range -n 1000 -o dir="$tmp/rx" -o range_size=1000
+check "gen range running out: the 808 IDs of the last range" test "$(wc -l <"$tmp/out")" -eq 808
+check "gen range running out: up to 2^63 - 1" test "$(tail -1 "$tmp/out")" = 9223372036854775807
+check "gen range running out: says why" grep -q 'every range of range_size=1000' "$tmp/err"
+# ulid's test hook: one ULID per ms, so the second in a ms fails (two threads)
+gen_partial "gen ulid overflowing" -- "$IDB" gen ulid -n 1000000 -t 2 -o overflow_after=1
+check "gen ulid overflowing: printed IDs are distinct" \
+  test "$(sort -u "$tmp/out" | wc -l)" -eq "$(wc -l <"$tmp/out")"
+
+# bad input is 2 everywhere: an epoch in the future, a dir that cannot be used
+future=253402300799999
+expect 2 "gen snowflake with a future epoch" -- "$IDB" gen snowflake -o epoch_ms=$future
+check "the future epoch is named" grep -q "epoch_ms = $future is in the future" "$tmp/err"
+expect 2 "insert snowflake with a future epoch" -- \
+  "$IDB" insert --store null --strategy snowflake -n 10 -o epoch_ms=$future
+expect 0 "decode with a future epoch (no clock needed)" -- \
+  "$IDB" decode snowflake 4194304 -o epoch_ms=$future
+check "decode with a future epoch: its timestamp" grep -qx "timestamp_ms=$((future + 1))" "$tmp/out"
+for d in /proc /etc/passwd/x; do
+  expect 2 "gen range, dir=$d" -- "$IDB" gen range -o dir=$d
+  expect 2 "insert range, dir=$d" -- "$IDB" insert --store null --strategy range -n 10 -o dir=$d
+  expect 0 "decode range, dir=$d (decode does not use it)" -- "$IDB" decode range 5 -o dir=$d
+done
+# the private temporary directory ($TMPDIR) failing is a runtime failure, for every command
+expect 1 "insert with an unusable TMPDIR" -- \
+  env TMPDIR=/etc/passwd "$IDB" insert --store null --strategy counter -n 10
+printf '[workload]\nduration_s = 1\norders_per_s = 100\nstrategies = range\n' >"$tmp/r1.ini"
+expect 1 "simulate range with an unusable TMPDIR" -- env TMPDIR=/etc/passwd "$IDB" simulate "$tmp/r1.ini"
+
+# a write to stdout that fails is exit 1 with one line, for every command
+full() {
+  local what=$1; shift
+  "$@" >/dev/full 2>"$tmp/err"
+  local got=$?
+  check "$what >/dev/full: exit 1" test "$got" -eq 1
+  check "$what >/dev/full: one line" test "$(cat "$tmp/err")" = \
+    "idbench: cannot write to stdout: No space left on device"
+}
+full "list" "$IDB" list
+full "help" "$IDB" help
+full "help snowflake" "$IDB" help snowflake
+full "decode" "$IDB" decode counter 92
+full "gen" "$IDB" gen counter -n 5
+full "gen -n 10000000 -t 4" "$IDB" gen counter -n 10000000 -t 4
+full "collide" "$IDB" collide --bits 64 --rate 1000
+full "simulate" "$IDB" simulate "$tmp/r1.ini"
+full "claims" "$IDB" claims --quick
+# bench: Google Benchmark's context goes to stderr too, and its C++ stream loses the reason
+"$IDB" bench --benchmark_filter=baseline --benchmark_min_time=0.001 >/dev/full 2>"$tmp/err"
+check "bench >/dev/full: exit 1" test $? -eq 1
+check "bench >/dev/full: one idbench: line, the last" test "$(grep -c '^idbench: ' "$tmp/err")" \
+  -eq 1 -a "$(tail -1 "$tmp/err" | cut -d: -f1-2)" = "idbench: cannot write to stdout"
+"$IDB" insert --store null --strategy counter -n 10 >/dev/full 2>"$tmp/err"
+check "insert >/dev/full: exit 1" test $? -eq 1
+check "insert >/dev/full: one idbench: line" test "$(grep -c '^idbench: ' "$tmp/err")" -eq 1 -a \
+  "$(wc -l <"$tmp/err")" -eq 1
+
+# unsigned fields print unsigned, at their largest
+expect 0 "decode counter 2^64 - 1" -- "$IDB" decode counter 18446744073709551615
+check "counter value 2^64 - 1" grep -qx 'value=18446744073709551615' "$tmp/out"
+expect 0 "decode interleaved 2^64 - 1" -- "$IDB" decode interleaved 18446744073709551615 -o shards=1
+check "interleaved value 2^64 - 1" grep -qx 'value=18446744073709551615' "$tmp/out"
+expect 0 "decode segment 2^64 - 1" -- "$IDB" decode segment 18446744073709551615
+check "segment block of 2^64 - 1" grep -qx 'block=18446744073709551' "$tmp/out"
+expect 0 "decode range 2^63 - 1" -- "$IDB" decode range 9223372036854775807 -o range_size=1
+check "range number 2^63 - 1" grep -qx 'range=9223372036854775807' "$tmp/out"
+expect 0 "decode the largest snowflake" -- "$IDB" decode snowflake 9223372036854775807
+check "snowflake worker and sequence at their largest" \
+  test "$(grep -E '^(worker|sequence)=' "$tmp/out" | tr '\n' ' ')" = "worker=1023 sequence=4095 "
+expect 0 "decode the largest objectid" -- "$IDB" decode objectid ffffffffffffffffffffffff
+check "objectid counter and seconds at their largest" \
+  test "$(grep -E '^(timestamp_s|counter)=' "$tmp/out" | tr '\n' ' ')" = "timestamp_s=4294967295 counter=16777215 "
+
+# integers never pass through a double; out of range is refused
+mkdir -p "$tmp/rmax"
+expect 0 "gen range with the largest range_size" -- \
+  "$IDB" gen range -n 3 -o dir="$tmp/rmax" -o range_size=9223372036854775807
+check "the largest range_size: 1, 2, 3" test "$(tr '\n' ' ' <"$tmp/out")" = "1 2 3 "
+expect 2 "gen range, range_size 2^63" -- "$IDB" gen range -o dir="$tmp/rmax" -o range_size=9223372036854775808
+for a in "-n 0x10" "-n 1e3" "-n 18446744073709551616" "-n 1.0" "-t 2.0"; do
+  expect 2 "gen $a" -- "$IDB" gen counter $a
+done
+for a in "--seed 9223372036854775808" "--seed -1" "--seed 1e3" "--batch 1.5" "--shards 0x2" \
+         "--shops 1e3"; do
+  expect 2 "insert $a" -- "$IDB" insert --store null --strategy counter -n 10 $a
+done
+for a in "--bits 64.0" "--bits 0x40" "--rate 0x1p3" "--rate ' 5'"; do
+  eval "expect 2 \"collide \$a\" -- \"\$IDB\" collide --bits 64 --rate 1 $a"
+done
+expect 2 "bench: a hex float" -- "$IDB" bench --benchmark_min_time=0x1p-6
+expect 2 "bench: repetitions 1,,2" -- "$IDB" bench --benchmark_repetitions=1,,2
+# the matrix seed goes into meta.json exactly: the largest, and 2^53 + 1
+mkdir -p "$tmp/mx"
+for seed in 9223372036854775807 9007199254740993; do
+  printf '[matrix]\nseed = %s\nrepeat = 1\n[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null\nsizes = 10\n[curve]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n' \
+    "$seed" >"$tmp/mx/m.ini"
+  rm -rf "$tmp/mx/r"
+  expect 0 "matrix with seed $seed" -- "$IDB" matrix "$tmp/mx/m.ini" --out "$tmp/mx/r"
+  check "meta.json records seed $seed exactly" grep -qx "  \"seed\": $seed," "$tmp/mx/r/meta.json"
+done
+sed -i 's/^seed = .*/seed = 9223372036854775808/' "$tmp/mx/m.ini"
+rm -rf "$tmp/mx/r"
+expect 2 "matrix seed 2^63" -- "$IDB" matrix "$tmp/mx/m.ini" --out "$tmp/mx/r"
+expect 2 "matrix --seed 2^63" -- "$IDB" matrix "$tmp/mx/m.ini" --seed 9223372036854775808 --out "$tmp/mx/r"
+expect 2 "matrix --repeat 0x2" -- "$IDB" matrix "$tmp/mx/m.ini" --repeat 0x2 --out "$tmp/mx/r"
+for kv in "sizes = 1,,2" "min_time = 0x1p-3"; do
+  sec=insert; [ "${kv%% *}" = min_time ] && sec=generation
+  printf '[%s]\n%s\n' "$sec" "$kv" >"$tmp/mx/bad.ini"
+  expect 2 "matrix file: $kv" -- "$IDB" matrix "$tmp/mx/bad.ini" --out "$tmp/mx/r"
+done
+check "no refused matrix wrote a results directory" test ! -e "$tmp/mx/r"
+
 cli_done

@@ -382,6 +382,31 @@ static void test_parsers(void **state)
         if (idb_parse_double(bad[i], &d) != IDB_EINPUT) fail_msg("'%s' was accepted", bad[i]);
 }
 
+/* Integers are parsed as integers, never through a double: the ends of int64 and uint64 and
+ * 2^53 + 1 (the first integer a double cannot hold) are stored exactly; one past an end,
+ * and anything but a plain decimal, is refused. */
+static void test_integers_exact(void **state)
+{
+    (void)state;
+    rec r;
+    defaults(&r);
+    set_ok(&r, "any", "9223372036854775807");
+    assert_true(r.any == INT64_MAX);
+    set_ok(&r, "any", "9007199254740993");
+    assert_true(r.any == 9007199254740993LL);
+    set_ok(&r, "u", "9007199254740993");
+    assert_true(r.u == 9007199254740993ULL);
+    set_ok(&r, "u", "18446744073709551615");
+    assert_true(r.u == UINT64_MAX);
+    int64_t v;
+    assert_int_equal(idb_parse_i64("-9223372036854775808", &v), 0);
+    assert_true(v == INT64_MIN);
+    const char *bad[] = { "9223372036854775808", "-9223372036854775809", "0x10", "1e3", "1.0",
+                          "", "+", "-", " 1", "1 ", "9007199254740993.0" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (idb_parse_i64(bad[i], &v) != IDB_EINPUT) fail_msg("'%s' was accepted", bad[i]);
+}
+
 /* Run every test of this file. */
 int main(void)
 {
@@ -397,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_find_and_names),
         cmocka_unit_test(test_each),
         cmocka_unit_test(test_parsers),
+        cmocka_unit_test(test_integers_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

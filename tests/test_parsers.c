@@ -485,6 +485,58 @@ static void test_ksuid_round_trip(void **state)
     expect_round_trip("ksuid", ksuid_good, NROWS(ksuid_good));
 }
 
+/* ---- decode: unsigned fields ------------------------------------------------------- */
+
+/* decode() callback: append "key=value;" to the char[DECODE_TEXT_MAX] at ctx. */
+#define DECODE_TEXT_MAX 512
+static void append_field(void *ctx, const char *key, const char *value)
+{
+    char *out = ctx;
+    size_t n = strlen(out);
+    snprintf(out + n, DECODE_TEXT_MAX - n, "%s=%s;", key, value);
+}
+
+/* The largest ID of each 64-bit or counter field decodes to unsigned values (a field above
+ * 2^63 - 1 must not print as negative), through parse() and decode() with options kv. */
+static void test_decode_unsigned_max(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *text, *kv, *want; } rows[] = {
+        { "counter", "18446744073709551615", NULL, "value=18446744073709551615;" },
+        { "interleaved", "18446744073709551615", "shards=1",
+          "shard=0;shards=1;value=18446744073709551615;" },
+        { "interleaved", "18446744073709551615", "shards=1048576",
+          "shard=1048574;shards=1048576;value=18446744073709551615;" },
+        { "segment", "18446744073709551615", NULL,
+          "value=18446744073709551615;block=18446744073709551;offset=614;" },
+        { "range", "9223372036854775807", "range_size=1",
+          "value=9223372036854775807;range=9223372036854775807;offset=0;" },
+        { "snowflake", "9223372036854775807", NULL,
+          "timestamp_ms=3487858230208;time=2080-07-10T17:30:30.208Z;worker=1023;"
+          "sequence=4095;" },
+        { "objectid", "ffffffffffffffffffffffff", NULL,
+          "timestamp_s=4294967295;time=2106-02-07T06:28:15Z;process_random=ffffffffff;"
+          "counter=16777215;" },
+        { "uuidv7", "ffffffff-ffff-7fff-bfff-ffffffffffff", NULL,
+          "version=7;variant=10;timestamp_ms=281474976710655;"
+          "time=10889-08-02T05:31:50.655Z;counter=4398046511103;" },
+    };
+    for (size_t i = 0; i < NROWS(rows); i++) {
+        const idb_strategy *s = must_find(rows[i].name);
+        idb_err err = { 0 };
+        idb_opts o;
+        idb_id id;
+        char out[DECODE_TEXT_MAX] = "";
+        assert_int_equal(idb_opts_parse(&o, s->options, &rows[i].kv, rows[i].kv != NULL,
+                                        "test", &err), 0);
+        assert_int_equal(s->parse(rows[i].text, &id, &err), 0);
+        assert_int_equal(s->decode(&o, &id, append_field, out, &err), 0);
+        if (strcmp(out, rows[i].want) != 0)
+            fail_msg("decode %s %s: %s, expected %s", rows[i].name, rows[i].text, out,
+                     rows[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_segment_round_trip),
         cmocka_unit_test(test_ksuid_malformed),
         cmocka_unit_test(test_ksuid_round_trip),
+        cmocka_unit_test(test_decode_unsigned_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,4 +178,52 @@ expect 2 "collide infinite rate" -- "$IDB" collide --bits 64 --rate inf
 expect 2 "collide extra argument" -- "$IDB" collide --bits 64 --rate 1 extra
 expect 2 "collide unknown flag" -- "$IDB" collide --bits 64 --rate 1 --p 0.1
 
+# --- the exit-status contract (issue 9 §4): seeds, range_size, --set order, numbers
+# seeds are integers, never doubles: 2^53 + 1 is not 2^53, a file and --seed agree
+expect 0 "simulate --seed 2^53" -- "$IDB" simulate --seed 9007199254740992 "$small"
+cp "$tmp/out" "$tmp/s53.csv"
+expect 0 "simulate --seed 2^53 + 1" -- "$IDB" simulate --seed 9007199254740993 "$small"
+cp "$tmp/out" "$tmp/s53p1.csv"
+check "seed 2^53 + 1 is not rounded to 2^53" differ "$tmp/s53.csv" "$tmp/s53p1.csv"
+printf '[workload]\nname = small\nseed = 9007199254740993\nduration_s = 2\norders_per_s = 2000\nstrategies = counter,snowflake\n' >"$tmp/seeded.ini"
+expect 0 "simulate a file seeded 2^53 + 1" -- "$IDB" simulate "$tmp/seeded.ini"
+check "the file's seed is the flag's" cmp -s "$tmp/out" "$tmp/s53p1.csv"
+expect 0 "simulate --seed 2^64 - 1" -- "$IDB" simulate --seed 18446744073709551615 "$small"
+for seed in 18446744073709551616 -1 0x10 1e3 ' 1'; do
+  expect 2 "simulate --seed '$seed'" -- "$IDB" simulate --seed "$seed" "$small"
+done
+# range_size: the largest allowed works (each of the 4 shards leases a range), one more is
+# refused; with 1 shard the key's own bound, 2^62
+r=(--strategies range --set workload.duration_s=1 --set workload.orders_per_s=1000)
+expect 0 "range_size at its largest for 4 shards" -- \
+  "$IDB" simulate "${r[@]}" --set range.range_size=2305843009213693952 "$W/template.ini"
+check "... and no order failed" test "$(tail -1 "$tmp/out" | cut -d, -f5)" = 0
+expect 2 "range_size one more for 4 shards" -- \
+  "$IDB" simulate "${r[@]}" --set range.range_size=2305843009213693953 "$W/template.ini"
+check "... names the key and the bound" err_has "range_size = 2305843009213693953 is too large for 4 shards"
+expect 2 "range_size 2^61 for 4 shards and one added" -- "$IDB" simulate "${r[@]}" \
+  --set events.add_shard_at_s=0.5 --set range.range_size=2305843009213693952 "$W/template.ini"
+expect 0 "range_size 2^62 for 1 shard" -- "$IDB" simulate "${r[@]}" --set workload.shards=1 \
+  --set range.range_size=4611686018427387904 "$W/template.ini"
+expect 2 "range_size 2^62 + 1" -- "$IDB" simulate "${r[@]}" --set workload.shards=1 \
+  --set range.range_size=4611686018427387905 "$W/template.ini"
+# --set order does not matter, the rules between keys included; a key is set once
+printf '[workload]\nduration_s = 1\norders_per_s = 1000\nstrategies = snowflake\n[clock]\nstep_instance = 5\nstep_back_ms = 10\nstep_at_s = 0.5\n' >"$tmp/order.ini"
+expect 0 "--set instances then step_instance" -- "$IDB" simulate \
+  --set workload.instances=4 --set clock.step_instance=2 "$tmp/order.ini"
+cp "$tmp/out" "$tmp/order1.csv"
+expect 0 "--set step_instance then instances" -- "$IDB" simulate \
+  --set clock.step_instance=2 --set workload.instances=4 "$tmp/order.ini"
+check "--set order: the same output" cmp -s "$tmp/out" "$tmp/order1.csv"
+expect 2 "--set breaking a rule between keys" -- "$IDB" simulate --set workload.instances=4 "$tmp/order.ini"
+check "... names the key" err_has "step_instance = 5 must be below instances = 4"
+expect 2 "--set the same key twice" -- "$IDB" simulate --set clock.skew_ms=1 --set clock.skew_ms=2 "$small"
+check "... says so" err_has "clock.skew_ms is set by another --set too"
+# hex floats and empty entries are refused from the command line and from files
+expect 2 "--set a hex float" -- "$IDB" simulate --set clock.skew_ms=0x1p3 "$small"
+printf '[clock]\nskew_ms = 0x1p3\n' >"$tmp/hex.ini"
+expect 2 "a hex float in a workload file" -- "$IDB" simulate "$tmp/hex.ini"
+check "... names file:line" err_has "$tmp/hex.ini:2: skew_ms = '0x1p3': expected a number"
+expect 2 "--strategies with an empty entry" -- "$IDB" simulate --strategies counter,,snowflake "$small"
+
 cli_done
