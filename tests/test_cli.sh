@@ -142,6 +142,11 @@ check "curve header" test "$(head -1 "$tmp/out")" = "strategy,store,cache_pages,
 mkdir -p "$tmp/d1"
 expect 0 "insert sqlite into --dir, 2 shards" -- "$IDB" insert --store sqlite --strategy range -n 3000 --shards 2 --dir "$tmp/d1"
 check "sqlite shards have their files" test -f "$tmp/d1/shard-0/orders.sqlite" -a -f "$tmp/d1/shard-1/orders.sqlite"
+check "sqlite, 2 shards: pages_written = checkpoint_pages + wal_frames, summed" awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+  NR == 2 { w = $c["wal_frames"]; k = $c["checkpoint_pages"]
+            exit !(k > 0 && w > 0 && $c["pages_written"] == k + w && $c["read_pages"] >= k - 2) }
+' "$tmp/out"
 cp "$tmp/d1/shard-0/orders.sqlite" "$tmp/before.sqlite"
 expect 2 "insert into a used --dir" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$tmp/d1"
 check "the existing store is untouched" cmp -s "$tmp/d1/shard-0/orders.sqlite" "$tmp/before.sqlite"
