@@ -130,7 +130,7 @@ check "bench ran gen/NAME at 2 threads for every strategy" \
   test "$(grep -c '^gen/.*/threads:2 ' "$tmp/out")" -eq "$(wc -l <"$tmp/strategies")"
 
 # --- insert
-hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50'
+hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50,checkpoint_pages,wal_frames,read_pages'
 expect 0 "insert null" -- "$IDB" insert --store null --strategy counter -n 1000
 check "insert CSV header is the contract" test "$(head -1 "$tmp/out")" = "$hdr"
 check "insert counter lands at the tail" test "$(tail -1 "$tmp/out" | cut -d, -f22,23)" = "1.0000,1.0000"
@@ -142,6 +142,11 @@ check "curve header" test "$(head -1 "$tmp/out")" = "strategy,store,cache_pages,
 mkdir -p "$tmp/d1"
 expect 0 "insert sqlite into --dir, 2 shards" -- "$IDB" insert --store sqlite --strategy range -n 3000 --shards 2 --dir "$tmp/d1"
 check "sqlite shards have their files" test -f "$tmp/d1/shard-0/orders.sqlite" -a -f "$tmp/d1/shard-1/orders.sqlite"
+check "sqlite, 2 shards: pages_written = checkpoint_pages + wal_frames, summed" awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+  NR == 2 { w = $c["wal_frames"]; k = $c["checkpoint_pages"]
+            exit !(k > 0 && w > 0 && $c["pages_written"] == k + w && $c["read_pages"] >= k - 2) }
+' "$tmp/out"
 cp "$tmp/d1/shard-0/orders.sqlite" "$tmp/before.sqlite"
 expect 2 "insert into a used --dir" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$tmp/d1"
 check "the existing store is untouched" cmp -s "$tmp/d1/shard-0/orders.sqlite" "$tmp/before.sqlite"

@@ -68,6 +68,7 @@ hdr=$(head -1 "$tmp/r/insert.csv")
 for col in strategy store shards ids key_bytes batch seconds gen_ns_per_id inserts_per_s lat_p50_ns \
            lat_p99_ns lat_p999_ns lat_max_ns commit_p99_ns leaf_pages depth fill_factor file_bytes \
            pages_written write_bytes_per_id cache_misses tail_insert_frac insert_pos_p50 \
+           checkpoint_pages wal_frames read_pages \
            inserts_per_s_min inserts_per_s_max lat_p99_ns_min lat_p99_ns_max repeats store_options; do
   check "insert.csv has column $col" grep -qE "(^|,)$col(,|$)" <<<"$hdr"
 done

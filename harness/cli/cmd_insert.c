@@ -64,6 +64,9 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "cache_misses", K_I64, &r->st.cache_misses },
         { "tail_insert_frac", K_F4, &r->tail_insert_frac },
         { "insert_pos_p50", K_F4, &r->insert_pos_p50 },
+        { "checkpoint_pages", K_I64, &r->st.checkpoint_pages },
+        { "wal_frames", K_I64, &r->st.wal_frames },
+        { "read_pages", K_I64, &r->st.read_pages },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

@@ -53,6 +53,9 @@ static const num_field fields[] = {
     { "cache_misses", R(st.cache_misses), 1, 0, 0 },
     { "tail_insert_frac", R(tail_insert_frac), 0, 0, 4 },
     { "insert_pos_p50", R(insert_pos_p50), 0, 0, 4 },
+    { "checkpoint_pages", R(st.checkpoint_pages), 1, 0, 0 },
+    { "wal_frames", R(st.wal_frames), 1, 0, 0 },
+    { "read_pages", R(st.read_pages), 1, 0, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 

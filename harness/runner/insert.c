@@ -167,10 +167,12 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
         int rc = cfg->store->stats(r->shards[k].store, &s, err);
         if (rc) return rc;
         int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
-                           &sum->pages_written, &sum->cache_misses, &sum->splits };
+                           &sum->pages_written, &sum->cache_misses, &sum->splits,
+                           &sum->checkpoint_pages, &sum->wal_frames, &sum->read_pages };
         int64_t val[] = { s.leaf_pages, s.branch_pages, s.file_bytes, s.pages_written,
-                          s.cache_misses, s.splits };
-        for (int i = 0; i < 6; i++)
+                          s.cache_misses, s.splits, s.checkpoint_pages, s.wal_frames,
+                          s.read_pages };
+        for (size_t i = 0; i < sizeof val / sizeof *val; i++)
             *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
         if (s.depth > sum->depth) sum->depth = s.depth;
         if (s.fill_factor >= 0 && s.leaf_pages > 0) {

@@ -35,8 +35,11 @@ typedef struct idb_store_stats {
     int64_t depth;            /* levels, leaf level included (1 = the root is a leaf) */
     double fill_factor;       /* bytes used in leaf pages / capacity of those pages */
     int64_t file_bytes;       /* size of the store's files on disk */
-    int64_t pages_written;    /* page writes to the store's files */
+    int64_t pages_written;    /* every page written to the store's files, checkpoints too */
+    int64_t checkpoint_pages; /* pages of those written into the main database file */
+    int64_t wal_frames;       /* pages of those written to a write-ahead log, as frames */
     int64_t cache_misses;     /* pages read because the store's cache lacked them */
+    int64_t read_pages;       /* pages read from the store's files (the OS's view of misses) */
     int64_t splits;           /* page splits (-1 if unknown) */
 } idb_store_stats;
 

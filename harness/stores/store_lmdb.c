@@ -44,6 +44,8 @@
  *                  never spills (> 128k dirty pages in one txn). The test compares it with the
  *                  set of page numbers reachable after each commit and not before.
  *   cache_misses   -1: LMDB has no cache of its own; reads go through the OS page cache.
+ *   read_pages     -1: reads are page faults of the memory map, not calls anyone counts.
+ *   checkpoint_pages, wal_frames  -1: LMDB keeps no log, so it has neither.
  *   file_bytes     (me_last_pgno + 1) × psize: the pages of data.mdb that are in use or on the
  *                  freelist. Without MDB_WRITEMAP LMDB grows data.mdb by writing, so this is also
  *                  its st_size (not the map size); lock.mdb (a few KiB) is not counted.
@@ -335,7 +337,9 @@ static int lm_stats(void *h, idb_store_stats *st, idb_err *err)
         .fill_factor = cap > 0 ? (double)ms.ms_entries * (double)entry / cap : 0.0,
         .file_bytes = (int64_t)(ei.me_last_pgno + 1) * s->psize,
         .pages_written = s->pages_written,
+        .checkpoint_pages = -1, .wal_frames = -1,     /* no log: nothing to checkpoint */
         .cache_misses = -1,
+        .read_pages = -1,     /* reads are page faults of the map, not calls to count */
         .splits = -1,
     };
     return 0;

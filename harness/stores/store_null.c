@@ -37,6 +37,7 @@ static int null_stats(void *h, idb_store_stats *st, idb_err *err)
     (void)h; (void)err;
     *st = (idb_store_stats){ .leaf_pages = -1, .branch_pages = -1, .depth = -1,
                              .fill_factor = -1, .file_bytes = 0, .pages_written = 0,
+                             .checkpoint_pages = 0, .wal_frames = 0, .read_pages = 0,
                              .cache_misses = -1, .splits = -1 };
     return 0;
 }

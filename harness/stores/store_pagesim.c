@@ -17,7 +17,9 @@
  *  - an LRU buffer pool of cache_pages pages: an access to an uncached page that is not a
  *    creation is a miss (a read); evicting a dirty page is a page write; stats() adds the
  *    flush of the dirty pages still cached. commit() is a no-op: the model has no
- *    durability, so nothing is flushed at a commit, only by eviction and at the end.
+ *    durability, so nothing is flushed at a commit, only by eviction and at the end;
+ *  - read_pages = the misses (in the model a page is read only on a miss); the model keeps
+ *    no log, so checkpoint_pages and wal_frames are -1.
  *
  * stats() reports the real LRU simulation of cache_pages (pagesim_lru.c). curve() computes
  * the misses and writes of every requested pool size in ONE pass over the recorded access
@@ -195,6 +197,8 @@ static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
         .fill_factor = (double)(c.keys * s->leaf_cell) / (double)(c.leaf_pages * s->capacity),
         .file_bytes = (c.leaf_pages + c.branch_pages) * s->page_size,
         .pages_written = writes, .cache_misses = misses, .splits = c.splits,
+        .read_pages = misses,                       /* the model reads a page only on a miss */
+        .checkpoint_pages = -1, .wal_frames = -1,   /* the model has no log */
     };
     return 0;
 }

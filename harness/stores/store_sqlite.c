@@ -23,16 +23,30 @@
  * exists". Both are IDB_EINPUT. The check opens the file read-only with immutable=1, which
  * takes no locks and creates no -wal/-shm.
  *
+ * The connection runs on its own counting VFS (sqlite_vfs.c: one per store handle, so
+ * shards in one process count apart), which sees every read and write SQLite makes to
+ * orders.sqlite, -wal and -journal, as calls and bytes; a page is a call that moves exactly
+ * page_size bytes (a WAL frame is a 24-byte header write and a page write).
+ *
  * stats() (after the last commit, before close):
- *   pages_written  SQLITE_DBSTATUS_CACHE_WRITE, cumulative since open: pages the pager wrote
- *                  out. With journal_mode=wal these are the frames appended to the -wal file at
- *                  each commit (or when the cache spills). The checkpoints that copy WAL pages
- *                  into orders.sqlite (automatic, every ~1000 WAL frames) write again and are
- *                  NOT counted: SQLite has no counter for them. In rollback modes they are the
- *                  pages written to orders.sqlite; the journal's own writes are not counted.
+ *   First it runs the checkpoint that closing would run (PASSIVE, the WAL is kept), so
+ *   that the copies of the last WAL frames into orders.sqlite are counted too; file_bytes
+ *   and cache_misses are read before it. Then, from the VFS counts, cumulative since open:
+ *   checkpoint_pages  pages written into orders.sqlite. With journal_mode=wal: the
+ *                  checkpoints' copies of WAL frames (automatic, every ~1000 frames, and
+ *                  the last one above); in rollback modes: the commits' page writes.
+ *   wal_frames     pages written to orders.sqlite-wal: the frames appended at each commit
+ *                  (or cache spill), and frames rewritten in place within one transaction.
+ *                  Equals SQLITE_DBSTATUS_CACHE_WRITE in WAL mode (the tests check it).
+ *   pages_written  checkpoint_pages + wal_frames + pages written to the rollback journal
+ *                  (0 with WAL): every page written to the store's files. Temporary files
+ *                  (IDB_VFS_OTHER) are not the store's and count in none of these.
+ *   read_pages     pages read from orders.sqlite, -wal and -journal: the OS's view of the
+ *                  cache misses, plus the checkpoints' reads of the WAL frames they copy.
  *   cache_misses   SQLITE_DBSTATUS_CACHE_MISS: pages read from the file or WAL because the page
- *                  cache (cache_pages) lacked them. Both counters are read before the dbstat
- *                  walk below, which reads every page itself.
+ *                  cache (cache_pages) lacked them.
+ *   The reads of stats()'s own dbstat walk (below: it reads every page) are subtracted
+ *   from later calls' read_pages and cache_misses, so a second call is not inflated.
  *   leaf_pages, branch_pages, depth, fill_factor: one aggregate query over the dbstat virtual
  *                  table for name='orders' (its presence, SQLITE_ENABLE_DBSTAT_VTAB, is checked
  *                  at open). leaf = pagetype 'leaf', branch = 'internal'; depth = the most '/'
@@ -44,8 +58,8 @@
  *                  out of both sides (as the lmdb store leaves out its 16-byte page header), so
  *                  1.0 means not one byte left for another cell. Overflow pages (payloads too
  *                  big for a leaf; none with row_bytes=64) count in neither.
- *   file_bytes     st_size of orders.sqlite + orders.sqlite-wal at stats() time (closing the
- *                  last connection checkpoints the WAL and deletes it).
+ *   file_bytes     st_size of orders.sqlite + orders.sqlite-wal at stats() time, before its
+ *                  checkpoint (closing the last connection deletes the WAL).
  *   splits         -1: SQLite does not count them.
  */
 #include <errno.h>
@@ -58,9 +72,11 @@
 #include <unistd.h>
 
 #include "payload.h"
+#include "sqlite_vfs.h"
 #include "store.h"
 
-/* The aggregate the stats come from; tests/test_store_sqlite.c runs its own copy in the shell. */
+/* The aggregate the stats come from; tests/test_store_sqlite.c checks it against the file
+ * itself (its own reader of the format) and sqlite3_analyzer. */
 #define SQ_DBSTAT_SQL                                                                    \
     "SELECT sum(pagetype='leaf'), sum(pagetype='internal'),"                             \
     " max(CASE WHEN pagetype<>'overflow' THEN length(path)-length(replace(path,'/','')) END)," \
@@ -90,6 +106,9 @@ static const idb_opt_decl sq_options[] = {
 
 typedef struct sq_store {
     sqlite3 *db;
+    idb_vfs *vfs;             /* the counting VFS db runs on (its own) */
+    int64_t stat_reads;       /* pages read by stats()'s dbstat walks so far */
+    int64_t stat_misses;      /* cache misses of those walks */
     sqlite3_stmt *ins;        /* the one INSERT, reset and rebound per row */
     int key_bytes, rowid, row_bytes, in_txn;
     uint8_t *payload;         /* row_bytes scratch bytes */
@@ -168,30 +187,42 @@ static void sq_close(void *h)
     sq_store *s = h;
     if (!s) return;
     sqlite3_finalize(s->ins);
-    sqlite3_close(s->db);     /* rolls back an uncommitted transaction */
+    /* rolls back an uncommitted transaction; fails (SQLITE_BUSY) only with a statement
+     * left open, and then the VFS stays registered rather than freed under the connection */
+    if (sqlite3_close(s->db) == SQLITE_OK) idb_vfs_destroy(s->vfs);
     free(s->payload);
     free(s->check);
     free(s);
 }
 
+/* 0 if PRAGMA name reads back as want (a PRAGMA can silently not take), else IDB_EIO. */
+static int pragma_is(sqlite3 *db, const char *name, const char *want, idb_err *err)
+{
+    char sql[64];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_ROW &&
+             strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
+    sqlite3_finalize(st);
+    return ok ? 0 : idb_fail(err, IDB_EIO, "sqlite: %s=%s was not accepted", name, want);
+}
+
 /* Apply the PRAGMAs and create the table on the fresh connection s->db. */
 static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
 {
-    char sql[512];
+    char sql[512], psz[32];
     const char *mode = idb_opts_str(o, "journal_mode");
-    snprintf(sql, sizeof sql, "PRAGMA page_size=%lld; PRAGMA journal_mode=%s;"
-             " PRAGMA synchronous=%s; PRAGMA cache_size=%lld;",
-             (long long)idb_opts_int(o, "page_size"), mode, idb_opts_str(o, "synchronous"),
-             (long long)idb_opts_int(o, "cache_pages"));
+    snprintf(psz, sizeof psz, "%lld", (long long)idb_opts_int(o, "page_size"));
+    snprintf(sql, sizeof sql, "PRAGMA page_size=%s; PRAGMA journal_mode=%s;"
+             " PRAGMA synchronous=%s; PRAGMA cache_size=%lld;", psz, mode,
+             idb_opts_str(o, "synchronous"), (long long)idb_opts_int(o, "cache_pages"));
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "setting PRAGMAs");
-
-    sqlite3_stmt *st = NULL;       /* check the journal mode took (it can silently not) */
-    int ok = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
-             sqlite3_step(st) == SQLITE_ROW &&
-             strcmp((const char *)sqlite3_column_text(st, 0), mode) == 0;
-    sqlite3_finalize(st);
-    if (!ok) return idb_fail(err, IDB_EIO, "sqlite: journal_mode=%s was not accepted", mode);
+    /* the page size too: the VFS counts calls of exactly that many bytes as pages */
+    int rc = pragma_is(s->db, "journal_mode", mode, err);
+    if (!rc) rc = pragma_is(s->db, "page_size", psz, err);
+    if (rc) return rc;
 
     const char *create = s->rowid
         ? "CREATE TABLE orders(id INTEGER PRIMARY KEY, " SQ_COLUMNS ")"
@@ -261,11 +292,11 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
         sq_close(s);
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     }
-    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK)
+    rc = idb_vfs_create((int)psz, &s->vfs, err);
+    if (!rc && sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                               idb_vfs_name(s->vfs)) != SQLITE_OK)
         rc = sq_fail(err, IDB_EIO, s->db, "creating the database file");
-    else
-        rc = sq_setup(s, o, err);
+    if (!rc) rc = sq_setup(s, o, err);
     if (rc) {
         char path[PATH_MAX];
         strcpy(path, s->path);
@@ -335,22 +366,42 @@ static int64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-/* Fill st as the header comment describes. IDB_EIO if a query fails. */
-static int sq_stats(void *h, idb_store_stats *st, idb_err *err)
+/* Pages read from the store's files (database, WAL, journal) in counts c. */
+static int64_t read_pages(const idb_vfs_counts *c)
 {
-    sq_store *s = h;
-    int cur = 0, hi = 0;
-    *st = (idb_store_stats){ .splits = -1 };
-    /* the counters first: the dbstat walk below reads every page through the cache */
-    if (sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 0) != SQLITE_OK)
-        return sq_fail(err, IDB_EIO, s->db, "sqlite3_db_status");
-    st->pages_written = cur;
-    sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 0);
-    st->cache_misses = cur;
-    char wal[PATH_MAX + 8];
-    snprintf(wal, sizeof wal, "%s-wal", s->path);
-    st->file_bytes = file_size(s->path) + file_size(wal);
+    int64_t n = 0;
+    for (int k = 0; k < IDB_VFS_OTHER; k++) n += c->read[k].pages;
+    return n;
+}
 
+/* SQLITE_DBSTATUS_CACHE_MISS so far, or -1 if SQLite will not say. */
+static int64_t cache_misses(sqlite3 *db)
+{
+    int cur = 0, hi = 0;
+    return sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 0) == SQLITE_OK ? cur
+                                                                                    : -1;
+}
+
+/* The page writes and reads of st from the VFS counts, after the checkpoint that close()
+ * would run (see the header). IDB_EIO if the checkpoint fails. */
+static int io_stats(sq_store *s, idb_store_stats *st, idb_err *err)
+{
+    if (!s->in_txn &&
+        sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+            SQLITE_OK)
+        return sq_fail(err, IDB_EIO, s->db, "checkpoint");
+    idb_vfs_counts c;
+    idb_vfs_get(s->vfs, &c);
+    st->checkpoint_pages = c.write[IDB_VFS_DB].pages;
+    st->wal_frames = c.write[IDB_VFS_WAL].pages;
+    st->pages_written = st->checkpoint_pages + st->wal_frames + c.write[IDB_VFS_JOURNAL].pages;
+    st->read_pages = read_pages(&c) - s->stat_reads;
+    return 0;
+}
+
+/* The tree's shape from dbstat (see the header). IDB_EIO if the query fails. */
+static int shape_stats(sq_store *s, idb_store_stats *st, idb_err *err)
+{
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(s->db, SQ_DBSTAT_SQL, -1, &q, NULL) != SQLITE_OK ||
         sqlite3_step(q) != SQLITE_ROW) {
@@ -365,6 +416,31 @@ static int sq_stats(void *h, idb_store_stats *st, idb_err *err)
     st->fill_factor = cap > 0 ? (double)used / (double)cap : 0.0;
     sqlite3_finalize(q);
     return 0;
+}
+
+/* Fill st as the header comment describes. IDB_EIO if a query or the checkpoint fails. */
+static int sq_stats(void *h, idb_store_stats *st, idb_err *err)
+{
+    sq_store *s = h;
+    *st = (idb_store_stats){ .splits = -1 };
+    int64_t miss0 = cache_misses(s->db);
+    if (miss0 < 0) return sq_fail(err, IDB_EIO, s->db, "sqlite3_db_status");
+    st->cache_misses = miss0 - s->stat_misses;
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof wal, "%s-wal", s->path);
+    st->file_bytes = file_size(s->path) + file_size(wal);
+    int rc = io_stats(s, st, err);
+    if (rc) return rc;
+
+    idb_vfs_counts c;          /* what the dbstat walk reads is not the run's */
+    idb_vfs_get(s->vfs, &c);
+    int64_t reads0 = read_pages(&c);
+    miss0 = cache_misses(s->db);
+    rc = shape_stats(s, st, err);
+    idb_vfs_get(s->vfs, &c);
+    s->stat_reads += read_pages(&c) - reads0;
+    s->stat_misses += cache_misses(s->db) - miss0;
+    return rc;
 }
 
 /* Call fn on every row in key order, rebuilt from the table; IDB_EIO if a row's payload is
