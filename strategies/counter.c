@@ -74,6 +74,7 @@ const idb_strategy idb_strategy_counter = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_PER_ID,
+    .cross_process = IDB_XPROC_NONE,
     .options = counter_options,
     .create = counter_create,
     .next = counter_next,

@@ -214,6 +214,7 @@ const idb_strategy idb_strategy_objectid = {
     .bits = 96,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = objectid_options,
     .create = objectid_create,
     .next = objectid_next,

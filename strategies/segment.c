@@ -32,6 +32,10 @@
  * is never written anywhere, so the rest of its predecessor's current block and spare
  * are abandoned. That wastes at most 2 blocks per restart and never reuses an ID.
  *
+ * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process service
+ * is one atomic per process, so two processes (or a restarted one) take the same blocks;
+ * with a counter server shared by all, blocks (so IDs) would be unique.
+ *
  * Decode assumes every user of the counter takes blocks of the same size (block_no and
  * offset are computed from the `block` option given to decode); sharing the counter with
  * `counter` or a different block size keeps IDs unique but makes block_no meaningless.
@@ -196,6 +200,7 @@ const idb_strategy idb_strategy_segment = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_PER_RANGE,
+    .cross_process = IDB_XPROC_NONE,
     .options = segment_options,
     .create = segment_create,
     .next = segment_next,

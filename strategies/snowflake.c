@@ -230,6 +230,7 @@ const idb_strategy idb_strategy_snowflake = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_DISTINCT_WORKER,
     .options = snowflake_options,
     .create = snowflake_create,
     .next = snowflake_next,

@@ -246,6 +246,7 @@ const idb_strategy idb_strategy_ulid = {
     .bits = 128,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = ulid_options,
     .create = ulid_create,
     .next = ulid_next,

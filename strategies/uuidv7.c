@@ -187,6 +187,7 @@ const idb_strategy idb_strategy_uuidv7 = {
     .bits = 128,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = uuidv7_options,
     .create = uuidv7_create,
     .next = uuidv7_next,
