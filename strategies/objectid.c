@@ -14,18 +14,18 @@
  * counter: big-endian, starts at a random value (or counter_start), +1 per ID, wrapping
  *   from 0xFFFFFF to 0. Both big-endian fields make memcmp order follow time, then counter.
  *
- * At most 2^24 IDs per second: an instance remembers the counter value of the first ID of
- * the current second; when the counter would reach that value again within the same second
- * (2^24 = 16,777,216 IDs made in it), the next ID would repeat the first, so instead
+ * At most 2^24 IDs per second: an instance counts the IDs made in the current second; when
+ * the counter would come back to its value at the first of them within the same second
+ * (2^24 = 16,777,216 IDs made in it), the next ID would repeat that first one, so instead
  *   on_exhausted=wait    (default) wait (idb_clock_wait_until) for the next second, as
  *                        snowflake waits when a ms's 4096 are used: this bounds one
  *                        instance (a process) to 16.7M IDs/s;
  *   on_exhausted=refuse  return IDB_EEXHAUSTED until the clock reaches the next second.
  * A frozen manual clock that cannot be waited for gives IDB_ECLOCK. A new second (or a clock
  * reading another second, stepped back included) starts a new count. Across a step back the
- * spec's counter is the only guard: a second revisited repeats an ID only if 2^24 IDs were
- * made between its two visits. The (second, first counter, counter) state is guarded by a
- * spinlock, held while waiting; the clock is read outside it (and again when it looks
+ * spec's counter is the only guard: a second revisited repeats an ID only if 2^24 or more
+ * IDs were made from its first visit to its last. The (second, IDs in it, counter) state is
+ * guarded by a spinlock, held while waiting; the clock is read outside it (and again when it looks
  * behind, as another thread may have moved on).
  * The random bytes and the fork generation they belong to share one atomic 64-bit word
  * (low 24 bits of the generation << 40 | 40 random bits).
