@@ -8,6 +8,14 @@
  * Every ID is one request to the counter service (coordination per ID). The in-process
  * backend is one atomic per counter name; all instances naming the same counter share it,
  * which is what makes it central.
+ *
+ * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process backend is
+ * one atomic per process, so two processes (or a restarted one) count from 1 each.
+ *
+ * Options:
+ *   name     STR, default "orders"   which counter; at most 255 bytes (IDB_COUNTER_NAME_MAX),
+ *                                    kept whole, so instances naming it share one sequence
+ *   service  ENUM inproc             counter service backend
  */
 #include <stdlib.h>
 
@@ -19,24 +27,28 @@ typedef struct counter {
 } counter;
 
 static const idb_opt_decl counter_options[] = {
-    { .name = "name", .type = IDB_OPT_STR, .def = "orders",
+    { .name = "name", .type = IDB_OPT_STR, .size = IDB_COUNTER_NAME_MAX, .def = "orders",
       .help = "which counter of the service to use (instances naming the same one share it)" },
     { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
       .help = "counter service backend: inproc = one atomic in this process" },
     { 0 },
 };
 
+/* Make an instance on the counter called `name` (kept whole: the option's size is the
+ * service's limit). Returns 0, IDB_ENOMEM, or the service's IDB_EINPUT / IDB_EEXHAUSTED. */
 static int counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     (void)clock;
     counter *c = malloc(sizeof *c);
     if (!c) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    c->svc = idb_counter_inproc(idb_opts_str(opts, "name"), err);
-    if (!c->svc) { free(c); return err ? err->code : IDB_EEXHAUSTED; }
+    idb_err e = { 0 };
+    c->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
+    if (!c->svc) { free(c); return idb_fail(err, e.code, "%s", e.msg); }
     *inst = c;
     return 0;
 }
 
+/* The next number of the counter. Returns 0 or the service's error. */
 static int counter_next(void *inst, idb_id *id, idb_err *err)
 {
     counter *c = inst;
@@ -46,6 +58,7 @@ static int counter_next(void *inst, idb_id *id, idb_err *err)
     return rc;
 }
 
+/* Emit value. */
 static int counter_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
                           idb_err *err)
 {
@@ -61,6 +74,7 @@ const idb_strategy idb_strategy_counter = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_PER_ID,
+    .cross_process = IDB_XPROC_NONE,
     .options = counter_options,
     .create = counter_create,
     .next = counter_next,

@@ -12,6 +12,13 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "options.h"
+
+/* A counter's name is stored whole: at most IDB_COUNTER_NAME_MAX - 1 bytes. The strategies'
+ * `name` options declare this size, so the option parser refuses a longer name with the
+ * same limit before any counter is made; the service refuses one too (never cuts it, which
+ * would let two names share one counter, or one name get two). */
+#define IDB_COUNTER_NAME_MAX IDB_OPT_VALUE_MAX
 
 typedef struct idb_counter_service idb_counter_service;
 
@@ -22,13 +29,14 @@ struct idb_counter_service {
 };
 
 /* The counter called name: the service attached under name, else the in-process atomic
- * (created at 0 on first use; lives until exit). Returns NULL with err filled when the
- * table of counters is full. */
+ * (created at 0 on first use; lives until exit). Returns NULL with err filled: IDB_EINPUT
+ * when name has IDB_COUNTER_NAME_MAX bytes or more, IDB_EEXHAUSTED when the table of
+ * counters is full. */
 idb_counter_service *idb_counter_inproc(const char *name, idb_err *err);
 
 /* Attach svc (owned by the caller, alive until detached) under name: from now on
- * idb_counter_inproc(name) returns svc instead of the atomic. Returns 0, or
- * IDB_EEXHAUSTED when the table of counters is full. */
+ * idb_counter_inproc(name) returns svc instead of the atomic. Returns 0, or IDB_EINPUT
+ * (name too long, as above) or IDB_EEXHAUSTED when the table of counters is full. */
 int idb_counter_attach(const char *name, idb_counter_service *svc, idb_err *err);
 
 /* Undo idb_counter_attach: name is the in-process atomic again. */

@@ -11,6 +11,11 @@
  * ID issued so far (option `base`), the naive way just switches to the new modulus (the
  * simulator plays both). decode recovers shard = (value - base - 1) mod shards, so it
  * needs the same `shards` and `base` options.
+ *
+ * What it promises: one instance never repeats an ID; nothing across processes
+ * (cross_process = IDB_XPROC_NONE): two instances with one shard number, at once or one
+ * after the other (a restart counts from base + k + 1 again), hand out the same IDs; only
+ * distinct shards and a base above everything issued so far keep them apart.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -82,6 +87,7 @@ const idb_strategy idb_strategy_interleaved = {
     .bits = 64,
     .time_ordered = 0,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_NONE,
     .options = interleaved_options,
     .create = interleaved_create,
     .next = interleaved_next,

@@ -23,6 +23,9 @@
  *     before 1970.
  *   - 2^32 seconds or more after the epoch: IDB_EEXHAUSTED (the timestamp is used up).
  *
+ * What it promises: unique across threads, processes and restarts with no coordination,
+ * by 128 random bits (cross_process = IDB_XPROC_ALWAYS); ordered only by the second.
+ *
  * Options: none.
  */
 #include <stdint.h>
@@ -159,6 +162,7 @@ const idb_strategy idb_strategy_ksuid = {
     .bits = KSUID_BYTES * 8,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = NULL,
     .create = ksuid_create,
     .next = ksuid_next,

@@ -11,14 +11,31 @@
  * process random: 5 bytes drawn once per process. An instance stands for a process: it
  *   draws them at create and draws new ones when idb_random_fork_generation() has changed
  *   since (it runs in a forked child), as the spec's fork test requires.
- * counter: big-endian, starts at a random value (or counter_start), +1 per ID with an
- *   atomic fetch_add, wrapping from 0xFFFFFF to 0. Both big-endian fields make memcmp
- *   order follow time, then counter.
+ * counter: big-endian, starts at a random value (or counter_start), +1 per ID, wrapping
+ *   from 0xFFFFFF to 0. Both big-endian fields make memcmp order follow time, then counter.
+ *
+ * At most 2^24 IDs per second: an instance counts the IDs made in the current second; when
+ * the counter would come back to its value at the first of them within the same second
+ * (2^24 = 16,777,216 IDs made in it), the next ID would repeat that first one, so instead
+ *   on_exhausted=wait    (default) wait (idb_clock_wait_until) for the next second, as
+ *                        snowflake waits when a ms's 4096 are used: this bounds one
+ *                        instance (a process) to 16.7M IDs/s;
+ *   on_exhausted=refuse  return IDB_EEXHAUSTED until the clock reaches the next second.
+ * A frozen manual clock that cannot be waited for gives IDB_ECLOCK. A new second (or a clock
+ * reading another second, stepped back included) starts a new count. Across a step back the
+ * spec's counter is the only guard: a second revisited repeats an ID only if 2^24 or more
+ * IDs were made from its first visit to its last. The (second, IDs in it, counter) state is
+ * guarded by a spinlock, held while waiting; the clock is read outside it (and again when it looks
+ * behind, as another thread may have moved on).
  * The random bytes and the fork generation they belong to share one atomic 64-bit word
- * (low 24 bits of the generation << 40 | 40 random bits), so next() takes no lock.
+ * (low 24 bits of the generation << 40 | 40 random bits).
+ *
+ * Across processes: unique with no coordination (each process draws its own 5 bytes;
+ * cross_process = IDB_XPROC_ALWAYS), ordered only by the second.
  *
  * Options:
  *   counter_start  STR, default "random"   "random", or a decimal 0..16777215
+ *   on_exhausted   wait|refuse, default wait   2^24 IDs made within one second
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,20 +43,31 @@
 #include <string.h>
 
 #include "random.h"
+#include "spinlock.h"
 #include "strategy.h"
 
 #define OID_RAND_MASK ((1ULL << 40) - 1)
 #define OID_GEN_MASK 0xFFFFFFu
+#define OID_COUNTER_MASK 0xFFFFFFu
+#define OID_PER_SECOND (1u << 24)       /* counter values: IDs one second can hold */
+#define OID_NS_PER_S 1000000000LL
+#define OID_SECONDS_MAX 0xFFFFFFFFLL    /* the 32-bit timestamp's last second */
 
 typedef struct objectid {
     idb_clock *clock;
+    int refuse;                 /* 1: on_exhausted=refuse */
     _Atomic uint64_t proc;      /* (fork generation & 0xFFFFFF) << 40 | 5 random bytes */
-    _Atomic uint32_t counter;   /* low 24 bits go in the next ID */
+    idb_spinlock lock;          /* guards the three below */
+    uint32_t counter;           /* low 24 bits go in the next ID */
+    int64_t sec;                /* second of the last ID; INT64_MIN before the first */
+    uint32_t used;              /* IDs made in second sec (at most OID_PER_SECOND) */
 } objectid;
 
 static const idb_opt_decl objectid_options[] = {
     { .name = "counter_start", .type = IDB_OPT_STR, .def = "random",
       .help = "first counter value: random, or a decimal 0..16777215" },
+    { .name = "on_exhausted", .type = IDB_OPT_ENUM, .def = "wait", .choices = "wait|refuse",
+      .help = "2^24 IDs made in one second: wait for the next second, or refuse (error)" },
     { 0 },
 };
 
@@ -49,22 +77,27 @@ static uint64_t objectid_draw(unsigned gen)
     return (uint64_t)(gen & OID_GEN_MASK) << 40 | (idb_random_u64() & OID_RAND_MASK);
 }
 
-/* Make an instance: draw the process bytes, set the counter from counter_start. Returns 0,
- * IDB_EINPUT (counter_start not "random" nor 0..16777215) or IDB_ENOMEM. */
+/* Make an instance: draw the process bytes, set the counter from counter_start, keep
+ * on_exhausted. Returns 0, IDB_EINPUT (counter_start not "random" nor 0..16777215) or
+ * IDB_ENOMEM. */
 static int objectid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     const char *start = idb_opts_str(opts, "counter_start");
     int64_t first;
     if (strcmp(start, "random") == 0)
-        first = (int64_t)(idb_random_u64() & 0xFFFFFF);
-    else if (idb_parse_i64(start, &first) != 0 || first < 0 || first > 0xFFFFFF)
+        first = (int64_t)(idb_random_u64() & OID_COUNTER_MASK);
+    else if (idb_parse_i64(start, &first) != 0 || first < 0 || first > OID_COUNTER_MASK)
         return idb_fail(err, IDB_EINPUT, "strategy objectid: option counter_start=%s: expected "
                         "random or a decimal 0..16777215", start);
     objectid *o = malloc(sizeof *o);
     if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
     o->clock = clock;
+    o->refuse = strcmp(idb_opts_str(opts, "on_exhausted"), "refuse") == 0;
     atomic_init(&o->proc, objectid_draw(idb_random_fork_generation()));
-    atomic_init(&o->counter, (uint32_t)first);
+    atomic_init(&o->lock.held, 0);
+    o->counter = (uint32_t)first;
+    o->sec = INT64_MIN;
+    o->used = 0;
     *inst = o;
     return 0;
 }
@@ -82,22 +115,73 @@ static uint64_t objectid_proc(objectid *o)
     return w & OID_RAND_MASK;
 }
 
-/* Write the next ObjectId into *id. Returns 0, IDB_EINPUT (clock before 1970) or
- * IDB_EEXHAUSTED (past 0xFFFFFFFF seconds). */
+/* The second of the clock reading ns, checked against the 32-bit field: 0 and *s, or
+ * IDB_EINPUT (before 1970) or IDB_EEXHAUSTED (after 2106-02-07T06:28:15Z). */
+static int objectid_second(int64_t ns, int64_t *s, idb_err *err)
+{
+    if (ns < 0)
+        return idb_fail(err, IDB_EINPUT, "clock reads before 1970, which an ObjectId cannot hold");
+    *s = ns / OID_NS_PER_S;
+    if (*s > OID_SECONDS_MAX)
+        return idb_fail(err, IDB_EEXHAUSTED, "the 32-bit ObjectId timestamp is used up "
+                        "(%lld s is after 2106-02-07T06:28:15Z)", (long long)*s);
+    return 0;
+}
+
+/* Second sec has all its 2^24 counter values used: wait for the next second (or refuse).
+ * Called with the lock held. Returns 0 with *s the new second, or IDB_EEXHAUSTED
+ * (on_exhausted=refuse), IDB_ECLOCK (a clock that cannot be waited for) or objectid_second's
+ * errors. */
+static int objectid_exhausted(objectid *o, int64_t *s, idb_err *err)
+{
+    int64_t next_ns = (o->sec + 1) * OID_NS_PER_S;
+    if (o->refuse)
+        return idb_fail(err, IDB_EEXHAUSTED, "all 2^24 ObjectId counter values of second %lld "
+                        "are used (on_exhausted=refuse): no more IDs until the next second",
+                        (long long)o->sec);
+    if (idb_clock_wait_until(o->clock, next_ns) != 0) {
+        idb_fail(err, IDB_ECLOCK, "all 2^24 ObjectId counter values of second %lld are used "
+                 "and the clock cannot move forward", (long long)o->sec);
+        if (err) err->behind_ms = (next_ns - idb_clock_now_ns(o->clock)) / 1000000 + 1;
+        return IDB_ECLOCK;
+    }
+    return objectid_second(idb_clock_now_ns(o->clock), s, err);
+}
+
+/* Choose the second and counter of the next ID with the lock held; commits them only on
+ * success. now is a clock reading taken before the lock. Returns 0 or an IDB_E* code. */
+static int objectid_step(objectid *o, int64_t now, int64_t *s, uint32_t *c, idb_err *err)
+{
+    int rc = objectid_second(now, s, err);
+    if (rc == 0 && *s < o->sec)                 /* another thread may have moved on */
+        rc = objectid_second(idb_clock_now_ns(o->clock), s, err);
+    if (rc == 0 && *s == o->sec && o->used == OID_PER_SECOND)
+        rc = objectid_exhausted(o, s, err);
+    if (rc) return rc;
+    if (*s != o->sec) {                         /* a new second: a new count */
+        o->sec = *s;
+        o->used = 0;
+    }
+    o->used++;
+    *c = o->counter++;
+    return 0;
+}
+
+/* Write the next ObjectId into *id. Returns 0, IDB_EINPUT (clock before 1970),
+ * IDB_EEXHAUSTED (past 0xFFFFFFFF seconds; or 2^24 IDs in one second with
+ * on_exhausted=refuse) or IDB_ECLOCK (2^24 IDs in one second on a clock that cannot move). */
 static int objectid_next(void *inst, idb_id *id, idb_err *err)
 {
     objectid *o = inst;
-    int64_t ns = idb_clock_now_ns(o->clock);
-    if (ns < 0)
-        return idb_fail(err, IDB_EINPUT, "clock reads before 1970, which an ObjectId cannot hold");
-    uint64_t s = (uint64_t)ns / 1000000000;
-    if (s > 0xFFFFFFFF)
-        return idb_fail(err, IDB_EEXHAUSTED, "the 32-bit ObjectId timestamp is used up "
-                        "(%llu s is after 2106-02-07T06:28:15Z)", (unsigned long long)s);
-    uint32_t c = atomic_fetch_add_explicit(&o->counter, 1, memory_order_relaxed);
+    int64_t now = idb_clock_now_ns(o->clock), s = 0;
+    uint32_t c = 0;
+    idb_spin_lock(&o->lock);
+    int rc = objectid_step(o, now, &s, &c, err);
+    idb_spin_unlock(&o->lock);
+    if (rc) return rc;
     uint64_t p = objectid_proc(o);
-    idb_put_be64(id->b, s << 32 | p >> 8);                  /* bytes 0-7 */
-    idb_put_be(id->b + 8, (p & 0xFF) << 24 | (c & 0xFFFFFF), 4);   /* bytes 8-11 */
+    idb_put_be64(id->b, (uint64_t)s << 32 | p >> 8);                  /* bytes 0-7 */
+    idb_put_be(id->b + 8, (p & 0xFF) << 24 | (c & OID_COUNTER_MASK), 4);   /* bytes 8-11 */
     id->len = 12;
     return 0;
 }
@@ -130,6 +214,7 @@ const idb_strategy idb_strategy_objectid = {
     .bits = 96,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = objectid_options,
     .create = objectid_create,
     .next = objectid_next,

@@ -46,6 +46,10 @@
  * may already have been handed out. For the same reason an instance belongs to the
  * process that created it: in a child made by fork() next() refuses (IDB_EIO) instead of
  * handing out the same IDs as the parent; the child must create its own instance.
+ *
+ * What it promises: unique across processes and restarts when all share one range
+ * directory (cross_process = IDB_XPROC_SHARED_DIR, the `dir` option); two directories hand
+ * out the same ranges.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,6 +352,7 @@ const idb_strategy idb_strategy_range = {
     .bits = 64,
     .time_ordered = 0,
     .coord = IDB_COORD_PER_RANGE,
+    .cross_process = IDB_XPROC_SHARED_DIR,
     .options = range_options,
     .create = range_create,
     .next = range_next,

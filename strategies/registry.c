@@ -26,6 +26,35 @@ IDB_STRATEGIES(DECLARE)
 
 const idb_strategy *const idb_strategies[] = { IDB_STRATEGIES(ENTRY) NULL };
 
+/* Each cross_process value: its name in `idbench list`, and the option its condition names
+ * (which the strategy must declare), or NULL. */
+static const struct { const char *name, *needs; } xproc[IDB_XPROC_COUNT] = {
+    [IDB_XPROC_NONE] = { "none", NULL },
+    [IDB_XPROC_ALWAYS] = { "always", NULL },
+    [IDB_XPROC_DISTINCT_WORKER] = { "distinct-worker", "worker" },
+    [IDB_XPROC_SHARED_DIR] = { "shared-dir", "dir" },
+};
+
+/* The list name of x (see strategy.h). */
+const char *idb_xproc_name(enum idb_xproc x)
+{
+    return (unsigned)x < IDB_XPROC_COUNT ? xproc[x].name : "?";
+}
+
+/* Why s's cross_process is wrong, or NULL when it is right. */
+static const char *xproc_fault(const idb_strategy *s, char *why, size_t n)
+{
+    unsigned x = (unsigned)s->cross_process;
+    if (x >= IDB_XPROC_COUNT)
+        snprintf(why, n, "cross_process = %u is not one of enum idb_xproc", x);
+    else if (xproc[x].needs && !idb_opts_declared(s->options, xproc[x].needs))
+        snprintf(why, n, "cross_process = %s needs a `%s` option, which it does not declare",
+                 xproc[x].name, xproc[x].needs);
+    else
+        return NULL;
+    return why;
+}
+
 /* Why s breaks the interface, or NULL when it keeps it. */
 static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
 {
@@ -38,10 +67,11 @@ static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
         snprintf(why, n, "a required function (create, next, destroy, format, parse, "
                  "decode) is NULL");
     else
-        return NULL;
+        return xproc_fault(s, why, n);
     return why;
 }
 
+/* Check every plug-in of table (see strategy.h). */
 int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err)
 {
     char why[160];
@@ -56,6 +86,7 @@ int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err)
     return 0;
 }
 
+/* The strategy called name, or NULL (see strategy.h). */
 const idb_strategy *idb_strategy_find(const char *name)
 {
     for (const idb_strategy *const *s = idb_strategies; *s; s++)
@@ -63,6 +94,7 @@ const idb_strategy *idb_strategy_find(const char *name)
     return NULL;
 }
 
+/* Parse options and create an instance (see strategy.h). */
 int idb_strategy_create_kv(const idb_strategy *s, const char *const *kv, int nkv,
                            idb_clock *clock, void **inst, idb_err *err)
 {

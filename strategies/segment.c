@@ -32,13 +32,18 @@
  * is never written anywhere, so the rest of its predecessor's current block and spare
  * are abandoned. That wastes at most 2 blocks per restart and never reuses an ID.
  *
+ * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process service
+ * is one atomic per process, so two processes (or a restarted one) take the same blocks;
+ * with a counter server shared by all, blocks (so IDs) would be unique.
+ *
  * Decode assumes every user of the counter takes blocks of the same size (block_no and
  * offset are computed from the `block` option given to decode); sharing the counter with
  * `counter` or a different block size keeps IDs unique but makes block_no meaningless.
  *
  * Options:
  *   block    INT >= 1, default 1000   IDs per block (Leaf's step)
- *   name     STR, default "segments"   which counter (not `counter`'s "orders" by default)
+ *   name     STR, default "segments"   which counter (not `counter`'s "orders" by default);
+ *                                      at most 255 bytes (IDB_COUNTER_NAME_MAX), kept whole
  *   service  ENUM inproc               counter service backend
  */
 #include <sched.h>
@@ -64,7 +69,7 @@ typedef struct segment {
 static const idb_opt_decl segment_options[] = {
     { .name = "block", .type = IDB_OPT_INT, .def = "1000", .min = 1, .max = INT64_MAX,
       .help = "IDs per block taken from the counter service (Leaf's step)" },
-    { .name = "name", .type = IDB_OPT_STR, .def = "segments",
+    { .name = "name", .type = IDB_OPT_STR, .size = IDB_COUNTER_NAME_MAX, .def = "segments",
       .help = "which counter of the service to take blocks from (instances naming the "
               "same one share it)" },
     { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
@@ -80,7 +85,7 @@ static int segment_take(segment *s, uint64_t *first, idb_err *err)
 }
 
 /* Make an instance and take its first block. Returns 0 and *inst, or IDB_ENOMEM, or the
- * counter service's error (table of counters full, counter used up). */
+ * counter service's error (table of counters full, counter used up, a name too long). */
 static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     (void)clock;
@@ -88,8 +93,9 @@ static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, i
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     s->block = (uint64_t)idb_opts_int(opts, "block");
     s->prefetch_at = s->block / 10 ? s->block / 10 : 1;
-    s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), err);
-    int rc = s->svc ? segment_take(s, &s->next, err) : (err ? err->code : IDB_EEXHAUSTED);
+    idb_err e = { 0 };
+    s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
+    int rc = s->svc ? segment_take(s, &s->next, err) : idb_fail(err, e.code, "%s", e.msg);
     if (rc) { free(s); return rc; }
     s->left = s->block;
     *inst = s;
@@ -185,6 +191,7 @@ const idb_strategy idb_strategy_segment = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_PER_RANGE,
+    .cross_process = IDB_XPROC_NONE,
     .options = segment_options,
     .create = segment_create,
     .next = segment_next,

@@ -20,21 +20,36 @@
  * 41 bits gives IDB_EEXHAUSTED.
  * The (last ms, sequence) pair is guarded by a spinlock, held while waiting.
  *
+ * What it promises. One instance: every ID above the one before. Across processes: unique
+ * when each has its own worker (cross_process = IDB_XPROC_DISTINCT_WORKER); the worker is
+ * not checked, so two with one worker repeat IDs. Across restarts: only with state_file.
+ * Without it the refusal of a clock behind lives in memory: an instance started while the
+ * clock is behind where a previous one got to reissues its IDs. With state_file=PATH
+ * (statefile.h) the instance reserves time on disk ahead of use (one write and fsync per
+ * IDB_STATE_WINDOW_MS), and create() reads what the last run reserved: while the clock is
+ * at or behind it, create() refuses (IDB_ECLOCK, err->behind_ms) or, with
+ * on_backwards=wait, waits until the clock passes it; then IDs start above it. A corrupt
+ * state file is IDB_EINPUT; one in use by another instance IDB_EUNAVAIL; in a forked child
+ * next() refuses with IDB_EIO (the parent keeps the file and its lock).
+ *
  * Options:
  *   epoch_ms      INT, default 1288834974657   Unix ms that time field 0 stands for
  *   worker        INT 0..1023, default 0       this generator's worker number
  *   on_backwards  refuse|wait, default refuse  what to do when the clock steps back
+ *   state_file    STR, default "" (off)        where to persist the time reserved
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spinlock.h"
+#include "statefile.h"
 #include "strategy.h"
 
 #define SNOWFLAKE_EPOCH_DEFAULT 1288834974657LL
 #define SNOWFLAKE_TIME_MAX ((1LL << 41) - 1)
 #define SNOWFLAKE_SEQ_MAX 4095
+#define NS_PER_MS 1000000
 
 typedef struct snowflake {
     idb_clock *clock;
@@ -44,6 +59,7 @@ typedef struct snowflake {
     idb_spinlock lock;          /* guards last_ms and seq */
     int64_t last_ms;            /* Unix ms of the last ID; INT64_MIN before the first */
     int seq;                    /* sequence of the last ID */
+    idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
 } snowflake;
 
 static const idb_opt_decl snowflake_options[] = {
@@ -54,11 +70,39 @@ static const idb_opt_decl snowflake_options[] = {
       .help = "worker number in the 10-bit worker field" },
     { .name = "on_backwards", .type = IDB_OPT_ENUM, .def = "refuse", .choices = "refuse|wait",
       .help = "clock behind the last ms: refuse (error) or wait for it to catch up" },
+    { .name = "state_file", .type = IDB_OPT_STR, .def = "",
+      .help = "file where the time used is reserved ahead (fsync per second), so a restart "
+              "with the clock behind refuses or waits; empty = off" },
     { 0 },
 };
 
-/* Make an instance on clock from opts. Returns 0, IDB_EINPUT (epoch_ms is after the
- * clock's time: no ID could be made) or IDB_ENOMEM. */
+/* With a state file at path (empty: none), lock and read it and start above what the last
+ * run reserved: while the clock is at or behind it refuse, or wait with on_backwards=wait.
+ * Returns 0, IDB_ECLOCK (err->behind_ms) or idb_statefile_open's errors. */
+static int snowflake_restore(snowflake *s, const char *path, idb_err *err)
+{
+    if (!path[0]) return 0;
+    int rc = idb_statefile_open(path, "snowflake", &s->sf, err);
+    int64_t r = rc ? 0 : s->sf->reserved_ms;
+    if (rc || r == IDB_STATE_NONE) return rc;
+    int64_t now = idb_clock_now_ms(s->clock);
+    if (now <= r && !s->wait_on_backwards)
+        rc = idb_statefile_behind(s->sf, now, "on_backwards=wait waits instead", err);
+    else if (now <= r && idb_clock_wait_until(s->clock, (r + 1) * NS_PER_MS) != 0)
+        rc = idb_statefile_behind(s->sf, now, "the clock cannot move forward", err);
+    if (rc) {
+        idb_statefile_close(s->sf);
+        s->sf = NULL;
+        return rc;
+    }
+    s->last_ms = r;                     /* as if ms r were used up: the next ID is above it */
+    s->seq = SNOWFLAKE_SEQ_MAX;
+    return 0;
+}
+
+/* Make an instance on clock from opts (with its state file, if any). Returns 0,
+ * IDB_EINPUT (epoch_ms is after the clock's time: no ID could be made), IDB_ENOMEM, or
+ * snowflake_restore's errors. */
 static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     int64_t epoch = idb_opts_int(opts, "epoch_ms"), now = idb_clock_now_ms(clock);
@@ -72,8 +116,19 @@ static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst,
     s->worker = (uint64_t)idb_opts_int(opts, "worker");
     s->wait_on_backwards = strcmp(idb_opts_str(opts, "on_backwards"), "wait") == 0;
     s->last_ms = INT64_MIN;
+    int rc = snowflake_restore(s, idb_opts_str(opts, "state_file"), err);
+    if (rc) { free(s); return rc; }
     *inst = s;
     return 0;
+}
+
+/* Free an instance: its state file records the last ms used and is unlocked. */
+static void snowflake_destroy(void *inst)
+{
+    snowflake *s = inst;
+    if (!s) return;
+    idb_statefile_close(s->sf);
+    free(s);
 }
 
 /* Fail with IDB_ECLOCK, recording how far (ms) the clock is behind. */
@@ -86,8 +141,9 @@ static int snowflake_behind(idb_err *err, int64_t behind, const char *why)
     return rc;
 }
 
-/* Choose the (ms, sequence) of the next ID with the lock held; commits nothing on error.
- * now is a clock reading taken before the lock. Returns 0 or an IDB_E* code. */
+/* Choose the (ms, sequence) of the next ID with the lock held, and cover ms in the state
+ * file; commits nothing on error. now is a clock reading taken before the lock. Returns 0
+ * or an IDB_E* code. */
 static int snowflake_step(snowflake *s, int64_t now, int64_t *ms, int *seq, idb_err *err)
 {
     idb_clock *c = s->clock;
@@ -122,11 +178,12 @@ static int snowflake_step(snowflake *s, int64_t now, int64_t *ms, int *seq, idb_
         return idb_fail(err, IDB_EEXHAUSTED, "the 41-bit time field is used up: %lld ms is "
                         "more than 2^41 ms after epoch_ms=%lld", (long long)*ms,
                         (long long)s->epoch_ms);
-    return 0;
+    return s->sf ? idb_statefile_cover(s->sf, *ms, err) : 0;
 }
 
 /* Write the next ID into *id. Returns 0, or IDB_ECLOCK (clock behind, err->behind_ms set,
- * or a clock that cannot be waited for), IDB_EINPUT (before the epoch) or IDB_EEXHAUSTED. */
+ * or a clock that cannot be waited for), IDB_EINPUT (before the epoch), IDB_EEXHAUSTED, or
+ * IDB_EIO (the state file could not be written; a forked child with a state file). */
 static int snowflake_next(void *inst, idb_id *id, idb_err *err)
 {
     snowflake *s = inst;
@@ -179,10 +236,11 @@ const idb_strategy idb_strategy_snowflake = {
     .bits = 64,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_DISTINCT_WORKER,
     .options = snowflake_options,
     .create = snowflake_create,
     .next = snowflake_next,
-    .destroy = free,
+    .destroy = snowflake_destroy,
     .format = idb_text_u64_format,
     .parse = snowflake_parse,
     .decode = snowflake_decode,

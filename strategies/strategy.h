@@ -45,6 +45,26 @@ enum idb_coord {
     IDB_COORD_PER_ID,            /* a server is asked for every ID */
 };
 
+/* What a strategy promises when several processes, each with its own instance and the
+ * default options, make IDs at the same time: whether no two of their IDs are equal, and on
+ * what condition. `idbench list` prints it as its fourth column (the name in quotes below),
+ * and the uniqueness soak (tests/test_soak.sh) runs several processes of every strategy
+ * that promises it, on that condition, and checks that no ID comes twice. The registry
+ * refuses a strategy whose condition names an option it does not declare. Restarts are
+ * each strategy's own business (its header comment says; see state_file). */
+enum idb_xproc {
+    IDB_XPROC_NONE,              /* "none": no promise; processes may repeat each other's IDs
+                                  * (counter and segment while their counter service is one
+                                  * atomic per process; interleaved's shards restart at k+1) */
+    IDB_XPROC_ALWAYS,            /* "always": unique with no coordination at all, by random
+                                  * bits (a collision is a birthday event: idbench collide) */
+    IDB_XPROC_DISTINCT_WORKER,   /* "distinct-worker": unique when each process has its own
+                                  * value of the `worker` option, which it must declare */
+    IDB_XPROC_SHARED_DIR,        /* "shared-dir": unique when all use one directory, the
+                                  * `dir` option, which it must declare (range's leases) */
+    IDB_XPROC_COUNT
+};
+
 /* decode() calls emit once per field, in a fixed order; value is text. */
 typedef void (*idb_emit_fn)(void *ctx, const char *key, const char *value);
 
@@ -56,6 +76,7 @@ typedef struct idb_strategy {
                                   * ID next() and parse() make has bits / 8 bytes */
     int time_ordered;            /* 1 if IDs sort (roughly) by creation time */
     enum idb_coord coord;
+    enum idb_xproc cross_process;   /* uniqueness across processes (above); 0 = none */
     const idb_opt_decl *options; /* terminated by {0}; may be NULL */
 
     /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
@@ -82,10 +103,15 @@ extern const idb_strategy *const idb_strategies[];
 
 /* Check every strategy of table (NULL-terminated; idb_strategies at start-up) against this
  * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
- * 8 .. IDB_ID_MAX * 8, and all six functions set. Returns 0, or IDB_EINPUT with err naming
- * the first plug-in that fails and why. idbench's main() runs it before any command, so no
+ * 8 .. IDB_ID_MAX * 8, all six functions set, and cross_process one of enum idb_xproc with
+ * the option its condition names declared. Returns 0, or IDB_EINPUT with err naming the
+ * first plug-in that fails and why. idbench's main() runs it before any command, so no
  * command sees a strategy that breaks the contract (e.g. writes past an idb_id). */
 int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err);
+
+/* The name of a cross_process value as `idbench list` prints it ("none", "always",
+ * "distinct-worker", "shared-dir"), or "?" for a value out of range. */
+const char *idb_xproc_name(enum idb_xproc x);
 
 /* The strategy called name, or NULL. */
 const idb_strategy *idb_strategy_find(const char *name);

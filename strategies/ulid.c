@@ -27,6 +27,17 @@
  * The (last ms, random part) pair is guarded by a spinlock; the clock is read outside it,
  * and the random draw (only at a new ms) happens inside it.
  *
+ * What it promises. One instance: every ULID above the one before (above). Across
+ * processes and restarts: unique with no coordination, by its 80 random bits
+ * (cross_process = IDB_XPROC_ALWAYS), but not ordered: a restart with the clock behind
+ * makes ULIDs below the last run's. With state_file=PATH (statefile.h) the order holds
+ * across restarts too: the instance reserves time on disk ahead of use (one write and
+ * fsync per IDB_STATE_WINDOW_MS), and a new one starts at the ms after what the last run
+ * reserved (whose random parts it cannot know), with a fresh random part, and goes on
+ * as above: while the clock is behind that ms, the time field stays on it (+1 per ULID;
+ * it never refuses). A corrupt state file is IDB_EINPUT; one in use by another instance
+ * IDB_EUNAVAIL; in a forked child next() refuses with IDB_EIO.
+ *
  * Options:
  *   overflow_after  INT >= 0, default 0   TEST HOOK. 0 = the spec: each ms starts at a
  *                   random value. N > 0: each ms starts the random part at 2^80 - N instead,
@@ -34,6 +45,7 @@
  *                   random at all (two instances collide), so never use it for real IDs.
  *                   It exists so the overflow error can be tested: no seed of the random
  *                   stream can be found that starts near the top of 80 bits.
+ *   state_file      STR, default "" (off)   where to persist the time reserved
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +53,7 @@
 
 #include "random.h"
 #include "spinlock.h"
+#include "statefile.h"
 #include "strategy.h"
 
 #define ULID_MS_MAX ((1ULL << 48) - 1)
@@ -55,16 +68,42 @@ typedef struct ulid {
     idb_spinlock lock;          /* guards last_ms, rhi, rlo */
     int64_t last_ms;            /* ms in the last ULID; -1 before the first */
     uint64_t rhi, rlo;          /* random part of the last ULID: 16 + 64 bits */
+    idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
 } ulid;
 
 static const idb_opt_decl ulid_options[] = {
     { .name = "overflow_after", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = INT64_MAX,
       .help = "TEST HOOK, not random: N>0 starts each ms at 2^80-N so ULID N+1 in a ms "
               "overflows; 0 = random start (the spec)" },
+    { .name = "state_file", .type = IDB_OPT_STR, .def = "",
+      .help = "file where the time used is reserved ahead (fsync per second), so ULIDs "
+              "keep increasing across restarts; empty = off" },
     { 0 },
 };
 
-/* Make an instance on clock (kept by the caller). Returns 0 or IDB_ENOMEM. */
+static void ulid_fresh(ulid *u);
+
+/* With a state file at path (empty: none): lock and read it, and start at the ms after
+ * what the last run reserved, with a fresh random part. Returns 0, IDB_EEXHAUSTED (no ms
+ * left after it) or idb_statefile_open's errors. */
+static int ulid_restore(ulid *u, const char *path, idb_err *err)
+{
+    int rc = path[0] ? idb_statefile_open(path, "ulid", &u->sf, err) : 0;
+    if (rc || !u->sf || u->sf->reserved_ms == IDB_STATE_NONE) return rc;
+    int64_t reserved = u->sf->reserved_ms;
+    if ((uint64_t)reserved >= ULID_MS_MAX) {
+        idb_statefile_close(u->sf);
+        u->sf = NULL;
+        return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up (state_file "
+                        "reserved up to %lld ms)", (long long)reserved);
+    }
+    u->last_ms = u->sf->reserved_ms + 1;
+    ulid_fresh(u);
+    return 0;
+}
+
+/* Make an instance on clock (kept by the caller), with its state file if any. Returns 0,
+ * IDB_ENOMEM or ulid_restore's errors. */
 static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     ulid *u = calloc(1, sizeof *u);
@@ -72,8 +111,19 @@ static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_
     u->clock = clock;
     u->overflow_after = (uint64_t)idb_opts_int(opts, "overflow_after");
     u->last_ms = -1;
+    int rc = ulid_restore(u, idb_opts_str(opts, "state_file"), err);
+    if (rc) { free(u); return rc; }
     *inst = u;
     return 0;
+}
+
+/* Free an instance: its state file records the last ms used and is unlocked. */
+static void ulid_destroy(void *inst)
+{
+    ulid *u = inst;
+    if (!u) return;
+    idb_statefile_close(u->sf);
+    free(u);
 }
 
 /* The random part for a new ms: 80 random bits, or 2^80 - N under the test hook. */
@@ -89,36 +139,34 @@ static void ulid_fresh(ulid *u)
 }
 
 /* Write the next ULID into *id, greater than the instance's previous one. Returns 0,
- * IDB_EINPUT (clock before 1970) or IDB_EEXHAUSTED (random part overflowed within one
- * ms, or the 48-bit timestamp is used up). */
+ * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (random part overflowed within one
+ * ms, or the 48-bit timestamp is used up) or IDB_EIO (the state file could not be
+ * written; a forked child with a state file). */
 static int ulid_next(void *inst, idb_id *id, idb_err *err)
 {
     ulid *u = inst;
     int64_t now = idb_clock_now_ms(u->clock);
+    int rc = 0;
 
     idb_spin_lock(&u->lock);
     if (now > u->last_ms) {                  /* new ms: fresh randomness */
-        if ((uint64_t)now > ULID_MS_MAX) {   /* negative never gets here: last_ms >= -1 */
-            idb_spin_unlock(&u->lock);
-            return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up");
+        if ((uint64_t)now > ULID_MS_MAX)     /* negative never gets here: last_ms >= -1 */
+            rc = idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up");
+        else if (!u->sf || (rc = idb_statefile_cover(u->sf, now, err)) == 0) {
+            u->last_ms = now;
+            ulid_fresh(u);
         }
-        u->last_ms = now;
-        ulid_fresh(u);
     } else if (u->last_ms < 0) {             /* first call, clock before 1970 */
-        idb_spin_unlock(&u->lock);
-        return idb_fail(err, IDB_EINPUT,
-                        "clock reads %lld ms, before 1970, which a ULID cannot hold",
-                        (long long)now);
-    } else {                                 /* same ms, or clock behind: +1 */
-        if (u->rhi == ULID_HI_MAX && u->rlo == UINT64_MAX) {
-            idb_spin_unlock(&u->lock);
-            return idb_fail(err, IDB_EEXHAUSTED,
-                            "ULID random part overflowed within one millisecond");
-        }
-        if (++u->rlo == 0) u->rhi++;
+        rc = idb_fail(err, IDB_EINPUT, "clock reads %lld ms, before 1970, which a ULID cannot "
+                      "hold", (long long)now);
+    } else if (u->rhi == ULID_HI_MAX && u->rlo == UINT64_MAX) {   /* same ms (or behind) */
+        rc = idb_fail(err, IDB_EEXHAUSTED, "ULID random part overflowed within one millisecond");
+    } else if (!u->sf || (rc = idb_statefile_cover(u->sf, u->last_ms, err)) == 0) {
+        if (++u->rlo == 0) u->rhi++;         /* +1 */
     }
     uint64_t hi = (uint64_t)u->last_ms << 16 | u->rhi, lo = u->rlo;
     idb_spin_unlock(&u->lock);
+    if (rc) return rc;
 
     idb_put_be(id->b, hi, 8);
     idb_put_be(id->b + 8, lo, 8);
@@ -198,10 +246,11 @@ const idb_strategy idb_strategy_ulid = {
     .bits = 128,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = ulid_options,
     .create = ulid_create,
     .next = ulid_next,
-    .destroy = free,
+    .destroy = ulid_destroy,
     .format = ulid_format,
     .parse = ulid_parse,
     .decode = ulid_decode,

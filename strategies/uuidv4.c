@@ -13,6 +13,9 @@
  * per thread, so every call is thread-safe), then version and variant are overwritten.
  * Not time-ordered. Text form: lowercase 8-4-4-4-12; parse takes any case and checks that
  * the version is 4 and the variant 0b10.
+ *
+ * What it promises: unique across threads, processes and restarts with no coordination,
+ * by 122 random bits (cross_process = IDB_XPROC_ALWAYS); no order at all.
  */
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +79,7 @@ const idb_strategy idb_strategy_uuidv4 = {
     .bits = 128,
     .time_ordered = 0,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = NULL,
     .create = uuidv4_create,
     .next = uuidv4_next,

@@ -26,8 +26,20 @@
  * gives IDB_EEXHAUSTED. The (last ms, counter) pair is guarded by a spinlock; the clock
  * read and the random draw happen outside it.
  *
+ * What it promises. One instance: every UUID above the one before (above). Across
+ * processes and restarts: unique with no coordination, by its random bits (a random counter
+ * seed per ms and 74 - C random bits per UUID; cross_process = IDB_XPROC_ALWAYS), but not
+ * ordered: a restart with the clock behind makes UUIDs below the last run's. With
+ * state_file=PATH (statefile.h) the order holds across restarts too: the instance reserves
+ * time on disk ahead of use (one write and fsync per IDB_STATE_WINDOW_MS), and a new one
+ * starts above what the last run reserved, as if it had used that ms up: while the clock
+ * is behind it, the timestamp runs ahead of the clock (the rule above for a clock stepped
+ * back; it never refuses). A corrupt state file is IDB_EINPUT; one in use by another
+ * instance IDB_EUNAVAIL; in a forked child next() refuses with IDB_EIO.
+ *
  * Options:
  *   counter_bits  INT 12..42, default 42   width C of the counter (decode needs the same)
+ *   state_file    STR, default "" (off)    where to persist the time reserved
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +47,7 @@
 
 #include "random.h"
 #include "spinlock.h"
+#include "statefile.h"
 #include "strategy.h"
 
 #define UUIDV7_MS_MAX ((1ULL << 48) - 1)
@@ -47,15 +60,21 @@ typedef struct uuidv7 {
     idb_spinlock lock;          /* guards last_ms and counter */
     int64_t last_ms;            /* ms in the last UUID; -1 before the first */
     uint64_t counter;           /* counter in the last UUID */
+    idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
 } uuidv7;
 
 static const idb_opt_decl uuidv7_options[] = {
     { .name = "counter_bits", .type = IDB_OPT_INT, .def = "42", .min = 12, .max = 42,
       .help = "bits of the per-ms counter after the timestamp (RFC 9562 Method 1)" },
+    { .name = "state_file", .type = IDB_OPT_STR, .def = "",
+      .help = "file where the time used is reserved ahead (fsync per second), so UUIDs "
+              "keep increasing across restarts; empty = off" },
     { 0 },
 };
 
-/* Make an instance on clock with the counter width from opts. Returns 0 or IDB_ENOMEM. */
+/* Make an instance on clock with the counter width from opts; with a state file, start
+ * above what the last run reserved (its ms counts as used up). Returns 0, IDB_ENOMEM or
+ * idb_statefile_open's errors. */
 static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     uuidv7 *u = calloc(1, sizeof *u);
@@ -64,8 +83,24 @@ static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, id
     u->cbits = (int)idb_opts_int(opts, "counter_bits");
     u->cmax = (1ULL << u->cbits) - 1;
     u->last_ms = -1;
+    const char *path = idb_opts_str(opts, "state_file");
+    int rc = path[0] ? idb_statefile_open(path, "uuidv7", &u->sf, err) : 0;
+    if (rc) { free(u); return rc; }
+    if (u->sf && u->sf->reserved_ms != IDB_STATE_NONE) {
+        u->last_ms = u->sf->reserved_ms;
+        u->counter = u->cmax;           /* full: the next UUID is in a later ms */
+    }
     *inst = u;
     return 0;
+}
+
+/* Free an instance: its state file records the last ms used and is unlocked. */
+static void uuidv7_destroy(void *inst)
+{
+    uuidv7 *u = inst;
+    if (!u) return;
+    idb_statefile_close(u->sf);
+    free(u);
 }
 
 /* A fresh counter for a new ms: C-1 random bits, the top bit 0 (rollover guard). */
@@ -75,7 +110,8 @@ static inline uint64_t uuidv7_seed(const uuidv7 *u)
 }
 
 /* Write the next UUIDv7 into *id, greater than the instance's previous one. Returns 0,
- * IDB_EINPUT (clock before 1970) or IDB_EEXHAUSTED (48-bit timestamp used up). */
+ * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (48-bit timestamp used up) or IDB_EIO
+ * (the state file could not be written; a forked child with a state file). */
 static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
 {
     uuidv7 *u = inst;
@@ -93,17 +129,19 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
         ms++;
         ctr = uuidv7_seed(u);
     }
-    if ((uint64_t)ms > UUIDV7_MS_MAX) {     /* negative ms wraps to a huge value here */
-        idb_spin_unlock(&u->lock);
-        if (ms < 0)
-            return idb_fail(err, IDB_EINPUT,
-                            "clock reads %lld ms, before 1970, which a UUIDv7 cannot hold",
-                            (long long)ms);
-        return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit UUIDv7 timestamp is used up");
+    int rc = 0;
+    if ((uint64_t)ms > UUIDV7_MS_MAX)       /* negative ms wraps to a huge value here */
+        rc = ms < 0 ? idb_fail(err, IDB_EINPUT, "clock reads %lld ms, before 1970, which a "
+                               "UUIDv7 cannot hold", (long long)ms)
+                    : idb_fail(err, IDB_EEXHAUSTED, "the 48-bit UUIDv7 timestamp is used up");
+    else if (u->sf)
+        rc = idb_statefile_cover(u->sf, ms, err);
+    if (rc == 0) {
+        u->last_ms = ms;
+        u->counter = ctr;
     }
-    u->last_ms = ms;
-    u->counter = ctr;
     idb_spin_unlock(&u->lock);
+    if (rc) return rc;
 
     int low = u->cbits - 12;                /* counter bits that spill into rand_b */
     int rnd = 74 - u->cbits;                /* random bits at the end */
@@ -149,10 +187,11 @@ const idb_strategy idb_strategy_uuidv7 = {
     .bits = 128,
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
+    .cross_process = IDB_XPROC_ALWAYS,
     .options = uuidv7_options,
     .create = uuidv7_create,
     .next = uuidv7_next,
-    .destroy = free,
+    .destroy = uuidv7_destroy,
     .format = idb_text_uuid_format,
     .parse = uuidv7_parse,
     .decode = uuidv7_decode,

@@ -10,8 +10,9 @@ expect 0 "list" -- "$IDB" list
 for s in counter range interleaved uuidv4 uuidv7 snowflake objectid; do
   check "list has $s" grep -qP "^$s\t" "$tmp/out"
 done
-check "list is NAME<TAB>BITS<TAB>summary, bits a multiple of 8 up to 256" \
-  awk -F'\t' 'NF != 3 || $2 !~ /^[0-9]+$/ || $2 % 8 || $2 < 8 || $2 > 256 { exit 1 }' "$tmp/out"
+check "list is NAME<TAB>BITS<TAB>summary<TAB>CROSS_PROCESS, bits a multiple of 8 up to 256" \
+  awk -F'\t' 'NF != 4 || $2 !~ /^[0-9]+$/ || $2 % 8 || $2 < 8 || $2 > 256 ||
+               $4 !~ /^(none|always|distinct-worker|shared-dir)$/ { exit 1 }' "$tmp/out"
 check "uuidv7 is 128 bits, objectid 96" grep -qP '^uuidv7\t128\t' "$tmp/out"
 check "objectid is 96 bits" grep -qP '^objectid\t96\t' "$tmp/out"
 expect 2 "list with an argument" -- "$IDB" list extra

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,73 @@ TEST(test_fork_new_random)
     oid()->destroy(inst);
 }
 
+/* Make all 2^24 IDs of one second on c (manual, at sec + 0.5 s) from inst, checking that
+ * every counter value comes once and that each ID is in that second. Returns the last ID. */
+static idb_id fill_second(void *inst, idb_clock *c, int64_t sec)
+{
+    enum { PER_SECOND = 1 << 24 };
+    uint8_t *seen = calloc(PER_SECOND / 8, 1);
+    assert_non_null(seen);
+    idb_clock_set_ns(c, S(sec) + S(1) / 2);
+    idb_id id = { 0 };
+    for (int i = 0; i < PER_SECOND; i++) {
+        if (oid()->next(inst, &id, &err) != 0) fail_msg("ID %d of the second: %s", i, err.msg);
+        uint32_t ctr = (uint32_t)idb_get_be(id.b + 9, 3);
+        if (idb_get_be(id.b, 4) != (uint64_t)sec || seen[ctr / 8] & 1u << ctr % 8)
+            fail_msg("ID %d: second %llu, counter %u seen before", i,
+                     (unsigned long long)idb_get_be(id.b, 4), ctr);
+        seen[ctr / 8] |= (uint8_t)(1u << ctr % 8);
+    }
+    free(seen);
+    return id;
+}
+
+/* 2^24 IDs in one second: the next one waits for the next second (the manual clock jumps
+ * there), so no ID of the second repeats; a frozen clock that cannot be waited for refuses
+ * with IDB_ECLOCK. The counter goes on from where it was. */
+TEST(test_full_second_waits)
+{
+    const char *kv[] = { "counter_start=16777200" };
+    idb_clock c;
+    idb_clock_manual_init(&c, 0);
+    void *inst = make(kv, 1, &c);
+    idb_id last = fill_second(inst, &c, 1700000000);
+    assert_int_equal(idb_get_be(last.b + 9, 3), 16777199);      /* one short of the start */
+    idb_clock_freeze(&c, 1);
+    idb_id id;
+    assert_int_equal(oid()->next(inst, &id, &err), IDB_ECLOCK);
+    assert_non_null(strstr(err.msg, "2^24"));
+    idb_clock_freeze(&c, 0);
+    id = next_id(inst);
+    assert_int_equal(idb_get_be(id.b, 4), 1700000001);         /* waited for the next second */
+    assert_int_equal(idb_get_be(id.b + 9, 3), 16777200);
+    assert_int_equal(idb_clock_now_ns(&c), S(1700000001));
+    assert_true(atomic_load(&c.waits) >= 1);
+    assert_true(idb_id_cmp(&last, &id) < 0);
+    oid()->destroy(inst);
+}
+
+/* on_exhausted=refuse: after 2^24 IDs in one second, IDB_EEXHAUSTED until the next second;
+ * the clock is not moved. */
+TEST(test_full_second_refuses)
+{
+    const char *kv[] = { "on_exhausted=refuse" };
+    idb_clock c;
+    idb_clock_manual_init(&c, 0);
+    void *inst = make(kv, 1, &c);
+    fill_second(inst, &c, 1600000000);
+    idb_id id;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(oid()->next(inst, &id, &err), IDB_EEXHAUSTED);
+        assert_non_null(strstr(err.msg, "on_exhausted=refuse"));
+    }
+    assert_int_equal(idb_clock_now_ns(&c), S(1600000000) + S(1) / 2);
+    idb_clock_advance_ns(&c, S(1) / 2);
+    id = next_id(inst);
+    assert_int_equal(idb_get_be(id.b, 4), 1600000001);
+    oid()->destroy(inst);
+}
+
 typedef struct worker_arg { void *inst; idb_id *ids; int n; } worker_arg;
 
 /* Thread body: make n ObjectIds. */
@@ -232,6 +300,8 @@ int main(void)
         cmocka_unit_test(test_timestamp_ffffffff),
         cmocka_unit_test(test_timestamp_past_32_bits_refused),
         cmocka_unit_test(test_counter_wraps),
+        cmocka_unit_test(test_full_second_waits),
+        cmocka_unit_test(test_full_second_refuses),
         cmocka_unit_test(test_counter_start_checked),
         cmocka_unit_test(test_consecutive_differ_in_counter),
         cmocka_unit_test(test_corpus_value),

@@ -113,6 +113,27 @@ TEST(test_store_version_and_functions)
     assert_int_equal(idb_store_check_table(table, &err), 0);
 }
 
+/* cross_process must be a value of enum idb_xproc, and a condition naming an option needs
+ * the strategy to declare it (uuidv4 declares none); the names are the list's. */
+TEST(test_strategy_cross_process)
+{
+    idb_strategy s = plugin("badxproc");
+    s.cross_process = IDB_XPROC_COUNT;
+    expect_strategy_refused(&s, "cross_process");
+    s.name = "noworker";
+    s.cross_process = IDB_XPROC_DISTINCT_WORKER;
+    expect_strategy_refused(&s, "`worker`");
+    s.name = "nodir";
+    s.cross_process = IDB_XPROC_SHARED_DIR;
+    expect_strategy_refused(&s, "`dir`");
+    s.options = idb_strategy_find("range")->options;           /* declares dir */
+    const idb_strategy *const table[] = { &s, NULL };
+    idb_err err = { 0 };
+    assert_int_equal(idb_strategy_check_table(table, &err), 0);
+    assert_string_equal(idb_xproc_name(IDB_XPROC_DISTINCT_WORKER), "distinct-worker");
+    assert_string_equal(idb_xproc_name(IDB_XPROC_COUNT), "?");
+}
+
 /* Every store refuses key widths 0 and IDB_ID_MAX + 1 at open, before touching dir. */
 TEST(test_every_store_refuses_bad_widths)
 {
@@ -154,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_real_tables_pass),
         cmocka_unit_test(test_strategy_widths),
         cmocka_unit_test(test_strategy_version_and_functions),
+        cmocka_unit_test(test_strategy_cross_process),
         cmocka_unit_test(test_store_version_and_functions),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),

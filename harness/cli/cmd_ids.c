@@ -20,13 +20,16 @@ static const char *coord_names[] = {
     [IDB_COORD_PER_ID] = "per ID",
 };
 
-/* idbench list: one line per strategy, NAME<TAB>BITS<TAB>summary. */
+/* idbench list: one line per strategy, NAME<TAB>BITS<TAB>summary<TAB>CROSS_PROCESS (what it
+ * promises about IDs of several processes: none, always, distinct-worker, shared-dir; see
+ * enum idb_xproc in strategy.h). */
 int cmd_list(int argc, char **argv)
 {
     (void)argv;
     if (argc > 1) return cli_usage("list", "list takes no arguments");
     for (const idb_strategy *const *s = idb_strategies; *s; s++)
-        printf("%s\t%d\t%s\n", (*s)->name, (*s)->bits, (*s)->summary);
+        printf("%s\t%d\t%s\t%s\n", (*s)->name, (*s)->bits, (*s)->summary,
+               idb_xproc_name((*s)->cross_process));
     return 0;
 }
 
