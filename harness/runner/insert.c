@@ -275,6 +275,7 @@ static int check_strategy(const idb_insert_config *cfg, idb_err *err)
     return rc;
 }
 
+/* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->ids < 1) return idb_fail(err, IDB_EINPUT, "the number of IDs must be at least 1");
@@ -338,6 +339,7 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     return rc;
 }
 
+/* One insert run: checks, memory, then files; a failure after that undoes them. */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err)
 {
     memset(res, 0, sizeof *res);

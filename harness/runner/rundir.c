@@ -42,6 +42,7 @@ static int check_parent(const char *dir, idb_err *err)
     return 0;
 }
 
+/* Refuse a dir the run could not make or write (see rundir.h). */
 int idb_rundir_check(const char *dir, idb_err *err)
 {
     if (!dir || !*dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
@@ -124,6 +125,7 @@ static int snapshot(idb_rundir *rd)
     return 0;
 }
 
+/* The snapshot, then dir made when missing (see rundir.h). */
 int idb_rundir_begin(idb_rundir *rd, const char *dir, int shards, idb_err *err)
 {
     memset(rd, 0, sizeof *rd);
@@ -144,6 +146,7 @@ int idb_rundir_begin(idb_rundir *rd, const char *dir, int shards, idb_err *err)
                     strerror(e));
 }
 
+/* DIR/shard-K, made when missing (see rundir.h). */
 int idb_rundir_shard(const idb_rundir *rd, int k, char *path, size_t len, idb_err *err)
 {
     if ((size_t)snprintf(path, len, SHARD_DIR_FMT, rd->dir, k) >= len)
@@ -170,6 +173,7 @@ static void undo_in(const idb_rundir *rd, const char *path, const char *prefix)
     closedir(d);
 }
 
+/* Remove what the run made (see rundir.h). */
 void idb_rundir_undo(const idb_rundir *rd)
 {
     if (rd->made_dir) {
@@ -187,6 +191,7 @@ void idb_rundir_undo(const idb_rundir *rd)
     undo_in(rd, rd->dir, "");
 }
 
+/* Free the snapshot (see rundir.h). */
 void idb_rundir_end(idb_rundir *rd)
 {
     for (size_t i = 0; i < rd->n; i++) free(rd->names[i]);
