@@ -199,12 +199,16 @@ static void rundir_undo(void **state)
     (void)state;
     char dir[256];
     assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_rundir rd;
+    idb_err err = { 0 };
+    assert_int_equal(idb_rundir_begin(&rd, dir, 1, &err), 0);   /* empty: nothing kept */
+    assert_int_equal(rd.n, 0);
+    idb_rundir_undo(&rd);
+    idb_rundir_end(&rd);
     make(dir, "mine", "x");
     make(dir, "shard-0", NULL);
     make(dir, "shard-0/mine", "x");
     make(dir, "other", NULL);
-    idb_rundir rd;
-    idb_err err = { 0 };
     assert_int_equal(idb_rundir_check(dir, &err), 0);
     assert_int_equal(idb_rundir_begin(&rd, dir, 2, &err), 0);
     assert_int_equal(rd.made_dir, 0);

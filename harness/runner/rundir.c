@@ -121,7 +121,7 @@ static int snapshot(idb_rundir *rd)
         snprintf(prefix, sizeof prefix, SHARD_NAME_FMT "/", k);
         if (keep_all(rd, path, prefix) != 0) return -1;
     }
-    qsort(rd->names, rd->n, sizeof *rd->names, cmp_name);
+    if (rd->n) qsort(rd->names, rd->n, sizeof *rd->names, cmp_name);   /* names: NULL if 0 */
     return 0;
 }
 
