@@ -1,16 +1,21 @@
 /* test_insert.c — the insert runner's parts: insert positions (hand-computed), percentiles,
- * Zipf draws, and whole runs through the null and pagesim stores. */
+ * Zipf draws, whole runs through the null and pagesim stores, the checks made before
+ * anything is created, and a failed run's directory left as it was found (rundir.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "insert.h"
 #include "locality.h"
 #include "metrics.h"
+#include "rundir.h"
 #include "tmpdir.h"
 #include "zipf.h"
 
@@ -125,7 +130,8 @@ static void bad_configs(void **state)
     idb_insert_result *res = malloc(sizeof *res);
     idb_err err = { 0 };
     assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
-    assert_string_equal(err.msg, "/nonexistent/x is not a directory");
+    assert_string_equal(err.msg, "cannot create /nonexistent/x: /nonexistent: No such file or "
+                        "directory");
     cfg.dir = "/tmp";
     cfg.ids = 0;
     assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
@@ -137,6 +143,124 @@ static void bad_configs(void **state)
     free(res);
 }
 
+/* idb_insert_check, with no directory at all: the store's table and its own check (with
+ * the strategy's width), and every shard's strategy options as the harness fills them. */
+static void check_without_dir(void **state)
+{
+    (void)state;
+    idb_insert_config cfg = { .store = idb_store_find("sqlite"),
+                              .strategy = idb_strategy_find("snowflake"),
+                              .ids = 10, .batch = 10, .shards = 1024, .shops = 1 };
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_check(&cfg, &err), 0);
+    cfg.store_kv[cfg.n_store_kv++] = "page_size=1000";   /* in the table's range, not 2^k */
+    assert_int_equal(idb_insert_check(&cfg, &err), IDB_EINPUT);
+    assert_string_equal(err.msg, "sqlite: page_size=1000 is not a power of two");
+    cfg.store_kv[0] = "schema=rowid";
+    assert_int_equal(idb_insert_check(&cfg, &err), 0);
+    cfg.strategy = idb_strategy_find("uuidv7");              /* 16-byte keys */
+    assert_int_equal(idb_insert_check(&cfg, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "schema=rowid needs 8-byte keys"));
+    cfg.strategy = idb_strategy_find("snowflake");
+    cfg.shards = 1025;                                       /* worker 1024 > 1023 */
+    assert_int_equal(idb_insert_check(&cfg, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "worker"));
+    cfg.shards = 2;
+    cfg.strategy_kv[cfg.n_strategy_kv++] = "bogus=1";
+    assert_int_equal(idb_insert_check(&cfg, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "unknown option 'bogus'"));
+}
+
+/* Make the file path (relative to dir) with text, or a directory when text is NULL. */
+static void make(const char *dir, const char *path, const char *text)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s/%s", dir, path);
+    if (!text) { assert_int_equal(mkdir(full, 0777), 0); return; }
+    FILE *f = fopen(full, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* 1 if path (relative to dir) exists. */
+static int exists(const char *dir, const char *path)
+{
+    char full[512];
+    struct stat sb;
+    snprintf(full, sizeof full, "%s/%s", dir, path);
+    return lstat(full, &sb) == 0;
+}
+
+/* Undo removes what appeared after the snapshot (in DIR and in the shard directories that
+ * were there), and nothing that was there: not even in a directory that is not a shard's. */
+static void rundir_undo(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_rundir rd;
+    idb_err err = { 0 };
+    assert_int_equal(idb_rundir_begin(&rd, dir, 1, &err), 0);   /* empty: nothing kept */
+    assert_int_equal(rd.n, 0);
+    idb_rundir_undo(&rd);
+    idb_rundir_end(&rd);
+    make(dir, "mine", "x");
+    make(dir, "shard-0", NULL);
+    make(dir, "shard-0/mine", "x");
+    make(dir, "other", NULL);
+    assert_int_equal(idb_rundir_check(dir, &err), 0);
+    assert_int_equal(idb_rundir_begin(&rd, dir, 2, &err), 0);
+    assert_int_equal(rd.made_dir, 0);
+    char path[PATH_MAX];
+    assert_int_equal(idb_rundir_shard(&rd, 0, path, sizeof path, &err), 0);
+    assert_int_equal(idb_rundir_shard(&rd, 1, path, sizeof path, &err), 0);
+    const char *made[] = { "shard-0/store", "shard-1/store", "ranges", "shard-1/sub" };
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++)
+        make(dir, made[i], i == 3 ? NULL : "new");
+    make(dir, "shard-1/sub/deep", "new");
+    idb_rundir_undo(&rd);
+    idb_rundir_end(&rd);
+    const char *kept[] = { "mine", "shard-0", "shard-0/mine", "other" };
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) assert_true(exists(dir, kept[i]));
+    const char *gone[] = { "shard-0/store", "shard-1", "ranges" };
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) assert_false(exists(dir, gone[i]));
+
+    char sub[PATH_MAX];                                  /* a directory the run made */
+    snprintf(sub, sizeof sub, "%s/new", dir);
+    assert_int_equal(idb_rundir_begin(&rd, sub, 1, &err), 0);
+    assert_int_equal(rd.made_dir, 1);
+    assert_true(exists(dir, "new"));
+    assert_int_equal(idb_rundir_shard(&rd, 0, path, sizeof path, &err), 0);
+    idb_rundir_undo(&rd);
+    idb_rundir_end(&rd);
+    assert_false(exists(dir, "new"));
+    assert_int_equal(idb_tmpdir_remove(dir), 0);
+}
+
+/* A run that fails after it made its stores (sqlite on shard 1 finds a foreign file)
+ * removes them, and its range directory, and keeps the foreign file. */
+static void failed_run_undone(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    make(dir, "shard-1", NULL);
+    make(dir, "shard-1/orders.sqlite", "not a database");
+    idb_insert_config cfg = { .store = idb_store_find("sqlite"),
+                              .strategy = idb_strategy_find("range"),
+                              .ids = 100, .batch = 10, .shards = 2, .shops = 4, .dir = dir };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_run(&cfg, res, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "is not an idbench store"));
+    assert_false(exists(dir, "shard-0"));
+    assert_false(exists(dir, "idbench-ranges.sqlite"));
+    assert_true(exists(dir, "shard-1/orders.sqlite"));
+    free(res);
+    assert_int_equal(idb_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +270,9 @@ int main(void)
         cmocka_unit_test(zipf_frequencies),
         cmocka_unit_test(runs_through_pagesim),
         cmocka_unit_test(bad_configs),
+        cmocka_unit_test(check_without_dir),
+        cmocka_unit_test(rundir_undo),
+        cmocka_unit_test(failed_run_undone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

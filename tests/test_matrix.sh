@@ -168,4 +168,23 @@ printf '[insert]\nsizes = 0\n' >"$tmp/m/second.ini"
 run 2 "a bad second file" -- "$IDB" matrix "$tmp/m/ok.ini" "$tmp/m/second.ini"
 check "a bad second file: names it and its line" grep -q "second.ini:2:" "$tmp/err"
 
+# --- every run of the matrix is checked before anything runs: store options against the
+# store (its table and its own checks, with each strategy's key width), named by FILE:LINE
+bad "a store option the store refuses" "bad.ini:3:" $'[store.sqlite]\n# 2^k only\npage_size = 1000'
+check "a store option the store refuses: says why" grep -q 'page_size=1000 is not a power of two' \
+  "$tmp/err"
+bad "a store option that does not fit a strategy" "bad.ini:5:" \
+  $'[insert]\nstores = sqlite\nstrategies = snowflake, uuidv7\n[store.sqlite]\nschema = rowid'
+check "a store option that does not fit a strategy: names it" grep -q 'strategy uuidv7' "$tmp/err"
+bad "options that do not fit together (the second line)" "bad.ini:3:" \
+  $'[store.pagesim]\npage_size = 8192\nrow_bytes = 5000'
+bad "a curve's cache size the store refuses" "bad.ini:4:" \
+  $'[insert]\nenabled = 0\n[curve.sqlite]\ncache_pages = 10, 1073741824\nstores = sqlite'
+printf '[store.sqlite]\nschema = rowid\n' >"$tmp/m/rowid.ini"
+run 2 "a store option checked with the strategies of another file" -- "$IDB" matrix \
+  "$SRC/workloads/matrix.ini" "$tmp/m/rowid.ini" --quick
+check "... names the store option's file and line" grep -q 'rowid.ini:2: sqlite: schema=rowid' \
+  "$tmp/err"
+check "bad matrices wrote nothing" test -z "$(ls -A "$tmp/cwd")"
+
 cli_done

@@ -148,6 +148,81 @@ static void test_errors(void **state)
     free(m);
 }
 
+/* Every run is checked at the end against the store (its table and its check hook, with
+ * each strategy's width) and the error names the line that set the refused value: the
+ * store option that makes the check fail, a curve's cache size, a [quick] override (only
+ * with --quick); a store no run uses is not checked. */
+static void test_runs_checked(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *msg; int quick; } bad[] = {
+        { "[store.sqlite]\npage_size = 1000\n",
+          ":2: sqlite: page_size=1000 is not a power of two (a run of [insert] with strategy "
+          "counter)", 0 },
+        { "[insert]\nstrategies = counter, uuidv7\n[store.sqlite]\nschema = rowid\n",
+          ":4: sqlite: schema=rowid needs 8-byte keys, not 16; use schema=blob (a run of "
+          "[insert] with strategy uuidv7)", 0 },
+        { "[store.pagesim]\npage_size = 8192\nrow_bytes = 5000\n",
+          ":3: pagesim: row_bytes=5000 is too large for page_size=8192: a leaf page must hold "
+          "at least 2 rows (a run of [insert] with strategy counter)", 0 },
+        { "[insert]\nenabled = 0\n[curve.s]\nstores = sqlite\ncache_pages = 5, 1073741824\n",
+          ":5: store sqlite: option cache_pages = 1073741824 is out of range 1..1000000000 (a "
+          "run of [curve.s] with strategy counter)", 0 },
+        { "[insert]\nstores = sqlite\n[quick]\nstore.sqlite.page_size = 3000\n", NULL, 0 },
+        { "[insert]\nstores = sqlite\n[quick]\nstore.sqlite.page_size = 3000\n",
+          ":4: sqlite: page_size=3000 is not a power of two (a run of [insert] with strategy "
+          "counter)", 1 },
+        { "[insert]\nstores = sqlite\n[quick]\ninsert.stores = null\n"
+          "[store.sqlite]\npage_size = 3000\n", NULL, 1 },    /* no run on sqlite: fine */
+    };
+    idb_matrix *m = malloc(sizeof *m);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        idb_err err = { 0 };
+        char path[PATH_LEN], want[512];
+        int rc = load(m, bad[i].text, bad[i].quick, path, &err);
+        if (!bad[i].msg) {
+            if (rc) fail_msg("%s", err.msg);
+            continue;
+        }
+        assert_int_equal(rc, IDB_EINPUT);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        assert_string_equal(err.msg, want);
+    }
+    free(m);
+}
+
+/* A strategy that takes 4 workers: a block of 8 shards is refused, naming its shards line. */
+static const idb_opt_decl four_workers[] = {
+    { .name = "worker", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = 3, .help = "" },
+    { 0 },
+};
+static const idb_strategy fake = { .version = IDB_STRATEGY_VERSION, .name = "fake", .bits = 64,
+                                   .options = four_workers };
+
+static void test_shards_checked(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    idb_err err = { 0 };
+    char path[PATH_LEN], want[512];
+    temp_file("[insert]\nstores = null\n\nshards = 1, 4\n[insert.big]\nshards = 8\n", path);
+    for (int big = 0; big <= 1; big++) {
+        mx_defaults(m);
+        assert_int_equal(mx_load_file(m, path, &err), 0);
+        m->insert[0].strategies[0] = &fake;
+        m->insert[0].n_strategies = 1;
+        m->insert[1].enabled = big;
+        int rc = mx_finish(m, 0, &err);
+        if (!big) { assert_int_equal(rc, 0); continue; }
+        assert_int_equal(rc, IDB_EINPUT);
+        snprintf(want, sizeof want, "%s:6: strategy fake: option worker = 7 is out of range 0..3 "
+                 "(a run of [insert.big] with 8 shards)", path);
+        assert_string_equal(err.msg, want);
+    }
+    unlink(path);
+    free(m);
+}
+
 /* Run every test of this file. */
 int main(void)
 {
@@ -156,6 +231,8 @@ int main(void)
         cmocka_unit_test(test_blocks_and_quick),
         cmocka_unit_test(test_later_file_overrides),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_runs_checked),
+        cmocka_unit_test(test_shards_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

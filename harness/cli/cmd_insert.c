@@ -1,6 +1,8 @@
 /* cmd_insert.c — idbench insert: one insert run (insert.c), printed as CSV or JSON, or
  * its miss-ratio curve with --curve. Results go to stdout only after the run finished,
- * so a failed run prints no partial result. Without --dir the stores live in a private
+ * so a failed run prints no partial result. Every option is checked before any file is
+ * made; a run that fails later leaves --dir as it found it (a --dir that did not exist is
+ * made, and removed again on failure). Without --dir the stores live in a private
  * temporary directory that is removed afterwards. */
 #include <getopt.h>
 #include <stdio.h>
@@ -266,6 +268,9 @@ int cmd_insert(int argc, char **argv)
     };
     int rc = parse_insert_flags(argc, argv, &a);
     if (rc || (rc = resolve_names(&a))) return rc;
+    idb_err err = { 0 };
+    a.cfg.dir = a.dir;                 /* checked now when given; else a temporary one */
+    if (idb_insert_check(&a.cfg, &err) != 0) return cli_fail_err(&err);
 
     char tmp[TMPDIR_CHARS] = "";
     if (!a.dir) {
@@ -275,7 +280,6 @@ int cmd_insert(int argc, char **argv)
     }
     a.cfg.dir = a.dir;
     idb_insert_result *res = malloc(sizeof *res);
-    idb_err err = { 0 };
     rc = res ? idb_insert_run(&a.cfg, res, &err) : idb_fail(&err, IDB_ENOMEM, "out of memory");
     if (tmp[0]) idb_tmpdir_remove(tmp);
     if (rc) { free(res); return cli_fail_err(&err); }

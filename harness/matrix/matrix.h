@@ -42,6 +42,13 @@
 #define MX_QUICK_MAX 64          /* [quick] overrides over all files */
 #define MX_FILES_MAX 8
 
+#define MX_BLOCK_KEYS_MAX 32     /* keys of a block: bits of mx_block.set */
+
+/* Where a value was set: files[file] of the matrix, at line (0: a built-in default). */
+typedef struct mx_where {
+    int file, line;
+} mx_where;
+
 /* A cross product of insert runs ([insert] or [insert.NAME]) or of miss-ratio curves
  * ([curve] or [curve.NAME]). Keys a named block does not set come from its base block. */
 typedef struct mx_block {
@@ -59,12 +66,14 @@ typedef struct mx_block {
     int64_t cache_pages[MX_LIST_MAX];            /* curve blocks only */
     int n_cache_pages;
     unsigned set;                                /* bit i: key i of the block table was set */
+    mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;
 
 /* Options for one store's runs ([store.NAME]): "key=value" strings, checked on reading. */
 typedef struct mx_store_opts {
     const idb_store *store;
     char kv[MX_KV_MAX][160];
+    mx_where at[MX_KV_MAX];                      /* where each was set */
     int n;
 } mx_store_opts;
 
@@ -120,7 +129,11 @@ void mx_defaults(idb_matrix *m);
 int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
 
 /* After the last file: apply the [quick] overrides when quick, let named blocks inherit
- * from their base block, and check the whole matrix. Returns 0 or IDB_EINPUT. */
+ * from their base block, and check the whole matrix: every run of an enabled [insert...] or
+ * [curve...] block gets store options its store takes (the options' table, then the
+ * store's check hook with each strategy's width) and strategy options (those the harness
+ * fills in for each shard) its strategy takes. Returns 0 or IDB_EINPUT, err naming the
+ * FILE:LINE that set the refused value. */
 int mx_finish(idb_matrix *m, int quick, idb_err *err);
 
 /* The store options of [store.NAME] for s (NULL when none). */

@@ -17,6 +17,9 @@
  * Every key is a typed key (keys.h) with its default: values are parsed, checked and
  * stored by the one key parser; this file keeps what is particular to matrix files
  * (sections, named blocks and their inheritance, [store.NAME], [quick], workload paths).
+ * Where each block key and store option was set is kept, so that the check of every run
+ * at the end (store options against the store's table and check hook with each
+ * strategy's width, the options the harness fills in for each shard) names its FILE:LINE.
  */
 #include "matrix.h"
 
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness_kv.h"
 #include "ini.h"
 
 #define STORE_PREFIX "store."
@@ -300,7 +304,7 @@ static mx_store_opts *store_opts(idb_matrix *m, const idb_store *s, idb_err *err
 
 /* [store.NAME] key = value: a declared option of store NAME, checked by the store's table. */
 static int apply_store_option(idb_matrix *m, const char *store, const char *key,
-                              const char *value, idb_err *err)
+                              const char *value, mx_where at, idb_err *err)
 {
     const idb_store *s = idb_store_find(store);
     char kv[sizeof m->store_opts[0].kv[0]], owner[IDB_OPT_NAME_MAX + 16];
@@ -322,10 +326,12 @@ static int apply_store_option(idb_matrix *m, const char *store, const char *key,
     for (int i = 0; i < so->n; i++)                     /* a later file overrides */
         if (strncmp(so->kv[i], key, klen) == 0 && so->kv[i][klen] == '=') {
             memcpy(so->kv[i], kv, sizeof kv);
+            so->at[i] = at;
             return 0;
         }
     if (so->n == MX_KV_MAX)
         return idb_fail(err, IDB_EINPUT, "too many options for store %s", s->name);
+    so->at[so->n] = at;
     memcpy(so->kv[so->n++], kv, sizeof kv);
     return 0;
 }
@@ -370,13 +376,13 @@ static int check_curve_stores(const mx_block *b, idb_err *err)
     return 0;
 }
 
-/* Apply section/key = value (from file) to m. Returns 0 or IDB_EINPUT with err. */
-static int apply(idb_matrix *m, const char *file, const char *section, const char *key,
-                 const char *value, idb_err *err)
+/* Apply section/key = value (from file, where at says) to m. Returns 0 or IDB_EINPUT. */
+static int apply(idb_matrix *m, const char *file, mx_where at, const char *section,
+                 const char *key, const char *value, idb_err *err)
 {
     size_t np = strlen(STORE_PREFIX);
     if (strncmp(section, STORE_PREFIX, np) == 0)
-        return apply_store_option(m, section + np, key, value, err);
+        return apply_store_option(m, section + np, key, value, at, err);
     int kind = section_kind(section);
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
@@ -392,6 +398,7 @@ static int apply(idb_matrix *m, const char *file, const char *section, const cha
     int rc = idb_key_set(k, b, (void *)file, value, err);
     if (rc) return rc;
     b->set |= 1u << (k - first_block_key());
+    b->at[k - first_block_key()] = at;
     return curve && k->hook == store_entry ? check_curve_stores(b, err) : 0;
 }
 
@@ -419,7 +426,7 @@ static int keep_quick(file_ctx *f, const char *key, const char *value, int line,
     idb_matrix *scratch = malloc(sizeof *scratch);      /* check the override now */
     if (!scratch) return idb_fail(err, IDB_ENOMEM, "out of memory");
     mx_defaults(scratch);
-    int rc = apply(scratch, f->path, q->section, q->key, q->value, err);
+    int rc = apply(scratch, f->path, (mx_where){ 0, 0 }, q->section, q->key, q->value, err);
     free(scratch);
     if (rc) return rc;
     f->m->n_quick++;
@@ -432,7 +439,8 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
 {
     file_ctx *f = ctx;
     if (strcmp(section, "quick") == 0) return keep_quick(f, key, value, line, err);
-    return apply(f->m, f->path, section, key, value, err);
+    return apply(f->m, f->path, (mx_where){ f->m->n_files - 1, line }, section, key, value,
+                 err);
 }
 
 /* Read one matrix file on top of m through the ini reader (see matrix.h). */
@@ -450,7 +458,137 @@ static void inherit(mx_block *b, const mx_block *base)
 {
     const idb_key *first = first_block_key();
     for (const idb_key *k = first + 1; k->name && is_block_key(k); k++)
-        if (!(b->set & (1u << (k - first)))) idb_key_copy(k, b, base);
+        if (!(b->set & (1u << (k - first)))) {
+            idb_key_copy(k, b, base);
+            b->at[k - first] = base->at[k - first];
+        }
+}
+
+/* The index of path among m's files (the first one of that name), else the last file's. */
+static int file_index(const idb_matrix *m, const char *path)
+{
+    for (int i = 0; i < m->n_files; i++)
+        if (strcmp(m->files[i], path) == 0) return i;
+    return m->n_files - 1;
+}
+
+/* "FILE:LINE" of at into buf; a built-in default names the last file read. */
+static const char *where_text(const idb_matrix *m, mx_where at, char *buf, size_t len)
+{
+    int f = at.line > 0 ? at.file : m->n_files - 1;
+    if (f < 0 || f >= m->n_files) snprintf(buf, len, "the built-in defaults");
+    else if (at.line > 0) snprintf(buf, len, "%s:%d", m->files[f], at.line);
+    else snprintf(buf, len, "%s", m->files[f]);
+    return buf;
+}
+
+/* Where block key `key` of b was set. */
+static mx_where block_at(const mx_block *b, const char *key)
+{
+    const idb_key *k = idb_keys_find(keys, "insert", key);
+    if (!k) k = idb_keys_find(keys, "curve", key);
+    return b->at[k - first_block_key()];
+}
+
+/* The store options of one run on st: the first n of so's (so may be NULL when n is 0),
+ * then cache_kv (NULL: none), through st's table and then its check hook for key_bytes.
+ * Returns 0 or IDB_EINPUT with err. */
+static int store_ok(const idb_store *st, const mx_store_opts *so, int n, const char *cache_kv,
+                    int key_bytes, idb_err *err)
+{
+    const char *kv[MX_KV_MAX + 1];
+    int nkv = 0;
+    for (int i = 0; i < n; i++) kv[nkv++] = so->kv[i];
+    if (cache_kv) kv[nkv++] = cache_kv;
+    char owner[IDB_OPT_NAME_MAX + sizeof "store "];
+    snprintf(owner, sizeof owner, "store %s", st->name);
+    idb_opts o;
+    int rc = idb_opts_parse(&o, st->options, kv, nkv, owner, err);
+    if (!rc && st->check) rc = st->check(&o, key_bytes, err);
+    return rc;
+}
+
+/* The line to name when a run of b on st is refused: the first of st's [store.NAME]
+ * options with which the check fails, else b's cache_pages (the cache size a curve run
+ * adds), else b's strategies (the width alone). */
+static mx_where blame_store(const mx_block *b, const idb_store *st, const mx_store_opts *so,
+                            int cached, int key_bytes)
+{
+    idb_err scratch = { 0 };
+    for (int i = 1; so && i <= so->n; i++)
+        if (store_ok(st, so, i, NULL, key_bytes, &scratch) != 0) return so->at[i - 1];
+    return block_at(b, cached ? "cache_pages" : "strategies");
+}
+
+/* Every run of block b on store st: its options (and, in a curve block on a store without
+ * a curve hook, each cache_pages=Q as matrix_cells.c adds it) with each strategy's width. */
+static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
+                            const idb_store *st, idb_err *err)
+{
+    const mx_store_opts *so = mx_store_options(m, st);
+    int cached = curve && !st->curve;
+    for (int q = 0; q < (cached ? b->n_cache_pages : 1); q++) {
+        char cache_kv[IDB_OPT_NAME_MAX + IDB_OPT_VALUE_MAX];
+        if (cached)
+            snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)b->cache_pages[q]);
+        for (int i = 0; i < b->n_strategies; i++) {
+            int width = b->strategies[i]->bits / 8;
+            idb_err why = { 0 };
+            if (store_ok(st, so, so ? so->n : 0, cached ? cache_kv : NULL, width, &why) == 0)
+                continue;
+            char where[MX_PATH_MAX + 16];
+            where_text(m, blame_store(b, st, so, cached, width), where, sizeof where);
+            return idb_fail(err, IDB_EINPUT, "%s: %s (a run of [%s] with strategy %s)", where,
+                            why.msg, b->name, b->strategies[i]->name);
+        }
+    }
+    return 0;
+}
+
+/* The options the harness fills in for each run of b with strategy s (insert.c): with K
+ * shards, shard = worker = k for k = 0 .. K-1, checked at both ends (bounds are ranges). */
+static int check_strategy_runs(const idb_matrix *m, const mx_block *b, const idb_strategy *s,
+                               idb_err *err)
+{
+    char owner[IDB_OPT_NAME_MAX + sizeof "strategy "];
+    snprintf(owner, sizeof owner, "strategy %s", s->name);
+    for (int j = 0; j < b->n_shards; j++) {
+        int64_t ends[] = { 0, b->shards[j] - 1 };
+        for (size_t e = 0; e < sizeof ends / sizeof *ends; e++) {
+            idb_harness_place place = idb_harness_place_none();
+            place.shard = place.worker = ends[e];
+            place.shards = b->shards[j];
+            idb_harness_kv kv;
+            idb_opts o;
+            idb_err why = { 0 };
+            int rc = idb_strategy_harness_kv(s, &place, NULL, 0, &kv, &why);
+            if (!rc) rc = idb_opts_parse(&o, s->options, kv.kv, kv.n, owner, &why);
+            if (!rc) continue;
+            char where[MX_PATH_MAX + 16];
+            where_text(m, block_at(b, "shards"), where, sizeof where);
+            return idb_fail(err, IDB_EINPUT, "%s: %s (a run of [%s] with %lld shards)", where,
+                            why.msg, b->name, (long long)b->shards[j]);
+        }
+    }
+    return 0;
+}
+
+/* Every run of every enabled [insert...] and [curve...] block, before anything is run. */
+static int check_runs(const idb_matrix *m, idb_err *err)
+{
+    const struct { const mx_block *v; int n, curve; } kinds[] = {
+        { m->insert, m->n_insert, 0 }, { m->curve, m->n_curve, 1 },
+    };
+    int rc = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        for (int i = 0; i < kinds[k].n && !rc; i++) {
+            const mx_block *b = &kinds[k].v[i];
+            for (int j = 0; b->enabled && j < b->n_stores && !rc; j++)
+                rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
+            for (int j = 0; b->enabled && j < b->n_strategies && !rc; j++)
+                rc = check_strategy_runs(m, b, b->strategies[j], err);
+        }
+    return rc;
 }
 
 /* [quick] overrides, then block inheritance, then whole-matrix checks (see matrix.h). */
@@ -460,7 +598,8 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err)
     for (int i = 0; quick && i < m->n_quick; i++) {
         const mx_quick *q = &m->quick_over[i];
         idb_err e = { 0 };
-        int rc = apply(m, q->file, q->section, q->key, q->value, &e);
+        int rc = apply(m, q->file, (mx_where){ file_index(m, q->file), q->line }, q->section,
+                       q->key, q->value, &e);
         if (rc) return idb_fail(err, rc, "%s:%d: %s", q->file, q->line, e.msg);
     }
     for (int i = 1; i < m->n_insert; i++) inherit(&m->insert[i], &m->insert[0]);
@@ -468,7 +607,7 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err)
     if (m->sim_enabled && m->skew_workload[0] && m->n_skew == 0)
         return idb_fail(err, IDB_EINPUT, "%s: [simulate] skew_workload needs skew_ms values",
                         m->files[m->n_files - 1]);
-    return 0;
+    return check_runs(m, err);
 }
 
 /* The [store.NAME] options of s, or NULL (see matrix.h). */

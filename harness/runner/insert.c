@@ -10,26 +10,32 @@
  * so the store's rate is not diluted by ID generation, which gen_ns_per_id reports.
  * Multi-shard figures: page counts, writes and misses are summed; depth is the deepest
  * shard; fill_factor is total used bytes / total leaf capacity (leaf-weighted).
+ *
+ * Order of a run: every check that needs no file (idb_insert_check: numbers, every store
+ * and strategy option of every shard, the directory), then all memory, then the directory
+ * (rundir.h: its snapshot; made when missing), every strategy instance, and only then the
+ * shard directories and stores. A failure from there on removes what the run made.
+ * Memory: each shard's keys (for locality) grow with what the shard receives, so the
+ * harness's memory is linear in the IDs and does not grow with the shard count.
  */
 #include "insert.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "harness_kv.h"
 #include "metrics.h"
 #include "random.h"
+#include "rundir.h"
 #include "zipf.h"
 
 typedef struct shard {
     void *inst;                        /* strategy instance */
     void *store;                       /* store handle */
     idb_id *keys;                      /* keys in insertion order (locality, afterwards) */
-    int64_t nkeys;
+    int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
 } shard;
 
 typedef struct run {
@@ -42,40 +48,63 @@ typedef struct run {
     int64_t ncommits;
 } run;
 
-/* Make shard k's strategy instance: the user's -o options, plus what the harness fills in
- * (harness_kv.h): shard = k, shards, worker = k (one worker per shard) and dir. */
-static int make_instance(const idb_insert_config *cfg, int k, void **inst, idb_err *err)
+/* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
+ * in (harness_kv.h): shard = k, shards, worker = k (one worker per shard) and dir. */
+static int shard_kv(const idb_insert_config *cfg, int k, idb_harness_kv *kv, idb_err *err)
 {
     idb_harness_place place = idb_harness_place_none();
     place.shard = k;
     place.shards = cfg->shards;
     place.worker = k;
     place.dir = cfg->dir;
-    idb_harness_kv kv;
-    int rc = idb_strategy_harness_kv(cfg->strategy, &place, cfg->strategy_kv, cfg->n_strategy_kv,
-                                     &kv, err);
-    return rc ? rc : idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n, idb_clock_real(), inst,
-                                            err);
+    return idb_strategy_harness_kv(cfg->strategy, &place, cfg->strategy_kv, cfg->n_strategy_kv,
+                                   kv, err);
 }
 
-/* Open shard k: its strategy instance and its store in DIR/shard-K/. */
-static int open_shard(run *r, int k, const idb_opts *store_opts, idb_err *err)
+/* Make every shard's strategy instance, in shard order. */
+static int make_instances(run *r, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/shard-%d", cfg->dir, k) >= sizeof path)
-        return idb_fail(err, IDB_EINPUT, "--dir path is too long");
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return idb_fail(err,
-                        errno == EACCES || errno == EROFS || errno == ENOENT ? IDB_EINPUT : IDB_EIO,
-                        "cannot create %s: %s", path, strerror(errno));
-    int rc = make_instance(cfg, k, &r->shards[k].inst, err);
-    if (rc) return rc;
-    rc = cfg->store->open(path, store_opts, cfg->strategy->bits / 8, &r->shards[k].store, err);
-    if (rc) return rc;
-    r->shards[k].keys = malloc((size_t)cfg->ids * sizeof(idb_id));
-    return r->shards[k].keys ? 0
-                             : idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", cfg->ids);
+    int rc = 0;
+    for (int k = 0; k < cfg->shards && !rc; k++) {
+        idb_harness_kv kv;
+        rc = shard_kv(cfg, k, &kv, err);
+        if (!rc)
+            rc = idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n, idb_clock_real(),
+                                        &r->shards[k].inst, err);
+    }
+    return rc;
+}
+
+/* Make every shard's directory DIR/shard-K and open its store there, in shard order. */
+static int open_stores(run *r, const idb_rundir *rd, const idb_opts *store_opts,
+                       idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    int rc = 0;
+    for (int k = 0; k < cfg->shards && !rc; k++) {
+        char path[PATH_MAX];
+        rc = idb_rundir_shard(rd, k, path, sizeof path, err);
+        if (!rc)
+            rc = cfg->store->open(path, store_opts, cfg->strategy->bits / 8,
+                                  &r->shards[k].store, err);
+    }
+    return rc;
+}
+
+/* Keep id as the next key of shard sh, growing its room (doubling, to at most `most`, the
+ * run's IDs) as it fills: a shard's keys take the room of what it received. */
+static int keep_key(shard *sh, const idb_id *id, int64_t most, idb_err *err)
+{
+    if (sh->nkeys == sh->cap) {
+        int64_t cap = sh->cap < most / 2 ? sh->cap * 2 : most;
+        idb_id *keys = realloc(sh->keys, (size_t)cap * sizeof *keys);
+        if (!keys) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", (long long)cap);
+        sh->keys = keys;
+        sh->cap = cap;
+    }
+    sh->keys[sh->nkeys++] = *id;
+    return 0;
 }
 
 /* Close every shard (strategy instances and stores) and free the run. */
@@ -141,10 +170,8 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             r->commit_lat[r->ncommits++] = t - prev;
             commit_ns += t - prev;
         }
-        for (int i = 0; i < b && !rc; i++) {          /* bookkeeping for locality: not timed */
-            shard *sh = &r->shards[row_shard[i]];
-            sh->keys[sh->nkeys++] = rows[i].id;
-        }
+        for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
+            rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, cfg->ids, err);
         done += b;
     }
     free(rows);
@@ -182,11 +209,7 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
     }
     sum->fill_factor = cap > 0 ? used / cap : -1;
 
-    if (cfg->n_curve > 0) {
-        if (!cfg->store->curve)
-            return idb_fail(err, IDB_EINPUT,
-                            "store %s has no miss-ratio curve (--curve needs pagesim)",
-                            cfg->store->name);
+    if (cfg->n_curve > 0) {                            /* the store has curve (checked) */
         for (int i = 0; i < cfg->n_curve; i++)
             res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
         for (int k = 0; k < cfg->shards; k++) {
@@ -205,11 +228,14 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
 
     idb_locality loc;
     if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    for (int k = 0; k < cfg->shards; k++)
+    for (int k = 0; k < cfg->shards; k++) {
         if (idb_locality_add(&loc, r->shards[k].keys, r->shards[k].nkeys) != 0) {
             idb_locality_free(&loc);
             return idb_fail(err, IDB_ENOMEM, "out of memory");
         }
+        free(r->shards[k].keys);                       /* done with: lower the peak */
+        r->shards[k].keys = NULL;
+    }
     res->tail_insert_frac = idb_locality_tail_frac(&loc);
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
@@ -223,60 +249,119 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
-/* Check the configuration before anything is created. */
-static int check_config(const idb_insert_config *cfg, idb_err *err)
+/* Parse the store options into o and make the store's own checks (store.h: check). */
+static int check_store(const idb_insert_config *cfg, idb_opts *o, idb_err *err)
+{
+    char owner[IDB_OPT_NAME_MAX + sizeof "store "];
+    snprintf(owner, sizeof owner, "store %s", cfg->store->name);
+    int rc = idb_opts_parse(o, cfg->store->options, cfg->store_kv, cfg->n_store_kv, owner, err);
+    if (!rc && cfg->store->check) rc = cfg->store->check(o, cfg->strategy->bits / 8, err);
+    return rc;
+}
+
+/* Parse every shard's strategy options as create() will be given them (without creating
+ * an instance, which may make files: range leases a range). */
+static int check_strategy(const idb_insert_config *cfg, idb_err *err)
+{
+    char owner[IDB_OPT_NAME_MAX + sizeof "strategy "];
+    snprintf(owner, sizeof owner, "strategy %s", cfg->strategy->name);
+    idb_opts *o = malloc(sizeof *o);
+    if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = 0;
+    for (int k = 0; k < cfg->shards && !rc; k++) {
+        idb_harness_kv kv;
+        rc = shard_kv(cfg, k, &kv, err);
+        if (!rc) rc = idb_opts_parse(o, cfg->strategy->options, kv.kv, kv.n, owner, err);
+    }
+    free(o);
+    return rc;
+}
+
+/* Check cfg without creating anything (see insert.h). */
+int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->ids < 1) return idb_fail(err, IDB_EINPUT, "the number of IDs must be at least 1");
     if (cfg->batch < 1) return idb_fail(err, IDB_EINPUT, "--batch must be at least 1");
     if (cfg->shards < 1) return idb_fail(err, IDB_EINPUT, "--shards must be at least 1");
     if (cfg->shops < 1) return idb_fail(err, IDB_EINPUT, "--shops must be at least 1");
-    if (cfg->n_curve > 64) return idb_fail(err, IDB_EINPUT, "--curve takes at most 64 cache sizes");
-    struct stat sb;
-    if (stat(cfg->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return idb_fail(err, IDB_EINPUT, "%s is not a directory", cfg->dir);
-    if (access(cfg->dir, W_OK | X_OK) != 0)
-        return idb_fail(err, IDB_EINPUT, "%s is not writable", cfg->dir);
+    if (cfg->n_curve > IDB_CURVE_MAX)
+        return idb_fail(err, IDB_EINPUT, "--curve takes at most %d cache sizes", IDB_CURVE_MAX);
+    if (cfg->n_curve > 0 && !cfg->store->curve)
+        return idb_fail(err, IDB_EINPUT,
+                        "store %s has no miss-ratio curve (--curve needs pagesim)",
+                        cfg->store->name);
+    idb_opts *o = malloc(sizeof *o);
+    if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = check_store(cfg, o, err);
+    free(o);
+    if (!rc) rc = check_strategy(cfg, err);
+    if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
+    return rc;
+}
+
+/* Everything in memory, before any file: the shards, the shop table (shops to shards,
+ * seeded), latencies, each shard's first room for keys. */
+static int alloc_run(run *r, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    r->shards = calloc((size_t)cfg->shards, sizeof *r->shards);
+    r->shop_shard = malloc((size_t)cfg->shops * sizeof *r->shop_shard);
+    r->shop_orders = calloc((size_t)cfg->shops, sizeof *r->shop_orders);
+    r->lat = malloc((size_t)cfg->ids * sizeof *r->lat);
+    r->commit_lat =
+        malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r->commit_lat);
+    int ok = r->shards && r->shop_shard && r->shop_orders && r->lat && r->commit_lat &&
+             idb_zipf_init(&r->zipf, cfg->shops, cfg->shop_skew) == 0;
+    for (int k = 0; ok && k < cfg->shards; k++) {   /* an even share; keep_key grows it */
+        r->shards[k].cap = cfg->ids / cfg->shards + 1;
+        ok = (r->shards[k].keys = malloc((size_t)r->shards[k].cap * sizeof(idb_id))) != NULL;
+    }
+    if (!ok) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", cfg->ids);
+    idb_rng rng;
+    idb_rng_seed(&rng, cfg->seed ^ 0x5eed5eed5eedULL);
+    for (int i = 0; i < cfg->shops; i++)
+        r->shop_shard[i] = (int)idb_rng_below(&rng, (uint64_t)cfg->shards);
     return 0;
 }
 
+/* The measured part on the opened shards: the timed loop, the statistics, then the stores
+ * closed (their final writes count in write_bytes_per_id). */
+static int measure(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    int64_t w0 = idb_proc_write_bytes();
+    int rc = timed_loop(r, res, err);
+    if (!rc) rc = collect(r, res, err);
+    for (int k = 0; k < cfg->shards; k++) {
+        cfg->store->close(r->shards[k].store);
+        r->shards[k].store = NULL;
+    }
+    int64_t w1 = idb_proc_write_bytes();
+    res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
+    return rc;
+}
+
+/* One insert run: checks, memory, then files; a failure after that undoes them. */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err)
 {
     memset(res, 0, sizeof *res);
-    int rc = check_config(cfg, err);
-    if (rc) return rc;
-    char owner[64];
-    snprintf(owner, sizeof owner, "store %s", cfg->store->name);
-    rc = idb_opts_parse(&res->store_opts, cfg->store->options, cfg->store_kv, cfg->n_store_kv,
-                        owner, err);
+    if (!cfg->dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
+    int rc = idb_insert_check(cfg, err);
+    if (!rc) rc = check_store(cfg, &res->store_opts, err);      /* kept for the output */
     if (rc) return rc;
     res->key_bytes = cfg->strategy->bits / 8;
 
     run r = { .cfg = cfg };
-    r.shards = calloc((size_t)cfg->shards, sizeof *r.shards);
-    r.shop_shard = malloc((size_t)cfg->shops * sizeof *r.shop_shard);
-    r.shop_orders = calloc((size_t)cfg->shops, sizeof *r.shop_orders);
-    r.lat = malloc((size_t)cfg->ids * sizeof *r.lat);
-    r.commit_lat =
-        malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r.commit_lat);
-    if (!r.shards || !r.shop_shard || !r.shop_orders || !r.lat || !r.commit_lat ||
-        idb_zipf_init(&r.zipf, cfg->shops, cfg->shop_skew) != 0) {
+    idb_rundir rd;
+    if ((rc = alloc_run(&r, err)) || (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
         close_run(&r);
-        return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", cfg->ids);
+        return rc;
     }
-    idb_rng rng;                                       /* shops to shards: seeded */
-    idb_rng_seed(&rng, cfg->seed ^ 0x5eed5eed5eedULL);
-    for (int i = 0; i < cfg->shops; i++)
-        r.shop_shard[i] = (int)idb_rng_below(&rng, (uint64_t)cfg->shards);
-
-    for (int k = 0; k < cfg->shards && !rc; k++) rc = open_shard(&r, k, &res->store_opts, err);
-    int64_t w0 = idb_proc_write_bytes();
-    if (!rc) rc = timed_loop(&r, res, err);
-    if (!rc) rc = collect(&r, res, err);
-    for (int k = 0; k < cfg->shards && r.shards;
-         k++) /* close the stores: their final writes count */
-        if (r.shards[k].store) { cfg->store->close(r.shards[k].store); r.shards[k].store = NULL; }
-    int64_t w1 = idb_proc_write_bytes();
-    res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
+    rc = make_instances(&r, err);
+    if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
+    if (!rc) rc = measure(&r, res, err);
     close_run(&r);
+    if (rc) idb_rundir_undo(&rd);                      /* leave DIR as the run found it */
+    idb_rundir_end(&rd);
     return rc;
 }

@@ -27,7 +27,8 @@ typedef struct idb_insert_config {
     int shards;                       /* >= 1 */
     int shops;                        /* >= 1 */
     double shop_skew;                 /* Zipf exponent of shop popularity (default 1.0) */
-    const char *dir;                  /* existing, writable directory for the stores */
+    const char *dir;                  /* directory for the stores: a writable one, or a
+                                       * missing one whose parent is (the run makes it) */
     const char *strategy_kv[IDB_INSERT_MAX_KV];   /* -o KEY=VALUE */
     int n_strategy_kv;
     const char *store_kv[IDB_INSERT_MAX_KV];      /* -s KEY=VALUE */
@@ -53,8 +54,16 @@ typedef struct idb_insert_result {
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */
 } idb_insert_result;
 
-/* Run one insert experiment. Returns 0, or an IDB_E* code with err filled (IDB_EINPUT for
- * bad configuration, unknown options, a store refusing a key; IDB_EIO for files). */
+/* Check cfg without creating anything: the numbers, the store's options (its table, then
+ * its check hook with the strategy's width), every shard's strategy options (the user's
+ * and the harness's, as create() will get them), and dir when it is not NULL. Returns 0,
+ * or IDB_EINPUT (IDB_ENOMEM) with err filled. */
+int idb_insert_check(const idb_insert_config *cfg, idb_err *err);
+
+/* Run one insert experiment: idb_insert_check first, so bad input creates nothing; after
+ * that, a failure removes whatever the run made in cfg->dir (rundir.h), leaving it as it
+ * was. Returns 0, or an IDB_E* code with err filled (IDB_EINPUT for bad configuration,
+ * unknown options, a store refusing a key; IDB_EIO for files). */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err);
 
 #endif

@@ -76,6 +76,10 @@ typedef struct idb_store {
     /* Optional: call fn on every stored row in key order (tests read rows back). fn
      * returns 0 to go on. */
     int (*scan)(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
+    /* Optional: the checks open() makes of opts for key_bytes-wide keys that need no file
+     * (values that do not fit together or with the width), so that a run can refuse them
+     * before it creates anything. open() makes them too. Returns 0 or IDB_EINPUT. */
+    int (*check)(const idb_opts *opts, int key_bytes, idb_err *err);
 } idb_store;
 
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */

@@ -123,6 +123,27 @@ static void pagesim_close(void *h)
     free(s);
 }
 
+/* Rows of key_bytes-wide keys a leaf page of opts holds. */
+static int64_t leaf_rows(const idb_opts *opts, int key_bytes)
+{
+    int64_t leaf_cell = key_bytes + ROW_FIXED + idb_opts_int(opts, "row_bytes") + LEAF_SLOT;
+    return (idb_opts_int(opts, "page_size") - PAGE_HEADER) / leaf_cell;
+}
+
+/* The checks of opts that need no file (store.h: check): the key width, and a leaf page
+ * that holds at least 2 rows. Returns 0 or IDB_EINPUT. */
+static int pagesim_check(const idb_opts *opts, int key_bytes, idb_err *err)
+{
+    int rc = idb_store_check_width("pagesim", key_bytes, err);
+    if (rc) return rc;
+    if (leaf_rows(opts, key_bytes) < 2)
+        return idb_fail(err, IDB_EINPUT,
+                        "pagesim: row_bytes=%lld is too large for page_size=%lld: a leaf page "
+                        "must hold at least 2 rows", (long long)idb_opts_int(opts, "row_bytes"),
+                        (long long)idb_opts_int(opts, "page_size"));
+    return 0;
+}
+
 /* Check dir and the sizes, then make an empty tree (one leaf, already a CREATE access). */
 static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, void **h,
                         idb_err *err)
@@ -130,18 +151,14 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
     struct stat st;
     if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return idb_fail(err, IDB_EINPUT, "pagesim: %s is not a directory", dir ? dir : "(null)");
-    int rc = idb_store_check_width("pagesim", key_bytes, err);
+    int rc = pagesim_check(opts, key_bytes, err);
     if (rc) return rc;
     int64_t page_size = idb_opts_int(opts, "page_size");
     int64_t row_bytes = idb_opts_int(opts, "row_bytes");
     int64_t capacity = page_size - PAGE_HEADER;
     int64_t leaf_cell = key_bytes + ROW_FIXED + row_bytes + LEAF_SLOT;
-    int64_t leaf_max = capacity / leaf_cell;
+    int64_t leaf_max = leaf_rows(opts, key_bytes);
     int64_t branch_max = capacity / (key_bytes + BRANCH_EXTRA);
-    if (leaf_max < 2)
-        return idb_fail(err, IDB_EINPUT,
-                        "pagesim: row_bytes=%lld is too large for page_size=%lld: a leaf page "
-                        "must hold at least 2 rows", (long long)row_bytes, (long long)page_size);
     enum pst_split split =
         strcmp(idb_opts_str(opts, "split"), "right") == 0 ? PST_SPLIT_RIGHT : PST_SPLIT_MIDDLE;
 
@@ -268,4 +285,5 @@ const idb_store idb_store_pagesim = {
     .close = pagesim_close,
     .curve = pagesim_curve,
     .scan = pagesim_scan,
+    .check = pagesim_check,
 };

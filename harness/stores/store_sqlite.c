@@ -236,6 +236,29 @@ static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
     return 0;
 }
 
+/* 1 if o asks for the rowid schema with key_bytes-wide keys. */
+static int sq_rowid(const idb_opts *o, int key_bytes)
+{
+    const char *schema = idb_opts_str(o, "schema");
+    return strcmp(schema, "rowid") == 0 || (strcmp(schema, "auto") == 0 && key_bytes == 8);
+}
+
+/* The checks of o that need no file (store.h: check): the key width, schema=rowid with
+ * keys other than 8 bytes, a page size that is not a power of two. 0 or IDB_EINPUT. */
+static int sq_check(const idb_opts *o, int key_bytes, idb_err *err)
+{
+    int rc = idb_store_check_width("sqlite", key_bytes, err);
+    if (rc) return rc;
+    if (sq_rowid(o, key_bytes) && key_bytes != 8)
+        return idb_fail(err, IDB_EINPUT, "sqlite: schema=rowid needs 8-byte keys, not %d; "
+                        "use schema=blob", key_bytes);
+    int64_t psz = idb_opts_int(o, "page_size");
+    if (psz & (psz - 1))
+        return idb_fail(err, IDB_EINPUT, "sqlite: page_size=%lld is not a power of two",
+                        (long long)psz);
+    return 0;
+}
+
 /* Create <dir>/orders.sqlite for key_bytes-wide IDs. Refuses (IDB_EINPUT) key widths
  * outside 1 .. IDB_ID_MAX, schema=rowid with keys other than 8 bytes, a page size that is
  * not a power of two, a dir that is not a directory, and any existing store file; IDB_EIO
@@ -243,17 +266,9 @@ static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
  * failure nothing is left. */
 static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err)
 {
-    int rc = idb_store_check_width("sqlite", key_bytes, err);
+    int rc = sq_check(o, key_bytes, err);
     if (rc) return rc;
-    const char *schema = idb_opts_str(o, "schema");
-    int rowid = strcmp(schema, "rowid") == 0 || (strcmp(schema, "auto") == 0 && key_bytes == 8);
-    if (rowid && key_bytes != 8)
-        return idb_fail(err, IDB_EINPUT, "sqlite: schema=rowid needs 8-byte keys, not %d; "
-                        "use schema=blob", key_bytes);
-    int64_t psz = idb_opts_int(o, "page_size");
-    if (psz & (psz - 1))
-        return idb_fail(err, IDB_EINPUT, "sqlite: page_size=%lld is not a power of two",
-                        (long long)psz);
+    int rowid = sq_rowid(o, key_bytes);
     if ((rc = dbstat_check(err))) return rc;
 
     struct stat st;
@@ -498,4 +513,5 @@ const idb_store idb_store_sqlite = {
     .stats = sq_stats,
     .close = sq_close,
     .scan = sq_scan,
+    .check = sq_check,
 };
