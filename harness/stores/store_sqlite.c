@@ -307,7 +307,7 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
         sq_close(s);
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     }
-    rc = idb_vfs_create((int)psz, &s->vfs, err);
+    rc = idb_vfs_create((int)idb_opts_int(o, "page_size"), &s->vfs, err);
     if (!rc && sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                                idb_vfs_name(s->vfs)) != SQLITE_OK)
         rc = sq_fail(err, IDB_EIO, s->db, "creating the database file");
