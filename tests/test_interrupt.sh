@@ -21,18 +21,22 @@ tagged() {
 }
 
 # interrupt SIGNAL AFTER CHILD WHAT -- COMMAND...: run COMMAND in $tmp/cwd in the background
-# with TMPDIR=$tmp/t, send SIGNAL after AFTER seconds (CHILD=1: when a child of it must be
+# with TMPDIR=$tmp/t, send SIGNAL after AFTER seconds (CHILD=1: and once a child of it is
 # running), and check that it died of it and left no process and no temporary directory.
 # Leaves stdout in $tmp/out, stderr in $tmp/err.
 interrupt() {
   local sig=$1 after=$2 child=$3 what=$4; shift 5
   rm -rf "$tmp/t" && mkdir -p "$tmp/t" "$tmp/cwd"
   (cd "$tmp/cwd" && TMPDIR="$tmp/t" IDB_TEST_TAG=$tag exec "$@") >"$tmp/out" 2>"$tmp/err" &
-  local pid=$! n=0
+  local pid=$! n=0 kids=0
   sleep "$after"
+  if [ "$child" = 1 ]; then                  # until a child runs (at most 100 looks more)
+    while kids=$(tagged | wc -w) && [ "$kids" -lt 2 ] && [ $n -lt 100 ]; do n=$((n + 1)); done
+    check "$what: a child running" test "$kids" -gt 1
+  fi
+  n=0
   check "$what: still running when signalled" kill -0 $pid
   check "$what: had made its temporary directory" test -n "$(ls -A "$tmp/t")"
-  [ "$child" = 1 ] && check "$what: a child running" test "$(tagged | wc -w)" -gt 1
   kill -s "$sig" $pid
   { wait $pid; } 2>/dev/null               # (not the shell's "Terminated" notice)
   local status=$?
