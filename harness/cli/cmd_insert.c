@@ -1,7 +1,8 @@
 /* cmd_insert.c — idbench insert: one insert run (insert.c), printed as CSV or JSON, or
  * its miss-ratio curve with --curve. Results go to stdout only after the run finished,
  * so a failed run prints no partial result. Without --dir the stores live in a private
- * temporary directory that is removed afterwards. */
+ * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM or SIGHUP
+ * stop the run (idb_tmpdir_make registers it: see tmpdir.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -214,6 +214,22 @@ static int collect_sim(run *r, mx_cell *c, const char *out, idb_err *err)
     return rc;
 }
 
+#define JSON_TAIL 16                             /* bytes read from a JSON file's end */
+
+/* 1 when the file at path ends as a JSON object does ("}", then at most blanks): Google
+ * Benchmark does not say when it could not write its whole output. */
+static int json_complete(const char *path)
+{
+    char tail[JSON_TAIL + 1];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fseek(f, -JSON_TAIL, SEEK_END) == 0 || fseek(f, 0, SEEK_SET) == 0
+                   ? fread(tail, 1, JSON_TAIL, f) : 0;
+    fclose(f);
+    while (n > 0 && strchr(" \t\r\n", tail[n - 1])) n--;
+    return n > 0 && tail[n - 1] == '}';
+}
+
 /* After cell c succeeded: move its output into the results files. Returns 0, or an
  * IDB_E* code with c->err filled (the cell then counts as failed). */
 static int collect(run *r, mx_cell *c, const char *out)
@@ -224,7 +240,9 @@ static int collect(run *r, mx_cell *c, const char *out)
     case MX_GEN:
         snprintf(path, sizeof path, "%s/generation.json", r->x.dir);
         snprintf(src, sizeof src, "%s.tmp", path);
-        if (rename(src, path) != 0)
+        if (!json_complete(src))
+            rc = idb_fail(&c->err, IDB_EIO, "generation.json is cut short (disk full?)");
+        else if (rename(src, path) != 0)
             rc = idb_fail(&c->err, IDB_EIO, "no generation.json: %s", strerror(errno));
         else rc = mx_write_generation(r->x.dir, out, &c->err);
         break;
