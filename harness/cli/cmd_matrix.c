@@ -550,5 +550,6 @@ int cmd_plot(int argc, char **argv)
     int rc2 = mx_report_write(&res, &rerr);
     mx_results_free(&res);
     if (rc) return cli_fail_err(&err);
+    idb_signal_die();                            /* a signal while writing the report */
     return rc2 ? cli_fail_err(&rerr) : 0;
 }
