@@ -1,8 +1,9 @@
 # common.gp — what every idbench plot shares: the terminal, the output file, the data
 # format and the styles. `idbench plot DIR` runs   gnuplot -e SETUP VARS common.gp NAME.gp
-# where SETUP sets fmt ('png' or 'svg'), out (the output file), datadir and datafile (the
-# plot's data, tab-separated, NaN = no value), and VARS the plot's titles, strategy names
-# (names), colours (colors, one per strategy, the same in every plot) and counts.
+# in the directory of the plot's data, the image going to stdout, where SETUP sets fmt ('png'
+# or 'svg') and datafile (the plot's data: tab-separated numbers, NaN = no value), and VARS
+# the plot's count of strategies (n), their colours (colors, one per strategy, the same in
+# every plot), titles (t_1, t_2, ...: string literals, so names are never code) and others.
 # Optional before this file: width, height (pixels).
 if (!exists("width")) width = 1000
 if (!exists("height")) height = 600
@@ -15,7 +16,6 @@ if (fmt eq 'svg') {
         set terminal png size width,height enhanced background rgb 'white'
     }
 }
-set output out
 set datafile separator "\t"
 set datafile missing "NaN"
 set border 3 lw 1.2 lc rgb '#444444'

@@ -1,14 +1,16 @@
 # generation.gp — ID generation: time per ID by strategy, one thread (solid) and two
 # threads sharing one instance (hatched), beside the peers (libuuid, libbson: grey) and
 # the cost of one clock read (black), the floor of any time-based ID.
-# Data: label, ns (median), min, max, colour (0xRRGGBB), ns with 2 threads.
+# Data: label number i (x_i its text), ns (median), min, max, colour (0xRRGGBB), ns with
+# 2 threads.
 set title sprintf("ID generation: time per ID (Google Benchmark, median of %d repetitions; bars: min–max)", reps)
 set ylabel 'time per ID (ns, log scale)'
 set logscale y
 set xrange [-0.7:ngen-0.3]
 set xtics rotate by -30 font ',10' noenhanced
 set key inside left top
-plot datafile using ($0-0.19):2:(0.36):5:xtic(1) with boxes lc rgb variable notitle, \
+plot datafile using ($0-0.19):2:(0.36):5:xtic(value(sprintf('x_%d', int($1)))) \
+     with boxes lc rgb variable notitle, \
      datafile using ($0+0.19):6:(0.36):5 with boxes fs pattern 4 lc rgb variable notitle, \
      datafile using ($0-0.19):3:(0):($4-$3) with vectors heads size screen 0.006,90 lc rgb 'black' lw 1 notitle, \
      datafile using ($0-0.19):4:(sprintf('%.0f', $2)) with labels offset 0,0.7 font ',9' notitle, \

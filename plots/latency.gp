@@ -9,9 +9,10 @@ set xlabel 'percentile of single-insert latency'
 set ylabel 'latency (µs, log scale)'
 set key inside left top font ',9' samplen 1.5 spacing 1
 do for [p = 1:panels] {
-    set title value(sprintf('title%d', p)) font ',12'
+    set title value(sprintf('title%d', p)) font ',12' noenhanced
     if (p > 1) { unset key }
-    plot for [i = 1:n] sprintf('%s/lat%d.dat', datadir, p) using 1:(column(i + 1)) \
-         with linespoints lw 2 pt ptype(i) ps 0.8 lc rgb word(colors, i) title word(names, i)
+    plot for [i = 1:n] sprintf('lat%d.dat', p) using 1:(column(i + 1)) \
+         with linespoints lw 2 pt ptype(i) ps 0.8 lc rgb word(colors, i) \
+         title value(sprintf('t_%d', i))
 }
 unset multiplot

@@ -2,7 +2,8 @@
 # one line per strategy (the key gives each one's total), with the orders placed per
 # second in grey for scale. Only a strategy that asks a server for every ID stops.
 # Data: per strategy a block of second, failed orders, orders.
-set title sprintf("Orders that got no ID during the counter outage (workload %s)", workload)
+set title sprintf("Orders that got no ID during the counter outage (workload %s)", workload) \
+    noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'orders per second'
 set yrange [0:*]

@@ -29,7 +29,8 @@ typedef struct idb_err {
  * for a code that is not one of the above. Never NULL. */
 const char *idb_strerror(int code);
 
-/* Fill err (which may be NULL) with code and a printf-style message; returns code. */
+/* Fill err (which may be NULL) with code and a printf-style message; returns code. A message
+ * too long for msg keeps its start and its end (the reason), the middle cut out. */
 int idb_fail(idb_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -299,4 +299,26 @@ for kv in "sizes = 1,,2" "min_time = 0x1p-3"; do
 done
 check "no refused matrix wrote a results directory" test ! -e "$tmp/mx/r"
 
+# --- error lines: one line whatever the input echoes, and the reason kept when it is long
+expect 2 "a newline in an option value" -- "$IDB" gen uuidv4 -o $'name=a\nidbench: fake'
+check "one stderr line for a newline in an option value" test "$(wc -l <"$tmp/err")" -eq 1
+expect 2 "a newline in an option value that is echoed" -- "$IDB" gen snowflake -o $'worker=a\nidbench: fake'
+check "the newline is echoed as \\n" grep -qF "'a\nidbench: fake'" "$tmp/err"
+expect 2 "a newline in a command name" -- "$IDB" $'frob\nidbench: fake'
+expect 2 "control characters in a value" -- "$IDB" gen snowflake -o $'worker=\x01\x1b[2J\x7f'
+check "control characters echoed as \\xNN" grep -qF '\x01\x1b[2J\x7f' "$tmp/err"
+printf -v long '%*s' 100000 ''
+long=$tmp/${long// /a}                            # a 100 KB path
+short_why() {  # short_why REASON: the error line is short and ends with REASON
+  awk -v why="$1" 'length($0) < 1000 && substr($0, length($0) - length(why) + 1) == why { ok = 1 }
+                   END { exit !ok }' "$tmp/err"
+}
+expect 2 "a 100 KB --out" -- "$IDB" matrix --out "$long"
+check "a 100 KB --out: a short line that says why" short_why ": path too long"
+expect 2 "a 100 KB plot directory" -- "$IDB" plot "$long"
+check "a 100 KB plot directory: a short line that says why" short_why " is not a directory"
+expect 2 "a 100 KB --dir" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$long"
+check "a 100 KB --dir: a short line that says why" short_why " is not a directory"
+check "a 100 KB --dir: the cut is said" grep -qE '\.\.\. a+ is not a directory$' "$tmp/err"
+
 cli_done

@@ -133,6 +133,10 @@ check "the non-empty directory is untouched" test "$(ls "$tmp/full")" = precious
 run 2 "--out that cannot be created" -- "$IDB" matrix "$tmp/m/small.ini" --out /proc/idbench-nope/r
 run 2 "--out a file" -- "$IDB" matrix "$tmp/m/small.ini" --out "$tmp/full/precious"
 check "the file is untouched" test "$(cat "$tmp/full/precious")" = keep
+printf '[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null\nsizes = 100\n[curve]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n' >"$tmp/m/tiny.ini"
+run 0 "--out with a newline in it" -- "$IDB" matrix "$tmp/m/tiny.ini" --out "$tmp/nl"$'\nidbench: fake'
+check "--out with a newline: no stderr line poses as idbench:" test -z "$(grep '^idbench: fake' "$tmp/err")"
+check "--out with a newline: shown escaped" grep -qF 'nl\nidbench: fake' "$tmp/err"
 run 2 "--repeat 0" -- "$IDB" matrix "$tmp/m/small.ini" --repeat 0
 run 2 "--seed not a number" -- "$IDB" matrix "$tmp/m/small.ini" --seed x
 run 2 "unknown flag" -- "$IDB" matrix --frobnicate

@@ -15,7 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+#include <sys/stat.h>
+
 #include "matrix.h"
+#include "plots.h"
 #include "tmpdir.h"
 
 /* The table entry named name, or NULL. */
@@ -74,6 +78,15 @@ typedef struct row {
     double fill, tail, ips, ips_min, ips_max;
 } row;
 
+/* The other columns insert.csv must have (key_bytes, batch, shops: 8, 1000, 1000; the rest
+ * empty: unknown). */
+static const char other_columns[] =
+    "key_bytes,batch,shops,seconds,seconds_min,seconds_max,gen_ns_per_id,gen_ns_per_id_min,"
+    "gen_ns_per_id_max,lat_p50_ns,lat_p50_ns_min,lat_p50_ns_max,lat_p99_ns,lat_p99_ns_min,"
+    "lat_p99_ns_max,lat_p999_ns,lat_p999_ns_min,lat_p999_ns_max,lat_max_ns,lat_max_ns_min,"
+    "lat_max_ns_max,commit_p99_ns,commit_p99_ns_min,commit_p99_ns_max,leaf_pages,depth,"
+    "file_bytes,pages_written,write_bytes_per_id,cache_misses,insert_pos_p50,store_options";
+
 static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
 {
     assert_int_equal(idb_tmpdir_make(dir, len), 0);
@@ -82,10 +95,11 @@ static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
-               "inserts_per_s_min,inserts_per_s_max,repeats\n");
+               "inserts_per_s_min,inserts_per_s_max,repeats,%s\n", other_columns);
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s,%s,1,1000,%.4f,%.4f,%.0f,%.0f,%.0f,3\n", rows[i].strategy, rows[i].store,
-                rows[i].fill, rows[i].tail, rows[i].ips, rows[i].ips_min, rows[i].ips_max);
+        fprintf(f, "%s,%s,1,1000,%.4f,%.4f,%.0f,%.0f,%.0f,3,8,1000,1000%s\n", rows[i].strategy,
+                rows[i].store, rows[i].fill, rows[i].tail, rows[i].ips, rows[i].ips_min,
+                rows[i].ips_max, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
     assert_int_equal(fclose(f), 0);
     assert_int_equal(mx_results_load(r, dir, NULL), 0);
 }
@@ -167,6 +181,82 @@ static void test_inserts_sentence_names_overlaps(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* Strings a hostile results file could hold: each must come back from gnuplot as itself,
+ * and none may run anything (PWNED would appear in the directory gnuplot runs in). */
+static const char *const hostile[] = {
+    "plain", "it's", "x'); system('touch PWNED'); print('", "x'; system('touch PWNED'); a='",
+    "x'''; system('touch PWNED'); a='", "''''x", "`touch PWNED`",
+    "@m $(touch PWNED) \\ \" '' ''' end' # ; \\047", "\xc3\xbcnicode \xe2\x9c\x93", "",
+};
+
+/* mx_gp_string: every hostile string is data to gnuplot, printed back unchanged. */
+static void test_gp_string_is_data(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX], cmd[2 * MX_FILE_MAX], line[512];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/t.gp", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    size_t n = sizeof hostile / sizeof *hostile;
+    for (size_t i = 0; i < n; i++) {
+        fputs("v = ", f);
+        assert_int_equal(mx_gp_string(f, hostile[i], NULL), 0);
+        fputs("print '<' . v . '>'\n", f);
+    }
+    assert_int_equal(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot t.gp 2>&1", dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++) {
+        char want[512];
+        snprintf(want, sizeof want, "<%s>\n", hostile[i]);
+        assert_non_null(fgets(line, sizeof line, p));
+        assert_string_equal(line, want);
+    }
+    assert_null(fgets(line, sizeof line, p));
+    assert_int_equal(pclose(p), 0);
+    snprintf(path, sizeof path, "%s/PWNED", dir);
+    struct stat sb;
+    assert_int_not_equal(stat(path, &sb), 0);
+    idb_tmpdir_remove(dir);
+}
+
+/* mx_gp_string refuses a control character (a newline would end the literal's line). */
+static void test_gp_string_refuses_control_characters(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "a\nsystem('touch PWNED')", "tab\there", "del\x7f" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        idb_err err = { 0 };
+        assert_int_equal(mx_gp_string(f, bad[i], &err), IDB_EINPUT);
+        fclose(f);
+        assert_int_equal(len, 0);
+        assert_true(err.msg[0] != 0);
+        free(buf);
+    }
+}
+
+/* mx_num: any double fits its buffer (1e24 once wrote past it). */
+static void test_num_fits_any_value(void **state)
+{
+    (void)state;
+    static const struct { double v; const char *want; } cases[] = {
+        { 1234567, "1,234,567" }, { -999999999999999, "-999,999,999,999,999" },
+        { 1e15, "1e+15" }, { 1e24, "1e+24" }, { -1e300, "-1e+300" }, { 0.000123456, "0.000123" },
+        { INFINITY, "n/a" }, { NAN, "n/a" }, { 0, "0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[MX_NUM_LEN + 1];
+        buf[MX_NUM_LEN] = 'X';                           /* a guard byte past the buffer */
+        assert_string_equal(mx_num(cases[i].v, buf), cases[i].want);
+        assert_int_equal(buf[MX_NUM_LEN], 'X');
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +264,9 @@ int main(void)
         cmocka_unit_test(test_every_script_has_an_entry),
         cmocka_unit_test(test_fill_sentence_follows_the_figures),
         cmocka_unit_test(test_inserts_sentence_names_overlaps),
+        cmocka_unit_test(test_gp_string_is_data),
+        cmocka_unit_test(test_gp_string_refuses_control_characters),
+        cmocka_unit_test(test_num_fits_any_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,9 @@
  * and collecting repeated -o/-s KEY=VALUE arguments.
  *
  * Exit status: 0 success, 2 bad input (usage, unknown names, bad options, malformed IDs),
- * 1 runtime failure. Every failure prints exactly one line on stderr starting "idbench: ".
+ * 1 runtime failure. Every failure prints exactly one line on stderr starting "idbench: ":
+ * control characters in it are escaped (\n, \xNN) and a message of more than a few hundred
+ * bytes keeps its start and its end, the middle cut out.
  */
 #ifndef IDB_CLI_H
 #define IDB_CLI_H
@@ -22,7 +24,8 @@ typedef struct cli_command {
 
 extern const cli_command cli_commands[];
 
-/* Print "idbench: <message>" on stderr; return the exit status for code (2 or 1). */
+/* Print "idbench: <message>" on stderr as one line (escaped, shortened: see above); return
+ * the exit status for code (2 or 1). */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print err's message as one idbench: line; return its exit status. */

@@ -7,9 +7,14 @@
  * then makes the results directory (results/<UTC time>/ or --out DIR, which must be new
  * or empty), runs every cell in its own child process, rewrites each results file as
  * cells finish, renders the plots and the report, and points results/latest at the new
- * directory (default location only). Exit status 0 when every cell and plot succeeded,
- * 1 when any failed (the rest is kept), 2 for bad input. The results directory's path
- * is printed on stdout; progress goes to stderr.
+ * directory (default location only, and only when the run is complete). Exit status 0
+ * when every cell and plot succeeded, 1 when any failed (the rest is kept), 2 for bad
+ * input. The results directory's path is printed on stdout; progress goes to stderr.
+ *
+ * SIGINT, SIGTERM and SIGHUP stop a run (tmpdir.h, the flag mode): the running cell is
+ * killed with its process group, no other starts, meta.json says "interrupted" and how many
+ * cells ran, the temporary directories go, and the process dies of the signal. meta.json's
+ * status says how every run ended; see docs/results-format.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -115,6 +120,9 @@ typedef struct run {
     char seed[32];
     char set_copy[sizeof ((idb_matrix *)0)->sim_set];   /* the --set words */
     int64_t t0_ns;
+    int report_ok;                               /* report.md was written */
+    int killed;                                  /* cells killed by a signal caught */
+    int meta_unwritten;                          /* the last meta.json write failed */
 } run;
 
 /* argv of a simulate cell c into av from k on (strings live in r and bufs); returns the
@@ -206,6 +214,22 @@ static int collect_sim(run *r, mx_cell *c, const char *out, idb_err *err)
     return rc;
 }
 
+#define JSON_TAIL 16                             /* bytes read from a JSON file's end */
+
+/* 1 when the file at path ends as a JSON object does ("}", then at most blanks): Google
+ * Benchmark does not say when it could not write its whole output. */
+static int json_complete(const char *path)
+{
+    char tail[JSON_TAIL + 1];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fseek(f, -JSON_TAIL, SEEK_END) == 0 || fseek(f, 0, SEEK_SET) == 0
+                   ? fread(tail, 1, JSON_TAIL, f) : 0;
+    fclose(f);
+    while (n > 0 && strchr(" \t\r\n", tail[n - 1])) n--;
+    return n > 0 && tail[n - 1] == '}';
+}
+
 /* After cell c succeeded: move its output into the results files. Returns 0, or an
  * IDB_E* code with c->err filled (the cell then counts as failed). */
 static int collect(run *r, mx_cell *c, const char *out)
@@ -216,7 +240,9 @@ static int collect(run *r, mx_cell *c, const char *out)
     case MX_GEN:
         snprintf(path, sizeof path, "%s/generation.json", r->x.dir);
         snprintf(src, sizeof src, "%s.tmp", path);
-        if (rename(src, path) != 0)
+        if (!json_complete(src))
+            rc = idb_fail(&c->err, IDB_EIO, "generation.json is cut short (disk full?)");
+        else if (rename(src, path) != 0)
             rc = idb_fail(&c->err, IDB_EIO, "no generation.json: %s", strerror(errno));
         else rc = mx_write_generation(r->x.dir, out, &c->err);
         break;
@@ -241,14 +267,38 @@ static void add_failure(mx_meta *meta, const char *label, const char *why)
                  why);
 }
 
-/* The run's end in the meta: failed cells, finish time, wall time. */
+/* The run's end in the meta: cells that ran to their end (succeeded or failed by
+ * themselves), cells without results (failed, killed or never run), finish and wall time. */
 static void finish_meta(run *r)
 {
-    r->meta.cells_failed = 0;
-    for (int i = 0; i < r->plan.n; i++)
-        r->meta.cells_failed += r->plan.cells[i].status == MX_FAILED;
+    r->meta.cells_done = -r->killed;
+    r->meta.cells_failed = r->plan.n;
+    for (int i = 0; i < r->plan.n; i++) {
+        r->meta.cells_done += r->plan.cells[i].status != MX_PENDING;
+        r->meta.cells_failed -= r->plan.cells[i].status == MX_DONE;
+    }
     utc_now(r->meta.finished, sizeof r->meta.finished, 0);
     r->meta.wall_s = (double)(idb_mono_ns() - r->t0_ns) / 1e9;
+}
+
+/* finish_meta, then write meta.json; a failure is noted and makes the run failed. */
+static void save_meta(run *r)
+{
+    idb_err err = { 0 };
+    finish_meta(r);
+    r->meta_unwritten = mx_meta_write(r->x.dir, &r->meta, &err) != 0;
+    if (!r->meta_unwritten) return;
+    mx_progress_note(NULL, "%s", err.msg);
+    if (!idb_signal_caught()) r->meta.status = MX_STATUS_FAILED;
+}
+
+/* A file of the run's own (plots, report) could not be written: noted, recorded as a
+ * failure, and the run failed (unless it was interrupted). */
+static void run_failed(run *r, const char *what, const char *why)
+{
+    mx_progress_note(NULL, "%s: %s", what, why);
+    add_failure(&r->meta, what, why);
+    if (!idb_signal_caught()) r->meta.status = MX_STATUS_FAILED;
 }
 
 /* Run cell i: its child, then its results into the results files. */
@@ -260,6 +310,7 @@ static void run_cell(run *r, int i)
     const char *out = cell_argv(r, c, av, bufs);
     mx_progress_cell(&r->pr, i);
     mx_cell_run(&r->x, c, av, out, mx_progress_tick, &r->pr);
+    r->killed += c->status == MX_FAILED && idb_signal_caught();
     if (c->status == MX_DONE && collect(r, c, out) != 0) c->status = MX_FAILED;
     if (c->status == MX_FAILED) {
         add_failure(&r->meta, c->label, c->err.msg);
@@ -281,40 +332,46 @@ static void note_not_drawn(const mx_results *res, const char *prefix)
             fprintf(stderr, "%s%s not drawn: %s\n", prefix, mx_plots[i].name, res->why_not[i].msg);
 }
 
-/* The plots and the report of a finished run; each failure a note and one of the run's. */
+/* The plots and the report of a finished run; meta.json written before the report, which
+ * reads it. No report after a signal. */
 static void render_run(run *r)
 {
     mx_results res;
     idb_err err = { 0 };
     if (mx_results_load(&res, r->x.dir, &err) != 0) {
-        mx_progress_note(NULL, "plots: %s", err.msg);
-        add_failure(&r->meta, "plots", err.msg);
+        run_failed(r, "plots", err.msg);
         return;
     }
-    if (mx_plot_all(&res, &err) != 0) {
-        mx_progress_note(NULL, "plots: %s", err.msg);
-        add_failure(&r->meta, "plots", err.msg);
-    }
-    note_not_drawn(&res, "matrix: plot ");
-    if (mx_report_write(&res, &err) != 0) {
-        mx_progress_note(NULL, "report: %s", err.msg);
-        add_failure(&r->meta, "report", err.msg);
+    if (mx_plot_all(&res, &err) != 0) run_failed(r, "plots", err.msg);
+    if (!idb_signal_caught()) {
+        note_not_drawn(&res, "matrix: plot ");
+        save_meta(r);
+        if (mx_report_write(&res, &err) != 0) run_failed(r, "report", err.msg);
+        else r->report_ok = 1;
     }
     mx_results_free(&res);
 }
 
-/* Run every cell, then the plots and the report. Returns the number of failures. */
-static int run_all(run *r)
+/* Run every cell (until a signal), then the plots and the report; meta.json says how the
+ * run ended. */
+static void run_all(run *r)
 {
     mx_progress_start(&r->pr, &r->plan);
     mx_progress_note(NULL, "%d cells; results in %s", r->plan.n, r->x.dir);
-    for (int i = 0; i < r->plan.n; i++) run_cell(r, i);
+    for (int i = 0; i < r->plan.n && !idb_signal_caught(); i++) run_cell(r, i);
     mx_progress_finish(&r->pr);
-    finish_meta(r);                                  /* the report reads the failures from it */
-    idb_err err = { 0 };
-    if (mx_meta_write(r->x.dir, &r->meta, &err) != 0) mx_progress_note(NULL, "%s", err.msg);
-    render_run(r);
-    return r->meta.n_failures;
+    r->meta.status = MX_STATUS_COMPLETE;
+    if (!idb_signal_caught()) render_run(r);
+    if (idb_signal_caught()) {
+        int left = 0;
+        for (int i = 0; i < r->plan.n; i++) left += r->plan.cells[i].status == MX_PENDING;
+        char why[128];
+        snprintf(why, sizeof why, "interrupted (%s): %d of %d cells not run",
+                 strsignal(idb_signal_caught()), left, r->plan.n);
+        add_failure(&r->meta, "matrix", why);
+        r->meta.status = MX_STATUS_INTERRUPTED;
+    }
+    save_meta(r);
 }
 
 /* The command line of matrix: flags into quick, out, repeat, seed (-1: not given), the
@@ -384,7 +441,24 @@ static void start_meta(run *r, const char *command, int quick)
     r->t0_ns = idb_mono_ns();
 }
 
-/* Run the matrix into the results directory dir (made); returns the number of failures. */
+/* The last line of a run on stderr: where its report is, or why there is none. */
+static void say_end(const run *r, const char *dir, int failures)
+{
+    char took[16];
+    mx_fmt_duration(r->meta.wall_s, took, sizeof took);
+    if (idb_signal_caught())
+        mx_progress_note(NULL, "interrupted (%s) after %s: %s/meta.json says which cells ran",
+                         strsignal(idb_signal_caught()), took, dir);
+    else if (r->report_ok)
+        mx_progress_note(NULL, "done in %s: %s/report.md%s", took, dir,
+                         failures ? " (with failures: see the report)" : "");
+    else
+        mx_progress_note(NULL, "failed after %s: no report; %s holds what was written", took,
+                         dir);
+}
+
+/* Run the matrix into the results directory dir (made); returns the number of failures.
+ * results/latest moves to dir only when the run is complete. */
 static int run_matrix(run *r, const char *dir, int default_location)
 {
     idb_err err = { 0 };
@@ -392,19 +466,18 @@ static int run_matrix(run *r, const char *dir, int default_location)
         cli_fail_err(&err);
         return 1;
     }
-    int failures = run_all(r);
-    finish_meta(r);
-    if (mx_meta_write(dir, &r->meta, &err) != 0) {
-        failures++;
+    run_all(r);
+    int failures = r->meta.n_failures + r->meta_unwritten;
+    int complete = !strcmp(r->meta.status, MX_STATUS_COMPLETE) && !r->meta_unwritten;
+    if (default_location && complete && point_latest(dir, &err) != 0) {
         mx_progress_note(NULL, "%s", err.msg);
+        failures++;
+    } else if (default_location && !complete) {
+        mx_progress_note(NULL, "results/latest not moved: the run is %s", r->meta.status);
     }
-    if (default_location && point_latest(dir, &err) != 0) mx_progress_note(NULL, "%s", err.msg);
-    char took[16];
-    mx_fmt_duration(r->meta.wall_s, took, sizeof took);
-    mx_progress_note(NULL, "done in %s: %s/report.md%s", took, dir,
-                     failures ? " (with failures: see the report)" : "");
-    printf("%s\n", dir);
-    return failures;
+    say_end(r, dir, failures);
+    if (!idb_signal_caught()) printf("%s\n", dir);
+    return failures ? failures : idb_signal_caught() != 0;
 }
 
 /* idbench matrix: read and check the files, make the directory, run, plot, report. */
@@ -418,6 +491,8 @@ int cmd_matrix(int argc, char **argv)
         n += snprintf(command + n, sizeof command - (size_t)n, "%s%s", i ? " " : "",
                       i ? argv[i - 1] : "idbench");
     if ((rc = parse_flags(argc, argv, &quick, &out, &repeat, &seed, &first))) return rc;
+    if (idb_signals_catch(IDB_ON_SIGNAL_FLAG) != 0)
+        return cli_fail(IDB_EIO, "cannot catch signals: %s", strerror(errno));
     run *r = calloc(1, sizeof *r);
     idb_matrix *m = calloc(1, sizeof *m);
     if (!r || !m) { free(r); free(m); return cli_fail(IDB_ENOMEM, "out of memory"); }
@@ -440,6 +515,7 @@ int cmd_matrix(int argc, char **argv)
     mx_plan_free(&r->plan);
     free(r);
     free(m);
+    idb_signal_die();                            /* after a signal: die of it */
     if (failures) return fflush(stdout), EXIT_RUNTIME;
     return fflush(stdout) == 0 ? 0 : cli_fail(IDB_EIO, "cannot write to stdout");
 }
@@ -456,10 +532,16 @@ int cmd_plot(int argc, char **argv)
         return cli_fail(IDB_EINPUT, "plot: %s is not a directory", dir);
     if (access(meta, R_OK) != 0)
         return cli_fail(IDB_EINPUT, "plot: %s is not a results directory (no meta.json)", dir);
+    if (idb_signals_catch(IDB_ON_SIGNAL_FLAG) != 0)
+        return cli_fail(IDB_EIO, "cannot catch signals: %s", strerror(errno));
     mx_results res;
     idb_err err = { 0 }, rerr = { 0 };
     if (mx_results_load(&res, dir, &err) != 0) return cli_fail_err(&err);
     int rc = mx_plot_all(&res, &err);
+    if (idb_signal_caught()) {                   /* no report: die of the signal */
+        mx_results_free(&res);
+        idb_signal_die();
+    }
     if (rc == IDB_EINPUT) {
         mx_results_free(&res);
         return cli_fail_err(&err);
@@ -468,5 +550,6 @@ int cmd_plot(int argc, char **argv)
     int rc2 = mx_report_write(&res, &rerr);
     mx_results_free(&res);
     if (rc) return cli_fail_err(&err);
+    idb_signal_die();                            /* a signal while writing the report */
     return rc2 ? cli_fail_err(&rerr) : 0;
 }

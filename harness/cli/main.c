@@ -68,6 +68,5 @@ int main(int argc, char **argv)
         return finish_stdout(cmd_help(1, argv + 1));
     for (const cli_command *c = cli_commands; c->name; c++)
         if (strcmp(c->name, argv[1]) == 0) return finish_stdout(c->run(argc - 1, argv + 1));
-    fprintf(stderr, "idbench: unknown command '%s' (try: idbench help)\n", argv[1]);
-    return EXIT_INPUT;
+    return cli_fail(IDB_EINPUT, "unknown command '%s' (try: idbench help)", argv[1]);
 }

@@ -1,14 +1,45 @@
-/* tmpdir.h — private temporary directories for runs that need files nobody keeps. */
+/* tmpdir.h — private temporary directories for runs that need files nobody keeps, and
+ * what happens to them when the program is interrupted (SIGINT, SIGTERM, SIGHUP).
+ *
+ * Every directory idb_tmpdir_make creates is registered until idb_tmpdir_remove removes it.
+ * A signal then does one of two things, chosen once per process:
+ *   IDB_ON_SIGNAL_CLEAN_AND_DIE  (the default, set by the first idb_tmpdir_make): the signal
+ *       handler removes every registered directory (async-signal-safe) and the process dies
+ *       of the signal; for commands that run one long call they cannot stop (insert).
+ *   IDB_ON_SIGNAL_FLAG  the handler only records the signal: the program sees it through
+ *       idb_signal_caught (its blocking calls return EINTR), stops its children, writes
+ *       what it must, removes its directories and calls idb_signal_die (matrix, plot).
+ * A signal that was ignored when the program started (a background job of a shell without
+ * job control) stays ignored.
+ */
 #ifndef IDB_TMPDIR_H
 #define IDB_TMPDIR_H
 
 #include <stddef.h>
 
-/* Create a new empty directory under $TMPDIR (or /tmp); its path goes into buf.
- * Returns 0, or -1 with errno set. */
+/* Create a new empty directory under $TMPDIR (or /tmp), registered for removal on a
+ * signal; its path goes into buf. Returns 0, or -1 with errno set. */
 int idb_tmpdir_make(char *buf, size_t len);
 
-/* Remove dir and everything in it (not following symlinks). Returns 0 or -1. */
+/* Remove dir and everything in it (not following symlinks) and unregister it. Returns 0,
+ * or -1 with errno set when something could not be removed. */
 int idb_tmpdir_remove(const char *dir);
+
+enum idb_on_signal { IDB_ON_SIGNAL_CLEAN_AND_DIE, IDB_ON_SIGNAL_FLAG };
+
+/* Catch SIGINT, SIGTERM and SIGHUP as what says (see above), without SA_RESTART. Call it
+ * before starting any work. Returns 0 or -1 with errno set. */
+int idb_signals_catch(enum idb_on_signal what);
+
+/* The signal caught so far (0: none). */
+int idb_signal_caught(void);
+
+/* In a child after fork() that does not exec: the default action for those signals again,
+ * and a registry of its own that is empty (the parent's directories are the parent's). */
+void idb_signals_default(void);
+
+/* When a signal was caught: remove every registered directory and die of that signal
+ * (its default action). Returns only when none was caught. */
+void idb_signal_die(void);
 
 #endif

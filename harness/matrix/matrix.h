@@ -9,7 +9,8 @@
  *   matrix_progress.c  progress on stderr: a one-line bar with an ETA on a terminal,
  *                      plain log lines otherwise
  *   matrix_meta.c      the environment (meta.json) and reading it back
- *   matrix_csv.c       a small CSV table reader; the results tables, loaded once
+ *   matrix_csv.c       a small CSV table reader, refusing what is not a CSV file
+ *   matrix_results.c   the results tables, loaded once, every value checked
  *   plots.c            the plot table: per plot its name, title, data preparation,
  *                      gnuplot script (plots/NAME.gp) and report sentences
  *   plots_insert.c     the plots of insert.csv and positions.csv (data and sentences)
@@ -196,11 +197,13 @@ typedef struct mx_ctx {
     char scratch[MX_SCRATCH_MAX];                /* private temporary directory */
 } mx_ctx;
 
-/* Run cell c in a child process (killed after m->cell_timeout_s). Insert and curve cells
- * call the insert runner in a forked child; the others exec this program with argv
- * (argv[0] included, NULL-terminated), its stdout to out_path (NULL: discarded). Sets
- * c->status to MX_DONE or MX_FAILED (c->err says why), and took_s and res. tick is called
- * about five times a second while the child runs (may be NULL). */
+/* Run cell c in a child process of its own process group, with $TMPDIR the scratch
+ * directory, killed with its group after m->cell_timeout_s or as soon as a signal is caught
+ * (idb_signal_caught, tmpdir.h), and dying with this process. Insert and curve cells call
+ * the insert runner in a forked child; the others exec this program with argv (argv[0]
+ * included, NULL-terminated), its stdout to out_path (NULL: discarded). Sets c->status to
+ * MX_DONE or MX_FAILED (c->err says why: "interrupted (...)" after a signal), and took_s and
+ * res. tick is called about five times a second while the child runs (may be NULL). */
 void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out_path,
                  void (*tick)(void *ctx), void *tick_ctx);
 
@@ -260,6 +263,12 @@ void mx_fmt_eta(double known_s, int unknown, char *buf, size_t len);
 #define MX_FAILURES_MAX 64                       /* failed cells listed in meta.json */
 #define MX_FAILURE_LEN 512                       /* "label: error", with its NUL */
 
+/* How a run ended, as meta.json's "status" says. */
+#define MX_STATUS_RUNNING "running"              /* not ended (or killed without a word) */
+#define MX_STATUS_COMPLETE "complete"            /* every cell ran, every file written */
+#define MX_STATUS_INTERRUPTED "interrupted"      /* a signal stopped it */
+#define MX_STATUS_FAILED "failed"                /* plots, report or meta.json not written */
+
 typedef struct mx_meta {
     char command[2048];
     char started[32], finished[32];              /* UTC, ISO 8601 */
@@ -269,7 +278,8 @@ typedef struct mx_meta {
     char files[1024];                            /* matrix files, blank-separated */
     char failures[MX_FAILURES_MAX][MX_FAILURE_LEN];  /* failed cells: "label: error" */
     int n_failures;
-    int cells, cells_failed;
+    const char *status;                          /* MX_STATUS_*; NULL: running */
+    int cells, cells_done, cells_failed;         /* planned, ran to an end, failed */
 } mx_meta;
 
 /* Write DIR/meta.json: the run's facts and the environment (git revision, compiler,
@@ -287,10 +297,14 @@ const char *mx_source_dir(void);
 
 /* matrix_csv.c ------------------------------------------------------------------------- */
 
+#define MX_CSV_BYTES_MAX (16 << 20)              /* a CSV file's size, at most */
+#define MX_CSV_COLS_MAX 256                      /* its columns, at most */
+
 typedef struct mx_table {
     int ncol, nrow;
     char **head;                                 /* ncol names */
-    char **cell;                                 /* nrow * ncol values ("" when absent) */
+    char **cell;                                 /* nrow * ncol values */
+    int *line;                                   /* nrow: each row's line in the file */
     char *buf;
 } mx_table;
 
@@ -299,9 +313,11 @@ typedef struct mx_table {
  * IDB_ENOMEM. */
 char *mx_read_file(const char *path, size_t *len, idb_err *err);
 
-/* Load a CSV file (header line, then rows; "..." quoting). Returns 0, IDB_EIO when the
- * file is missing, unreadable or empty, or IDB_ENOMEM; on failure t is an empty table,
- * safe to query and free. err may be NULL. */
+/* Load a CSV file (header line, then rows of as many fields; "..." quoting). Returns 0,
+ * IDB_EIO when the file is missing or unreadable, IDB_EINPUT when it is empty or not a
+ * CSV file ("PATH:LINE: why": a control character, too large, too many columns, a row of
+ * another width), or IDB_ENOMEM; on failure t is an empty table, safe to query and free.
+ * err may be NULL. */
 int mx_table_load(const char *path, mx_table *t, idb_err *err);
 int mx_table_col(const mx_table *t, const char *name);            /* -1 when absent */
 const char *mx_table_str(const mx_table *t, int row, int col);    /* "" when absent */
@@ -331,8 +347,11 @@ typedef struct mx_results {
     idb_err why_not[MX_PLOTS_MAX];               /* mx_plot_all: why plot i was not */
 } mx_results;
 
-/* Load every results table of dir (dir is borrowed, not copied). A missing file gives an
- * empty table. Returns 0, or IDB_ENOMEM (then r is empty, safe to free). */
+/* Load every results table of dir (dir is borrowed, not copied) and check every value the
+ * plots and the report read (matrix_results.c: the columns each file must have, names
+ * without control characters, numbers finite, in range, integers where counts are). A
+ * missing file gives an empty table. Returns 0, IDB_EINPUT ("FILE:LINE: column: why"),
+ * IDB_EIO (a file that cannot be read) or IDB_ENOMEM; on failure r is empty, safe to free. */
 int mx_results_load(mx_results *r, const char *dir, idb_err *err);
 /* Free the tables; r is left empty. */
 void mx_results_free(mx_results *r);

@@ -7,6 +7,12 @@
  * cells (generation benchmarks, simulations, claims) exec this same program
  * (/proc/self/exe) with the command's own flags, stdout to a file, stderr kept to explain
  * a failure. A child that outlives [matrix] cell_timeout_s is killed.
+ *
+ * A cell's child leads a process group of its own (so a Ctrl-C on the terminal reaches only
+ * the matrix, which decides) and dies with the matrix (PR_SET_PDEATHSIG): it is killed with
+ * its whole group on a timeout, and when the matrix caught a signal (tmpdir.h, the flag
+ * mode). Its TMPDIR is the matrix's scratch directory, so whatever temporary directories
+ * the cell makes go when the matrix removes its own.
  */
 #include "matrix.h"
 
@@ -16,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,6 +196,7 @@ void mx_plan_free(mx_plan *p)
 enum {
     EXIT_CHILD_NOMEM = 3,                        /* no memory for the message */
     EXIT_CHILD_PIPE = 4,                         /* the pipe to the parent failed */
+    EXIT_CHILD_ORPHAN = 5,                       /* the parent died before it started */
     EXIT_CHILD_CANNOT_EXEC = 126,                /* cannot open its stdout or stderr */
     EXIT_CHILD_NOT_FOUND = 127,                  /* cannot exec this program */
 };
@@ -202,6 +210,16 @@ typedef struct child_msg {
     idb_err err;
     idb_insert_result res;
 } child_msg;
+
+/* In the child, first: a process group of its own, death with the parent (whose pid is
+ * parent), the default signal actions, TMPDIR the scratch directory. */
+static void child_setup(const mx_ctx *x, pid_t parent)
+{
+    setpgid(0, 0);
+    idb_signals_default();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(EXIT_CHILD_ORPHAN);
+    setenv("TMPDIR", x->scratch, 1);
+}
 
 /* In the child: run the insert cell c in dir and write the outcome to fd. Never returns. */
 static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int fd)
@@ -287,6 +305,7 @@ typedef struct child {
     child_msg *msg;                              /* what it sent (insert cells) */
     size_t got;
     int status, timed_out;
+    int interrupted;                             /* the signal the matrix caught, or 0 */
 } child;
 
 /* Read what the insert child sends (beyond its message: discarded); 0 at its end. */
@@ -303,8 +322,8 @@ static int child_read(child *ch, int timeout_ms)
     return !(r == 0 || (r < 0 && errno != EINTR));
 }
 
-/* Wait for the child to exit (and its pipe to end), ticking, killing it after the
- * matrix's time limit. */
+/* Wait for the child to exit (and its pipe to end), ticking, killing its process group
+ * after the matrix's time limit or when the matrix caught a signal. */
 static void child_wait(const mx_ctx *x, child *ch, int64_t t0, void (*tick)(void *ctx),
                        void *tick_ctx)
 {
@@ -322,8 +341,12 @@ static void child_wait(const mx_ctx *x, child *ch, int64_t t0, void (*tick)(void
             tick(tick_ctx);
             next_tick += TICK_NS;
         }
+        if (!ch->interrupted && idb_signal_caught()) {
+            ch->interrupted = idb_signal_caught();
+            kill(-ch->pid, SIGKILL);
+        }
         if (!ch->timed_out && idb_mono_ns() - t0 > x->m->cell_timeout_s * 1000000000LL) {
-            kill(ch->pid, SIGKILL);
+            kill(-ch->pid, SIGKILL);
             ch->timed_out = 1;
         }
     }
@@ -337,7 +360,9 @@ static void child_judge(const mx_ctx *x, mx_cell *c, const child *ch, const char
     int clean = WIFEXITED(ch->status) && WEXITSTATUS(ch->status) == 0;
     describe_status(ch->status, why, sizeof why);
     c->status = MX_FAILED;
-    if (ch->timed_out) {
+    if (ch->interrupted) {
+        idb_fail(&c->err, IDB_EIO, "interrupted (%s)", strsignal(ch->interrupted));
+    } else if (ch->timed_out) {
         idb_fail(&c->err, IDB_EIO, "timed out after %llds ([matrix] cell_timeout_s)",
                  (long long)x->m->cell_timeout_s);
     } else if (ch->fd < 0) {                     /* an exec'd cell */
@@ -375,6 +400,7 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
         return;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     child ch = { .pid = fork(), .fd = fds[0] };
     if (ch.pid < 0) {
         idb_fail(&c->err, IDB_EIO, "cannot fork: %s", strerror(errno));
@@ -383,9 +409,11 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
         return;
     }
     if (ch.pid == 0) {
+        child_setup(x, parent);
         if (isinsert) { close(fds[0]); insert_child(x, c, dir, fds[1]); }
         exec_child(argv, out_path, err_path);
     }
+    setpgid(ch.pid, ch.pid);                     /* as the child does: whoever is first */
     if (isinsert) {
         close(fds[1]);
         ch.msg = calloc(1, sizeof *ch.msg);

@@ -4,13 +4,15 @@
  *
  * A header line names the columns; every later non-empty line is a row. Fields are
  * separated by commas; a field may be "quoted" (a doubled "" inside is one quote), as
- * Google Benchmark writes its names. Rows shorter than the header read as empty fields.
+ * Google Benchmark writes its names. A file is refused (IDB_EINPUT) when it holds a control
+ * character other than its line ends (binary junk, or a name that could break a line
+ * elsewhere), is larger than MX_CSV_BYTES_MAX, has more than MX_CSV_COLS_MAX columns, or
+ * has a row with another number of fields than its header (a truncated or garbled file).
  */
 #include "matrix.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +79,84 @@ char *mx_read_file(const char *path, size_t *len, idb_err *err)
     return buf;
 }
 
-/* The whole file in one buffer, split in place into header and rows (see matrix.h). */
+/* The first control character of buf[0..len) other than a line end ("\n" or "\r\n"):
+ * its offset, or len when there is none. */
+static size_t control_char(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == '\n' || (c == '\r' && i + 1 < len && buf[i + 1] == '\n')) continue;
+        if (c < 0x20 || c == 0x7f) return i;
+    }
+    return len;
+}
+
+/* The line number (1-based) of offset off in buf. */
+static int line_of(const char *buf, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off; i++) line += buf[i] == '\n';
+    return line;
+}
+
+/* Append row (ncol fields) found at line to t, growing its arrays. Returns 0 or
+ * IDB_ENOMEM. */
+static int add_row(mx_table *t, char **row, int line, int *cap)
+{
+    if (t->nrow == *cap) {
+        int ncap = *cap ? *cap * 2 : 64;
+        char **cell = realloc(t->cell, (size_t)ncap * (size_t)t->ncol * sizeof *cell);
+        if (cell) t->cell = cell;
+        int *lines = cell ? realloc(t->line, (size_t)ncap * sizeof *lines) : NULL;
+        if (!lines) return IDB_ENOMEM;
+        t->line = lines;
+        *cap = ncap;
+    }
+    memcpy(t->cell + (size_t)t->nrow * (size_t)t->ncol, row, (size_t)t->ncol * sizeof *row);
+    t->line[t->nrow++] = line;
+    return 0;
+}
+
+/* Split t->buf (len bytes, checked) into header and rows in place. Returns 0, IDB_EINPUT
+ * (no header, too many columns, a row with another number of fields) or IDB_ENOMEM. */
+static int split_table(mx_table *t, size_t len, const char *path, idb_err *err)
+{
+    char **row = NULL;
+    int cap = 0, line = 0, rc = 0;
+    for (char *l = t->buf, *next; !rc && l < t->buf + len; l = next) {
+        line++;
+        char *nl = strchr(l, '\n');
+        next = nl ? nl + 1 : t->buf + len;
+        if (nl) *nl = 0;
+        l[strcspn(l, "\r")] = 0;
+        if (!*l) continue;
+        int n = 1;
+        for (const char *p = l; *p && !t->ncol; p++) n += *p == ',';
+        if (!t->ncol) {                              /* the header */
+            if (n > MX_CSV_COLS_MAX)
+                return idb_fail(err, IDB_EINPUT, "%s:%d: %d columns (at most %d)", path, line, n,
+                                MX_CSV_COLS_MAX);
+            if (!(t->head = calloc((size_t)n, sizeof *t->head)) ||
+                !(row = calloc((size_t)n + 1, sizeof *row)))
+                return idb_fail(err, IDB_ENOMEM, "out of memory");
+            t->ncol = split_fields(l, t->head, n);
+            continue;
+        }
+        n = split_fields(l, row, t->ncol + 1);
+        if (n != t->ncol)
+            rc = idb_fail(err, IDB_EINPUT, "%s:%d: %s%d fields where the header has %d", path,
+                          line, n > t->ncol ? "more than " : "", n > t->ncol ? t->ncol : n,
+                          t->ncol);
+        else if (add_row(t, row, line, &cap) != 0)
+            rc = idb_fail(err, IDB_ENOMEM, "out of memory");
+    }
+    free(row);
+    if (!rc && !t->ncol) rc = idb_fail(err, IDB_EINPUT, "%s is empty", path);
+    return rc;
+}
+
+/* The whole file in one buffer, checked, split in place into header and rows (see
+ * matrix.h). */
 int mx_table_load(const char *path, mx_table *t, idb_err *err)
 {
     memset(t, 0, sizeof *t);
@@ -85,43 +164,18 @@ int mx_table_load(const char *path, mx_table *t, idb_err *err)
     idb_err why = { 0 };
     t->buf = mx_read_file(path, &len, &why);
     if (!t->buf) return idb_fail(err, why.code, "%s", why.msg);
-    int lines = 0;
-    for (size_t i = 0; i < len; i++) lines += t->buf[i] == '\n';
-    char **line = malloc((size_t)(lines + 1) * sizeof *line);
-    if (!line) { mx_table_free(t); return idb_fail(err, IDB_ENOMEM, "out of memory"); }
-    int nl = 0;
-    char *save = NULL;
-    for (char *l = strtok_r(t->buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        l[strcspn(l, "\r")] = 0;
-        if (*l) line[nl++] = l;
-    }
-    if (nl == 0) {
-        free(line);
-        mx_table_free(t);
-        return idb_fail(err, IDB_EIO, "%s is empty", path);
-    }
-    int ncol = 1;
-    for (const char *p = line[0]; *p; p++) ncol += *p == ',';
-    t->head = calloc((size_t)ncol, sizeof *t->head);
-    t->cell = calloc((size_t)ncol * (size_t)nl, sizeof *t->cell);
-    if (!t->head || !t->cell) {
-        free(line);
-        mx_table_free(t);
-        return idb_fail(err, IDB_ENOMEM, "out of memory");
-    }
-    t->ncol = split_fields(line[0], t->head, ncol);
-    static char empty[1] = "";
-    for (int r = 1; r < nl; r++) {
-        char **row = t->cell + (size_t)(r - 1) * (size_t)ncol;
-        int n = split_fields(line[r], row, t->ncol);
-        for (int c = n; c < t->ncol; c++) row[c] = empty;
-    }
-    t->nrow = nl - 1;
-    t->ncol = ncol;
-    for (int c = 0; c < ncol; c++)
-        if (!t->head[c]) t->head[c] = empty;
-    free(line);
-    return 0;
+    size_t bad = len > MX_CSV_BYTES_MAX ? len : control_char(t->buf, len);
+    int rc = 0;
+    if (len > MX_CSV_BYTES_MAX)
+        rc = idb_fail(err, IDB_EINPUT, "%s: larger than %d MiB: not a results file", path,
+                      MX_CSV_BYTES_MAX >> 20);
+    else if (bad < len)
+        rc = idb_fail(err, IDB_EINPUT, "%s:%d: a control character (byte 0x%02x)", path,
+                      line_of(t->buf, bad), (unsigned char)t->buf[bad]);
+    else
+        rc = split_table(t, len, path, err);
+    if (rc) mx_table_free(t);
+    return rc;
 }
 
 /* Column index by header name, or -1 (see matrix.h). */
@@ -154,6 +208,7 @@ void mx_table_free(mx_table *t)
 {
     free(t->head);
     free(t->cell);
+    free(t->line);
     free(t->buf);
     memset(t, 0, sizeof *t);
 }
@@ -190,50 +245,4 @@ int mx_insert_row(const mx_table *t, const char *strategy, const char *store, lo
             (long long)mx_table_num(t, r, ci) == ids && (long long)mx_table_num(t, r, ck) == shards)
             return r;
     return -1;
-}
-
-/* Every results table and where it goes in mx_results: one entry each. */
-static const struct {
-    const char *file;
-    size_t off;
-} result_tables[] = {
-    { "insert.csv", offsetof(mx_results, ins) },
-    { "positions.csv", offsetof(mx_results, pos) },
-    { "curve.csv", offsetof(mx_results, curve) },
-    { "generation.csv", offsetof(mx_results, gen) },
-    { "skew.csv", offsetof(mx_results, skew) },
-    { "timeline.csv", offsetof(mx_results, tl) },
-    { "simulate.csv", offsetof(mx_results, sim) },
-};
-#define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
-
-/* Load every results table of dir; missing files are empty tables (see matrix.h). */
-int mx_results_load(mx_results *r, const char *dir, idb_err *err)
-{
-    memset(r, 0, sizeof *r);
-    r->dir = dir;
-    for (size_t i = 0; i < N_RESULT_TABLES; i++) {
-        char path[MX_FILE_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, result_tables[i].file);
-        idb_err why = { 0 };
-        mx_table *t = (mx_table *)((char *)r + result_tables[i].off);
-        if (mx_table_load(path, t, &why) == IDB_ENOMEM) {
-            mx_results_free(r);
-            return idb_fail(err, IDB_ENOMEM, "%s", why.msg);
-        }
-    }
-    mx_headline(&r->ins, &r->ids, &r->shards);
-    int crep = mx_table_col(&r->ins, "repeats");
-    for (int row = 0; row < r->ins.nrow; row++) {
-        double n = mx_table_num(&r->ins, row, crep);
-        if (n > r->reps) r->reps = (int)n;
-    }
-    return 0;
-}
-
-/* Free every table (see matrix.h). */
-void mx_results_free(mx_results *r)
-{
-    for (size_t i = 0; i < N_RESULT_TABLES; i++)
-        mx_table_free((mx_table *)((char *)r + result_tables[i].off));
 }

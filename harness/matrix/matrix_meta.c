@@ -3,8 +3,8 @@
  * Written once when a run starts (so even an interrupted run says what it was) and again
  * at the end with the finish time and the failed cells. The file is flat JSON, one key per
  * line, so the report can read it back without a JSON library:
- *   command, started_utc, finished_utc, wall_s, seed, repeat, quick, matrix_files,
- *   cells, cells_failed, git_revision, git_dirty, compiler, build, sqlite, lmdb,
+ *   command, started_utc, finished_utc, wall_s, seed, repeat, quick, matrix_files, status,
+ *   cells, cells_done, cells_failed, git_revision, git_dirty, compiler, build, sqlite, lmdb,
  *   google_benchmark, cpu_model, cores, memory_kib, kernel, failures[]
  */
 #include "matrix.h"
@@ -149,7 +149,9 @@ int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err)
     fprintf(f, "  \"seed\": %lld,\n  \"repeat\": %lld,\n  \"quick\": %d,\n  \"matrix_files\": ",
             (long long)meta->seed, (long long)meta->repeat, meta->quick);
     json_str(f, meta->files);
-    fprintf(f, ",\n  \"cells\": %d,\n  \"cells_failed\": %d,\n  \"git_revision\": ", meta->cells,
+    fprintf(f, ",\n  \"status\": \"%s\",\n  \"cells\": %d,\n  \"cells_done\": %d,\n"
+               "  \"cells_failed\": %d,\n  \"git_revision\": ",
+            meta->status ? meta->status : MX_STATUS_RUNNING, meta->cells, meta->cells_done,
             meta->cells_failed);
     write_env(f, &e);
     fprintf(f, ",\n  \"failures\": [");

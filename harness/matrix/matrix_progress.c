@@ -174,16 +174,25 @@ void mx_progress_end_cell(mx_progress *pr, int i)
     pr->current = -1;
 }
 
-/* "matrix: ..." on a line of its own, the bar redrawn below it (see matrix.h). */
+#define NOTE_MAX 1024                            /* bytes of a note, at most */
+
+/* "matrix: ..." on a line of its own, the bar redrawn below it; control characters in it
+ * (from a path, say) escaped as in the command line's error lines (see matrix.h). */
 void mx_progress_note(mx_progress *pr, const char *fmt, ...)
 {
+    char note[NOTE_MAX];
     va_list ap;
     va_start(ap, fmt);
+    vsnprintf(note, sizeof note, fmt, ap);
+    va_end(ap);
     if (pr && pr->tty) fputs("\r\033[K", stderr);
     fputs("matrix: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    for (const unsigned char *p = (const unsigned char *)note; *p; p++) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
     fputc('\n', stderr);
-    va_end(ap);
     if (pr) draw(pr);
 }
 

@@ -32,10 +32,18 @@ FILE *mx_data_open(const char *scratch, const char *name, idb_err *why);
 int mx_data_close(FILE *f, const char *name, idb_err *why);
 /* Write v (NaN when unknown) and then sep. */
 void mx_put(FILE *f, double v, const char *sep);
-/* n<sfx>, names<sfx>, colors<sfx> and t<sfx>_<i> (titles) for l into the variables file;
- * title[i] overrides the name as a title when title is not NULL and title[i] not "". */
-void mx_put_names(FILE *vars, const char *sfx, const mx_names *l,
-                  char (*title)[MX_TITLE_LEN]);
+/* Write s to f as a gnuplot string literal, then a newline: in double quotes, every byte
+ * but letters, digits and " -_.,:/+()%" as an octal escape (\047 for a quote), so the
+ * command line holds nothing gnuplot could take for the literal's end, a substitution
+ * (backquotes, @macros), a comment or another command: s is data, never code. Returns 0,
+ * or IDB_EINPUT with why (nothing written) when s holds a control character. The one way
+ * text goes into a gnuplot command. */
+int mx_gp_string(FILE *f, const char *s, idb_err *why);
+/* n<sfx> (how many), colors<sfx> (blank-separated, one per name) and t<sfx>_<i> (1-based
+ * titles, literals) for l into the variables file; title[i] overrides the name as a title
+ * when title is not NULL and title[i] not "". Returns 0 or IDB_EINPUT (mx_gp_string). */
+int mx_put_names(FILE *vars, const char *sfx, const mx_names *l, char (*title)[MX_TITLE_LEN],
+                 idb_err *why);
 /* The insert.csv row of (strategy, store) at the headline configuration, or -1. */
 int mx_ins_row(const mx_results *r, const char *strategy, const char *store);
 /* Strategies and stores (in file order, at most MX_STORES_MAX) of insert.csv at the
@@ -48,8 +56,9 @@ const char *mx_main_store(const mx_results *r);
 
 /* Prose (report.c) --------------------------------------------------------------------- */
 
-/* A number for prose: thousands grouped for big values, 3 significant digits for small
- * ones, "n/a" when unknown. buf has MX_NUM_LEN bytes; returns buf. */
+/* A number for prose: thousands grouped for big values (from 1e15 on: "1.23e+15"), 3
+ * significant digits for small ones, "n/a" when unknown (NaN) or infinite. buf has
+ * MX_NUM_LEN bytes, always enough; returns buf. */
 const char *mx_num(double v, char *buf);
 /* At the headline configuration on store, the insert.csv rows with the lowest and highest
  * value of column col (ignoring NaN, and values <= 0 when positive). 0 when none. */

@@ -45,8 +45,8 @@ static int bar_values(const mx_results *r, const bar_spec *b, const mx_names *s,
     return any;
 }
 
-/* A bar chart: one row per store that has a value > 0, per strategy the median (and with
- * b->range its min and max). */
+/* A bar chart: one row per store that has a value > 0 (its number i; x_i its name), per
+ * strategy the median (and with b->range its min and max). */
 static int prep_bars(const mx_results *r, const char *scratch, FILE *v, idb_err *why,
                      const bar_spec *b)
 {
@@ -58,21 +58,22 @@ static int prep_bars(const mx_results *r, const char *scratch, FILE *v, idb_err 
     mx_ins_names(r, &s, stores, &nst);
     FILE *f = mx_data_open(scratch, b->file, why);
     if (!f) return IDB_EIO;
-    int rows = 0;
-    for (int i = 0; i < nst; i++) {
+    int rows = 0, rc = 0;
+    for (int i = 0; i < nst && !rc; i++) {
         double vals[MX_LIST_MAX][3];
         if (!bar_values(r, b, &s, stores[i], vals)) continue;   /* e.g. null has no pages */
-        fprintf(f, "%s", stores[i]);
+        fprintf(v, "x_%d = ", ++rows);
+        rc = mx_gp_string(v, stores[i], why);
+        fprintf(f, "%d", rows);
         for (int j = 0; j < s.n; j++)
             for (int k = 0; k < (b->range ? 3 : 1); k++) {
                 fputc('\t', f);
                 mx_put(f, vals[j][k], "");
             }
         fputc('\n', f);
-        rows++;
     }
-    if (mx_data_close(f, b->file, why)) return IDB_EIO;
-    mx_put_names(v, "", &s, NULL);
+    if (mx_data_close(f, b->file, rc ? NULL : why)) return IDB_EIO;
+    if (rc || mx_put_names(v, "", &s, NULL, why)) return IDB_EINPUT;
     return rows ? 0 : idb_fail(why, IDB_EINPUT, "no store reported %s", b->none);
 }
 
@@ -138,7 +139,7 @@ int mx_prep_positions(const mx_results *r, const char *scratch, FILE *v, idb_err
                  mx_table_num(&r->ins, ir, cp50), 100 * mx_table_num(&r->ins, ir, ctail));
     }
     if (mx_data_close(f, "positions.dat", why)) return IDB_EIO;
-    mx_put_names(v, "", &s, title);
+    if (mx_put_names(v, "", &s, title, why)) return IDB_EINPUT;
     int cols = s.n <= 4 ? s.n : s.n <= 9 ? 3 : 4;
     fprintf(v, "cols = %d\nrows = %d\n", cols, (s.n + cols - 1) / cols);
     fprintf(v, "width = 1300\nheight = 250 * rows + 70\n");
@@ -180,9 +181,10 @@ int mx_prep_latency(const mx_results *r, const char *scratch, FILE *v, idb_err *
         char file[32];
         snprintf(file, sizeof file, "lat%d.dat", ++np);
         if (latency_panel(r, scratch, &s, stores[i], file, why)) return IDB_EIO;
-        fprintf(v, "title%d = '%s'\n", np, stores[i]);
+        fprintf(v, "title%d = ", np);
+        if (mx_gp_string(v, stores[i], why)) return IDB_EINPUT;
     }
-    mx_put_names(v, "", &s, NULL);
+    if (mx_put_names(v, "", &s, NULL, why)) return IDB_EINPUT;
     fprintf(v, "panels = %d\n", np);
     fprintf(v, "width = panels > 1 ? 560 * panels + 80 : 1000\nheight = 580\n");
     return np ? 0 : idb_fail(why, IDB_EINPUT, "no store but null in insert.csv");

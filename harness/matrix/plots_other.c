@@ -31,7 +31,8 @@ static double two_threads(const mx_table *t, const char *name)
     return two;
 }
 
-/* generation: generation.dat = label, ns, min, max, colour, ns at 2 threads. */
+/* generation: generation.dat = label number i (x_i its text), ns, min, max, colour, ns at
+ * 2 threads. */
 int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
     const mx_table *t = &r->gen;
@@ -43,22 +44,26 @@ int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_er
     int chi = mx_table_col(t, "ns_per_id_max"), crep = mx_table_col(t, "repetitions");
     FILE *f = mx_data_open(scratch, "generation.dat", why);
     if (!f) return IDB_EIO;
-    int rows = 0, reps = 0;
+    int rows = 0, reps = 0, rc = 0;
     for (size_t k = 0; k < sizeof gen_kinds / sizeof *gen_kinds; k++)
-        for (int row = 0; row < t->nrow; row++) {
+        for (int row = 0; row < t->nrow && !rc; row++) {
             if (strcmp(mx_table_str(t, row, ck), gen_kinds[k].kind) ||
                 mx_table_num(t, row, ct) != 1) continue;
             const char *name = mx_table_str(t, row, cn);
             const char *col = gen_kinds[k].color ? gen_kinds[k].color : mx_color(name);
-            fprintf(f, "%s%s\t", name, gen_kinds[k].suffix);
+            char label[MX_TITLE_LEN];
+            snprintf(label, sizeof label, "%s%s", name, gen_kinds[k].suffix);
+            fprintf(v, "x_%d = ", ++rows);
+            rc = mx_gp_string(v, label, why);
+            fprintf(f, "%d\t", rows);
             mx_put(f, mx_table_num(t, row, cm), "\t");
             mx_put(f, mx_table_num(t, row, clo), "\t");
             mx_put(f, mx_table_num(t, row, chi), "\t");
             fprintf(f, "%ld\t", strtol(col + 1, NULL, 16));
             mx_put(f, two_threads(t, name), "\n");
-            rows++;
         }
-    if (mx_data_close(f, "generation.dat", why)) return IDB_EIO;
+    if (mx_data_close(f, "generation.dat", rc ? NULL : why)) return IDB_EIO;
+    if (rc) return IDB_EINPUT;
     for (int row = 0; row < t->nrow; row++) {
         double n = mx_table_num(t, row, crep);
         if (n > reps) reps = (int)n;
@@ -123,9 +128,7 @@ static int miss_panel(const mx_results *r, const char *scratch, FILE *v, int p,
     int lo_dec = (int)floor(log10(minpos)), hi_dec = (int)ceil(log10(maxv));
     if (hi_dec <= lo_dec) hi_dec = lo_dec + 1;
     double floor_v = pow(10, lo_dec - 1);
-    fprintf(v, "ytics%d = \"('0' %g", p, floor_v);
-    for (int d = lo_dec; d <= hi_dec; d++) fprintf(v, ", '10^{%d}' %g", d, pow(10, d));
-    fprintf(v, ")\"\n");
+    fprintf(v, "lodec%d = %d\nhidec%d = %d\n", p, lo_dec, p, hi_dec);
     char file[32], sfx[16];
     snprintf(file, sizeof file, "miss%d.dat", p);
     snprintf(sfx, sizeof sfx, "%d", p);
@@ -145,11 +148,12 @@ static int miss_panel(const mx_results *r, const char *scratch, FILE *v, int p,
         fputs("\n\n", f);
     }
     if (mx_data_close(f, file, why)) return IDB_EIO;
-    mx_put_names(v, sfx, &s, NULL);
-    fprintf(v, "floor%d = %.6g\n", p, floor_v);
-    fprintf(v, "title%d = '%s%s, %lld IDs'\n", p, store,
-            strcmp(store, "pagesim") == 0 ? " (B+tree model, LRU, one pass)" : " (separate runs)",
-            ids);
+    fprintf(v, "floor%d = %.6g\ntitle%d = ", p, floor_v, p);
+    char title[MX_TITLE_LEN + 64];
+    snprintf(title, sizeof title, "%s%s, %lld IDs", store,
+             strcmp(store, "pagesim") == 0 ? " (B+tree model, LRU, one pass)" : " (separate runs)",
+             ids);
+    if (mx_gp_string(v, title, why) || mx_put_names(v, sfx, &s, NULL, why)) return IDB_EINPUT;
     return 0;
 }
 
@@ -250,8 +254,7 @@ int mx_prep_inversion_skew(const mx_results *r, const char *scratch, FILE *v, id
         snprintf(title[i], sizeof title[i], "%s%s", s.v[i], drawn ? "" : " (0 at every skew)");
     }
     if (mx_data_close(f, "inversion_skew.dat", why)) return IDB_EIO;
-    mx_put_names(v, "", &s, title);
-    return 0;
+    return mx_put_names(v, "", &s, title, why);
 }
 
 /* inversion_skew: every strategy's inversion share at the largest skew. */
@@ -315,9 +318,9 @@ int mx_prep_outage(const mx_results *r, const char *scratch, FILE *v, idb_err *w
     for (int i = 0; i < s.n; i++)
         snprintf(title[i], sizeof title[i], "%s: %.0f failed", s.v[i], outage_block(t, s.v[i], f));
     if (mx_data_close(f, "outage.dat", why)) return IDB_EIO;
-    mx_put_names(v, "", &s, title);
-    fprintf(v, "workload = '%s'\n", mx_table_str(t, 0, mx_table_col(t, "workload")));
-    return 0;
+    fprintf(v, "workload = ");
+    if (mx_gp_string(v, mx_table_str(t, 0, mx_table_col(t, "workload")), why)) return IDB_EINPUT;
+    return mx_put_names(v, "", &s, title, why);
 }
 
 /* outage: per strategy that failed orders, how many; how many failed none. */

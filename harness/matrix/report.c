@@ -24,16 +24,19 @@ typedef struct rctx {
     int n_failures;
 } rctx;
 
+#define GROUPED_MAX 1e15                         /* above: "1.23e+15", not grouped digits */
+
 /* A number for prose (see plots.h). */
 const char *mx_num(double v, char *buf)
 {
-    if (isnan(v)) return strcpy(buf, "n/a");
-    if (fabs(v) >= 1000) {
+    if (!isfinite(v)) return strcpy(buf, "n/a");
+    if (fabs(v) >= GROUPED_MAX) {
+        snprintf(buf, MX_NUM_LEN, "%.3g", v);
+    } else if (fabs(v) >= 1000) {                /* at most 15 digits and 4 commas */
         char raw[MX_NUM_LEN];
-        snprintf(raw, sizeof raw, "%.0f", fabs(v));
-        int len = (int)strlen(raw), o = 0;
+        int len = snprintf(raw, sizeof raw, "%.0f", fabs(v)), o = 0;
         if (v < 0) buf[o++] = '-';
-        for (int i = 0; i < len && o < MX_NUM_LEN - 2; i++) {
+        for (int i = 0; i < len; i++) {
             if (i && (len - i) % 3 == 0) buf[o++] = ',';
             buf[o++] = raw[i];
         }
@@ -67,7 +70,8 @@ static const struct {
     { "command", "command" }, { "started_utc", "started (UTC)" },
     { "finished_utc", "finished (UTC)" }, { "wall_s", "wall time (s)" },
     { "matrix_files", "matrix files" }, { "seed", "seed" }, { "repeat", "repeats" },
-    { "quick", "quick" }, { "cells", "cells" }, { "cells_failed", "cells failed" },
+    { "quick", "quick" }, { "status", "status" }, { "cells", "cells" },
+    { "cells_done", "cells run" }, { "cells_failed", "cells failed" },
     { "git_revision", "git revision" }, { "git_dirty", "uncommitted changes" },
     { "compiler", "compiler" }, { "build", "build" }, { "sqlite", "SQLite" },
     { "lmdb", "LMDB" }, { "google_benchmark", "Google Benchmark" }, { "cpu_model", "CPU" },

@@ -1,0 +1,186 @@
+/* matrix_results.c — the results tables of a directory, loaded once for the plots and the
+ * report, and what each may hold.
+ *
+ * A results directory may come from anywhere (a colleague, an old version, an attacker), so
+ * every value the plots and the report read is checked before anything is drawn: per file,
+ * the columns it must have (its schema below: one entry per column), each a name (not
+ * empty, at most MX_NAME_LEN bytes), free text, an integer or a number, finite and within
+ * a range fit for its column, empty only where "unknown" is a value the writer uses. The
+ * CSV reader (matrix_csv.c) has already refused control characters, oversized files and
+ * rows of the wrong width. A file that breaks a rule makes the whole directory refused
+ * (IDB_EINPUT: "FILE:LINE: column: why"), so nothing half-checked reaches gnuplot or
+ * report.md. Columns the schema does not list are kept as text.
+ */
+#include "matrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MX_NAME_LEN 100                          /* bytes of a name, at most */
+#define COUNT_MAX 1125899906842624.0             /* 2^50: IDs, orders, pages; exact in a double */
+#define MEASURE_MAX 1e15                         /* ns, inserts/s, bytes: far above any run */
+#define RATIO_MAX 1e9                            /* misses or writes per insert */
+#define SHARDS_MAX 65536
+#define THREADS_MAX 1024
+#define INT31_MAX 2147483647.0                   /* batch, shops */
+#define REPEATS_MAX 1000
+#define SECONDS_MAX 1e9                          /* t_s, skew_ms */
+
+/* What a column holds. */
+enum col_kind {
+    COL_NAME,                                    /* a strategy, store, workload, ... */
+    COL_TEXT,                                    /* anything (store_options) */
+    COL_INT,                                     /* an integer in [lo, hi] */
+    COL_NUM,                                     /* a number in [lo, hi] */
+};
+
+typedef struct col_spec {
+    const char *name;
+    enum col_kind kind;
+    double lo, hi;
+    int empty_ok;                                /* an empty field is "unknown" */
+} col_spec;
+
+#define NAME(c) { c, COL_NAME, 0, 0, 0 }
+#define TEXT(c) { c, COL_TEXT, 0, 0, 1 }
+#define INT(c, lo, hi) { c, COL_INT, lo, hi, 0 }
+#define COUNT(c) { c, COL_INT, 0, COUNT_MAX, 1 }            /* a count, maybe unknown */
+#define NUM(c, lo, hi) { c, COL_NUM, lo, hi, 0 }
+#define MEASURE(c) { c, COL_NUM, 0, MEASURE_MAX, 1 }
+#define SHARE(c) { c, COL_NUM, 0, 1, 1 }
+#define TIMING(c, kind) kind(c), kind(c "_min"), kind(c "_max")   /* median, min, max */
+#define IDS INT("ids", 1, COUNT_MAX)
+#define SHARDS INT("shards", 1, SHARDS_MAX)
+#define END { NULL, COL_TEXT, 0, 0, 0 }
+
+static const col_spec insert_cols[] = {
+    NAME("strategy"), NAME("store"), SHARDS, IDS, INT("key_bytes", 1, IDB_ID_MAX),
+    INT("batch", 1, INT31_MAX), TIMING("seconds", MEASURE), TIMING("gen_ns_per_id", MEASURE),
+    TIMING("inserts_per_s", MEASURE), TIMING("lat_p50_ns", COUNT), TIMING("lat_p99_ns", COUNT),
+    TIMING("lat_p999_ns", COUNT), TIMING("lat_max_ns", COUNT), TIMING("commit_p99_ns", COUNT),
+    COUNT("leaf_pages"), COUNT("depth"), SHARE("fill_factor"), COUNT("file_bytes"),
+    COUNT("pages_written"), MEASURE("write_bytes_per_id"), COUNT("cache_misses"),
+    SHARE("tail_insert_frac"), SHARE("insert_pos_p50"), INT("shops", 1, INT31_MAX),
+    INT("repeats", 1, REPEATS_MAX), TEXT("store_options"), END,
+};
+static const col_spec positions_cols[] = {
+    NAME("strategy"), NAME("store"), SHARDS, IDS, NUM("bin_lo", 0, 1), NUM("bin_hi", 0, 1),
+    INT("count", 0, COUNT_MAX), NUM("share", 0, 1), END,
+};
+static const col_spec curve_cols[] = {
+    NAME("strategy"), NAME("store"), INT("cache_pages", 1, COUNT_MAX),
+    { "misses_per_insert", COL_NUM, 0, RATIO_MAX, 1 },
+    { "writes_per_insert", COL_NUM, 0, RATIO_MAX, 1 }, IDS, SHARDS, END,
+};
+static const col_spec generation_cols[] = {
+    NAME("kind"), NAME("name"), INT("threads", 1, THREADS_MAX), TIMING("ns_per_id", MEASURE),
+    INT("repetitions", 0, REPEATS_MAX), END,
+};
+static const col_spec skew_cols[] = {
+    NUM("skew_ms", 0, SECONDS_MAX), NAME("workload"), NAME("strategy"), SHARE("inversion_frac"),
+    END,
+};
+static const col_spec timeline_cols[] = {
+    NAME("workload"), NAME("strategy"), INT("t_s", 0, SECONDS_MAX),
+    INT("orders", 0, COUNT_MAX), INT("failed_orders", 0, COUNT_MAX), END,
+};
+static const col_spec simulate_cols[] = { NAME("workload"), NAME("strategy"), END };
+
+/* Every results table: its file, where it goes in mx_results, its schema. */
+static const struct {
+    const char *file;
+    size_t off;
+    const col_spec *cols;
+} result_tables[] = {
+    { "insert.csv", offsetof(mx_results, ins), insert_cols },
+    { "positions.csv", offsetof(mx_results, pos), positions_cols },
+    { "curve.csv", offsetof(mx_results, curve), curve_cols },
+    { "generation.csv", offsetof(mx_results, gen), generation_cols },
+    { "skew.csv", offsetof(mx_results, skew), skew_cols },
+    { "timeline.csv", offsetof(mx_results, tl), timeline_cols },
+    { "simulate.csv", offsetof(mx_results, sim), simulate_cols },
+};
+#define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
+
+#define NUM_CHARS "0123456789+-.eE"              /* what a number is written with */
+
+/* Check one field s against c; NULL when it is fine, else why not (into why). */
+static const char *check_field(const col_spec *c, const char *s, char *why, size_t len)
+{
+    if (!*s) return c->empty_ok || c->kind == COL_TEXT ? NULL : "is empty";
+    if (c->kind == COL_TEXT) return NULL;
+    if (c->kind == COL_NAME)
+        return strlen(s) > MX_NAME_LEN ? "is longer than a name may be" : NULL;
+    char *end;
+    double v = strtod(s, &end);
+    if (s[strspn(s, NUM_CHARS)] || end == s || *end || !isfinite(v))
+        return c->kind == COL_INT ? "is not an integer" : "is not a number";
+    if (c->kind == COL_INT && v != floor(v)) return "is not an integer";
+    if (v >= c->lo && v <= c->hi) return NULL;
+    snprintf(why, len, "is out of range %.15g..%.15g", c->lo, c->hi);
+    return why;
+}
+
+/* Check table t (read from file) against its schema cols. Returns 0 or IDB_EINPUT. */
+static int check_table(const mx_table *t, const char *file, const col_spec *cols, idb_err *err)
+{
+    for (const col_spec *c = cols; c->name; c++) {
+        int col = mx_table_col(t, c->name);
+        if (col < 0)
+            return idb_fail(err, IDB_EINPUT, "%s: no column %s (not a results file of this "
+                                             "idbench)", file, c->name);
+        for (int r = 0; r < t->nrow; r++) {
+            char buf[96];
+            const char *s = mx_table_str(t, r, col), *why = check_field(c, s, buf, sizeof buf);
+            if (why)
+                return idb_fail(err, IDB_EINPUT, "%s:%d: %s: '%.40s%s' %s", file, t->line[r],
+                                c->name, s, strlen(s) > 40 ? "..." : "", why);
+        }
+    }
+    return 0;
+}
+
+/* Load one results table of r->dir (an empty table when the file is missing) and check it.
+ * Returns 0 or an IDB_E* code with err. */
+static int load_table(mx_results *r, size_t i, idb_err *err)
+{
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/%s", r->dir, result_tables[i].file);
+    mx_table *t = (mx_table *)((char *)r + result_tables[i].off);
+    if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
+    int rc = mx_table_load(path, t, err);
+    return rc ? rc : check_table(t, result_tables[i].file, result_tables[i].cols, err);
+}
+
+/* Load and check every results table of dir; missing files are empty tables (see
+ * matrix.h). */
+int mx_results_load(mx_results *r, const char *dir, idb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = dir;
+    for (size_t i = 0; i < N_RESULT_TABLES; i++) {
+        int rc = load_table(r, i, err);
+        if (rc) {
+            mx_results_free(r);
+            return rc;
+        }
+    }
+    mx_headline(&r->ins, &r->ids, &r->shards);
+    int crep = mx_table_col(&r->ins, "repeats");
+    for (int row = 0; row < r->ins.nrow; row++) {
+        double n = mx_table_num(&r->ins, row, crep);
+        if (n > r->reps) r->reps = (int)n;
+    }
+    return 0;
+}
+
+/* Free every table (see matrix.h). */
+void mx_results_free(mx_results *r)
+{
+    for (size_t i = 0; i < N_RESULT_TABLES; i++)
+        mx_table_free((mx_table *)((char *)r + result_tables[i].off));
+}
