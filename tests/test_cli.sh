@@ -318,7 +318,10 @@ check "a 100 KB --out: a short line that says why" short_why ": path too long"
 expect 2 "a 100 KB plot directory" -- "$IDB" plot "$long"
 check "a 100 KB plot directory: a short line that says why" short_why " is not a directory"
 expect 2 "a 100 KB --dir" -- "$IDB" insert --store sqlite --strategy counter -n 10 --dir "$long"
-check "a 100 KB --dir: a short line that says why" short_why " is not a directory"
-check "a 100 KB --dir: the cut is said" grep -qE '\.\.\. a+ is not a directory$' "$tmp/err"
+check "a 100 KB --dir: a short line that says why" grep -qE '^idbench: directory path is too long \([0-9]+ bytes\)$' "$tmp/err"
+# a long input that is echoed is cut in its middle, the reason kept at the end
+expect 2 "a 100 KB --strategy" -- "$IDB" insert --store sqlite --strategy "${long##*/}" -n 10
+check "a 100 KB --strategy: a short line that says why" short_why "(see idbench list)"
+check "a 100 KB --strategy: the cut is said" grep -qF "bytes cut ...]" "$tmp/err"
 
 cli_done
