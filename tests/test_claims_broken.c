@@ -380,6 +380,27 @@ static void test_objectid_no_redraw(void **s)
     expect_fails(CLAIM_OBJECTID, &stale_oid_st, 1, "fork:");
 }
 
+/* A broken plug-in reaches only its own claim: with the ObjectId without its redraw in
+ * claim 7's place, the whole table has claims 1-6 as they are on the registered strategies
+ * (counter, interleaved, uuidv4, uuidv7, snowflake hold; range holds with its caveat) and
+ * only claim 7 fails. */
+static void test_only_its_claim(void **s)
+{
+    (void)s;
+    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH") };
+    o.subject[CLAIM_OBJECTID - 1] = &stale_oid_st;
+    static claim_row rows[CLAIMS_N];
+    idb_err err = { 0 };
+    if (claims_run(&o, rows, &err) != 0) fail_msg("claims: %s", err.msg);
+    for (int i = 0; i < CLAIMS_N; i++) {
+        enum claim_verdict want = i + 1 == CLAIM_OBJECTID ? CLAIM_FAILS
+                                : i + 1 == CLAIM_RANGE ? CLAIM_CAVEAT : CLAIM_HOLDS;
+        if (rows[i].verdict != want)
+            fail_msg("claim %d: %s (%s)", i + 1, claim_verdict_text(rows[i].verdict),
+                     rows[i].failures);
+    }
+}
+
 /* Run every test of this file. */
 int main(void)
 {
@@ -392,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_uuidv7_no_time),
         cmocka_unit_test(test_snowflake_wraps),
         cmocka_unit_test(test_objectid_no_redraw),
+        cmocka_unit_test(test_only_its_claim),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
