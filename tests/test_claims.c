@@ -1,5 +1,8 @@
-/* test_claims.c — each claim's experiment gives its verdict on the default (quick)
- * settings, the table has one row per claim, and the collision arithmetic is exact.
+/* test_claims.c — each claim's experiment gives its verdict on the registered strategies
+ * (quick settings), verdict() fails what it must, the table keeps its shape and every
+ * figure says whether it was measured or computed, and the collision arithmetic and the
+ * birthday test's expectations are exact. Broken strategies are in test_claims_broken.c.
+ * IDBENCH names the idbench binary (the objectid claim runs it as separate processes).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +24,10 @@ static claim_row rows[CLAIMS_N];
 static int setup(void **state)
 {
     (void)state;
+    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH") };
     idb_err err = { 0 };
-    if (claims_run(1, rows, &err) != 0) { fprintf(stderr, "claims: %s\n", err.msg); return -1; }
+    if (!o.exe) { fprintf(stderr, "IDBENCH is not set\n"); return -1; }
+    if (claims_run(&o, rows, &err) != 0) { fprintf(stderr, "claims: %s\n", err.msg); return -1; }
     return 0;
 }
 
@@ -33,30 +38,89 @@ static void expect(int no, const char *subject, enum claim_verdict want)
     assert_int_equal(r->no, no);
     assert_string_equal(r->subject, subject);
     assert_true(r->experiment[0] && r->measured[0]);
+    assert_true(r->checks > 0);
     if (r->verdict != want)
-        fail_msg("claim %d (%s): %s, expected %s; measured: %s", no, subject,
-                 claim_verdict_text(r->verdict), claim_verdict_text(want), r->measured);
+        fail_msg("claim %d (%s): %s, expected %s; failed checks: %s; measured: %s", no, subject,
+                 claim_verdict_text(r->verdict), claim_verdict_text(want), r->failures,
+                 r->measured);
 }
 
 /* Claim 1 holds: one round trip per ID; the outage stops only the counter. */
-static void test_claim1_counter(void **s) { (void)s; expect(1, "counter", CLAIM_HOLDS); }
+static void test_claim_counter(void **s) { (void)s; expect(CLAIM_COUNTER, "counter", CLAIM_HOLDS); }
 
 /* range holds, with the caveat that a moved shop's old IDs break the destination's order. */
-static void test_claim2_range(void **s)
+static void test_claim_range(void **s)
 {
     (void)s;
-    expect(2, "range", CLAIM_CAVEAT);
-    assert_non_null(strstr(rows[1].caveat, "destination shard"));
+    expect(CLAIM_RANGE, "range", CLAIM_CAVEAT);
+    assert_non_null(strstr(rows[CLAIM_RANGE - 1].caveat, "destination shard"));
 }
 
-/* Claims 3 to 7 hold: interleaved, uuidv4, uuidv7, snowflake, objectid. */
-static void test_claim3_interleaved(void **s) { (void)s; expect(3, "interleaved", CLAIM_HOLDS); }
-static void test_claim4_uuidv4(void **s) { (void)s; expect(4, "uuidv4", CLAIM_HOLDS); }
-static void test_claim5_uuidv7(void **s) { (void)s; expect(5, "uuidv7", CLAIM_HOLDS); }
-static void test_claim6_snowflake(void **s) { (void)s; expect(6, "snowflake", CLAIM_HOLDS); }
-static void test_claim7_objectid(void **s) { (void)s; expect(7, "objectid", CLAIM_HOLDS); }
+/* The other claims hold: interleaved, uuidv4, uuidv7, snowflake, objectid. */
+static void test_claim_interleaved(void **s)
+{
+    (void)s;
+    expect(CLAIM_INTERLEAVED, "interleaved", CLAIM_HOLDS);
+}
+static void test_claim_uuidv4(void **s) { (void)s; expect(CLAIM_UUIDV4, "uuidv4", CLAIM_HOLDS); }
+static void test_claim_uuidv7(void **s) { (void)s; expect(CLAIM_UUIDV7, "uuidv7", CLAIM_HOLDS); }
+static void test_claim_snowflake(void **s)
+{
+    (void)s;
+    expect(CLAIM_SNOWFLAKE, "snowflake", CLAIM_HOLDS);
+}
+static void test_claim_objectid(void **s)
+{
+    (void)s;
+    expect(CLAIM_OBJECTID, "objectid", CLAIM_HOLDS);
+}
 
-/* The markdown table: a header, a rule and one row per claim. */
+/* verdict(): a failed check fails the claim, with or without a caveat; no check at all
+ * fails it too; only passed checks hold (with the caveat when there is one). */
+static void test_verdict(void **s)
+{
+    (void)s;
+    claim_row r;
+    memset(&r, 0, sizeof r);
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_FAILS);                 /* nothing checked */
+    assert_int_equal(claim_check(&r, 1, "fine"), 1);
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_HOLDS);
+    assert_int_equal(claim_check(&r, 0, "x %d", 7), 0);
+    assert_int_equal(claim_check(&r, 1, "fine"), 1);
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_FAILS);
+    assert_int_equal(r.checks, 3);
+    assert_int_equal(r.failed, 1);
+    assert_string_equal(r.failures, "x 7");
+    strcpy(r.caveat, "but");
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_FAILS);                 /* a caveat does not save it */
+    claim_check(&r, 0, "y");
+    assert_string_equal(r.failures, "x 7; y");
+    memset(&r, 0, sizeof r);
+    claim_check(&r, 1, "fine");
+    strcpy(r.caveat, "but");
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_CAVEAT);
+    assert_string_equal(claim_verdict_text(CLAIM_FAILS), "does not hold");
+}
+
+/* 1 if s ends with one of the labels that say where a figure comes from. */
+static int labelled(const char *s, size_t len)
+{
+    static const char *const labels[] = { "(measured)", "(computed from the format)",
+                                          "(computed)", "(format)" };
+    for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
+        size_t n = strlen(labels[i]);
+        if (len >= n && strncmp(s + len - n, labels[i], n) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The markdown table: a header, a rule and one row per claim, `| N | SUBJECT: ...`, the
+ * verdict last; every "; "-separated part of every measured cell ends with its label. */
 static void test_markdown(void **s)
 {
     (void)s;
@@ -69,6 +133,23 @@ static void test_markdown(void **s)
     for (char *p = buf; *p; p++) lines += *p == '\n';
     assert_int_equal(lines, 2 + CLAIMS_N);
     assert_true(strncmp(buf, "| # | claim | experiment | measured | verdict |\n", 47) == 0);
+    char *line = strchr(strchr(buf, '\n') + 1, '\n') + 1;
+    for (int i = 0; i < CLAIMS_N; i++, line = strchr(line, '\n') + 1) {
+        char head[64];
+        snprintf(head, sizeof head, "| %d | %s: ", i + 1, rows[i].subject);
+        assert_true(strncmp(line, head, strlen(head)) == 0);
+        char *end = strchr(line, '\n'), *last = end - 2;
+        while (last > line && *last != '|') last--;
+        assert_true(strncmp(last, "| holds", 7) == 0 || strncmp(last, "| does not hold", 15) == 0);
+        const char *m = rows[i].measured;
+        for (const char *part = m; *part;) {
+            const char *semi = strstr(part, "; ");
+            size_t n = semi ? (size_t)(semi - part) : strlen(part);
+            if (!labelled(part, n)) fail_msg("claim %d: unlabelled figure: %.*s", i + 1, (int)n,
+                                             part);
+            part += n + (semi ? 2 : 0);
+        }
+    }
     free(buf);
 }
 
@@ -89,19 +170,32 @@ static void test_collide_formula(void **s)
     assert_true(fabs(med / collide_ids(20, 0.5) - 1) < 0.05);
 }
 
+/* The birthday test's expectations: 2^26 IDs of 48 bits expect 8 repeats (2^51 - 2^25
+ * pairs / 2^48), 2^22 of 40 bits too; 122 bits expect the fingerprint's 2^-25 only. */
+static void test_birthday_expectations(void **s)
+{
+    (void)s;
+    assert_true(fabs(collide_expected(exp2(26), 48) - 8) < 1e-4);
+    assert_true(fabs(collide_expected(exp2(22), 40) - 8) < 1e-4);
+    assert_true(fabs(collide_expected(exp2(26), 122) / exp2(51 - 76) - 1) < 1e-6);
+    assert_true(exp(-collide_expected(exp2(26), 48)) < 3.4e-4);   /* the stated miss rate */
+}
+
 /* Run every test of this file. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_claim1_counter),
-        cmocka_unit_test(test_claim2_range),
-        cmocka_unit_test(test_claim3_interleaved),
-        cmocka_unit_test(test_claim4_uuidv4),
-        cmocka_unit_test(test_claim5_uuidv7),
-        cmocka_unit_test(test_claim6_snowflake),
-        cmocka_unit_test(test_claim7_objectid),
+        cmocka_unit_test(test_claim_counter),
+        cmocka_unit_test(test_claim_range),
+        cmocka_unit_test(test_claim_interleaved),
+        cmocka_unit_test(test_claim_uuidv4),
+        cmocka_unit_test(test_claim_uuidv7),
+        cmocka_unit_test(test_claim_snowflake),
+        cmocka_unit_test(test_claim_objectid),
+        cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_collide_formula),
+        cmocka_unit_test(test_birthday_expectations),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_sim.c — the simulator: hand-computed scenarios (three shards and nine orders give
- * interleaved IDs 1..9; a counter outage fails exactly the orders in its window), the
- * events (worker-ID clash, naive vs safe re-allocation, a moved shop, a clock step, a
- * flash sale), determinism, the metrics on hand-made inputs, and the speed.
+ * interleaved IDs 1..9; a counter outage fails exactly the orders in its window; the
+ * counter server's queue by hand and at saturation), the events (worker-ID clash, naive vs
+ * safe re-allocation, a moved shop, a clock step, a flash sale), determinism, the metrics
+ * on hand-made inputs, and the speed.
  * Strategies are taken from the registry by their declared properties.
  */
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +110,11 @@ static void test_counter_outage(void **state)
             per_id++;
             assert_int_equal(r.failed_orders, 4);
             for (int j = 0; j < 10; j++) assert_int_equal(ids[j].len == 0, j >= 2 && j <= 5);
-            assert_true(r.coord_lat_p50_ms == 0.5 && r.coord_lat_p99_ms == 0.5);
+            /* no queue at this rate: the round trip and the service time */
+            double lat = w.rtt_ms + w.service_us / 1e3;
+            assert_true(fabs(r.coord_lat_p50_ms - lat) < 1e-9);
+            assert_true(fabs(r.coord_lat_p99_ms - lat) < 1e-9);
+            assert_int_equal(r.server_served, 6);
             assert_int_equal(r.timeline_n, 5);
             int64_t want[5] = { 0, 2, 2, 0, 0 };
             for (int sec = 0; sec < 5; sec++) {
@@ -122,6 +128,81 @@ static void test_counter_outage(void **state)
     }
     assert_true(per_id > 0);
     sim_stream_free(&s);
+}
+
+/* The counter server by hand: rtt 1 ms, 100 us per request, at most 2 waiting. Five
+ * orders at 0 arrive at 0.5 ms: the first is served 0.5-0.6 and answered at 1.1 ms, the
+ * next two wait (answered at 1.2 and 1.3 ms), the last two find 2 waiting and are refused.
+ * A sixth order at 1 ms finds the server idle again: answered at 2.1 ms. Each order is
+ * created when its answer arrives. */
+static void test_counter_server_queue(void **state)
+{
+    (void)state;
+    sim_workload w;
+    workload(&w);
+    w.rtt_ms = 1;
+    w.service_us = 100;
+    w.queue_max = 2;
+    sim_stream s;
+    idb_err err = { 0 };
+    assert_int_equal(sim_stream_alloc(&s, 6, 1, 1, 1, 1.0, &err), 0);
+    s.t_ns[5] = 1000000;
+    int per_id = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        if ((*p)->coord != IDB_COORD_PER_ID || !declares(*p, "name")) continue;
+        idb_id ids[6];
+        int64_t created[6];
+        sim_run_opts o = { .ids_out = ids, .created_out = created };
+        sim_result r;
+        run(&w, &s, *p, &o, &r);
+        static const int64_t want_created[6] = { 1100000, 1200000, 1300000, 0, 0, 2100000 };
+        for (int j = 0; j < 6; j++) {
+            assert_int_equal(ids[j].len == 0, j == 3 || j == 4);
+            if (ids[j].len) assert_int_equal(created[j], want_created[j]);
+        }
+        assert_int_equal(r.failed_orders, 2);
+        assert_int_equal(r.server_served, 4);
+        assert_int_equal(r.server_refused_full, 2);
+        /* latencies 1.1, 1.2, 1.3, 1.1 ms: nearest rank p50 = 2nd = 1.1, p99 = 4th = 1.3 */
+        assert_true(fabs(r.coord_lat_p50_ms - 1.1) < 1e-9);
+        assert_true(fabs(r.coord_lat_p99_ms - 1.3) < 1e-9);
+        assert_true(fabs(r.coord_lat_max_ms - 1.3) < 1e-9);
+        sim_result_free(&r);
+        per_id++;
+    }
+    assert_true(per_id > 0);
+    sim_stream_free(&s);
+}
+
+/* Throughput comes out of the model: at twice the capacity 1/service the server answers
+ * about 1/service requests per second and refuses the rest; at half of it nothing fails
+ * and p99 stays within a few service times of the round trip. */
+static void test_counter_server_saturation(void **state)
+{
+    (void)state;
+    int per_id = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        if ((*p)->coord != IDB_COORD_PER_ID || !declares(*p, "name")) continue;
+        sim_workload w;
+        workload(&w);
+        w.duration_s = 1;
+        w.service_us = 20;                           /* capacity 50,000 requests/s */
+        w.queue_max = 100;
+        w.orders_per_s = 100000;
+        sim_result r;
+        run_workload(&w, *p, &r);
+        double served = (double)(r.orders - r.failed_orders) / w.duration_s;
+        assert_true(served > 0.98 * 50000 && served < 1.02 * 50000);
+        assert_true(r.failed_orders > 0 && r.server_refused_full == r.failed_orders);
+        assert_true(r.coord_lat_p99_ms >= w.rtt_ms + 0.9 * w.queue_max * w.service_us / 1e3);
+        w.orders_per_s = 25000;
+        run_workload(&w, *p, &r);
+        assert_int_equal(r.failed_orders, 0);
+        assert_true(r.coord_lat_p50_ms >= w.rtt_ms + w.service_us / 1e3);
+        assert_true(r.coord_lat_p99_ms < w.rtt_ms + 10 * w.service_us / 1e3);
+        per_id++;
+    }
+    assert_true(per_id > 0);
 }
 
 /* Two instances given the same worker ID: strategies with `worker` repeat IDs; with
@@ -360,6 +441,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_shards_nine_orders),
         cmocka_unit_test(test_counter_outage),
+        cmocka_unit_test(test_counter_server_queue),
+        cmocka_unit_test(test_counter_server_saturation),
         cmocka_unit_test(test_worker_clash),
         cmocka_unit_test(test_add_shard),
         cmocka_unit_test(test_migrate),

@@ -1,11 +1,16 @@
 /* claims.h — the chapter's claims about each strategy, each checked by an experiment.
  *
- * `idbench claims` runs seven experiments (the simulator, the insert runner on the
- * deterministic in-memory `pagesim` store, the collision arithmetic and its simulation,
- * and direct calls on manual clocks) and prints one markdown row per claim: the claim,
- * the experiment, the measured figures and a verdict computed from them against the
- * thresholds the row states. Every experiment is seeded: the same build gives the same
- * table. `--quick` runs smaller experiments (for tests), with the same thresholds.
+ * `idbench claims` runs seven experiments on the strategies' real output (the simulator
+ * with its counter server and skewed clocks, the insert runner on the deterministic
+ * in-memory `pagesim` store, a birthday test on generated IDs, processes forked and
+ * exec'd, and direct calls on manual clocks) and prints one markdown row per claim: the
+ * claim, the experiment with the thresholds it checks, the figures (each marked measured
+ * or computed from the format) and a verdict computed from the checks. Every experiment is
+ * seeded: the same build gives the same table. `--quick` runs smaller experiments (for
+ * tests): the same thresholds, and the birthday test at a lower power it states.
+ *
+ * The strategy each claim is about is a parameter (claims_opts.subject), so a test can hand
+ * a deliberately broken plug-in to one claim and see that claim fail.
  */
 #ifndef IDB_CLAIMS_H
 #define IDB_CLAIMS_H
@@ -13,31 +18,65 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "strategy.h"
 
 #define CLAIMS_N 7
-#define CLAIM_TEXT_MAX 1024
+#define CLAIM_TEXT_MAX 2048
+
+/* The claims, numbered as the table numbers them. */
+enum claim_no {
+    CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID,
+};
 
 enum claim_verdict { CLAIM_HOLDS, CLAIM_FAILS, CLAIM_CAVEAT };
 
 typedef struct claim_row {
     int no;                              /* 1..CLAIMS_N */
-    const char *subject;                 /* the strategy the claim is about */
+    const char *subject;                 /* the strategy the chapter's claim is about */
     const char *claim;                   /* what the chapter says (abridged) */
     char experiment[CLAIM_TEXT_MAX];     /* what was run, with the thresholds */
-    char measured[CLAIM_TEXT_MAX];       /* the figures */
+    char measured[CLAIM_TEXT_MAX];       /* the figures, each marked measured or computed */
     enum claim_verdict verdict;
     char caveat[CLAIM_TEXT_MAX];         /* why "holds with a caveat" ("" otherwise) */
+    int checks, failed;                  /* checks made; checks that failed */
+    char failures[CLAIM_TEXT_MAX];       /* the failed checks ("" when none failed) */
 } claim_row;
 
-/* Run every experiment (quick: smaller ones) and fill rows[0..CLAIMS_N). Returns 0, or an
- * IDB_E* code with err filled when an experiment could not run (a strategy that cannot be
- * made, no temporary directory, out of memory). */
-int claims_run(int quick, claim_row rows[CLAIMS_N], idb_err *err);
+typedef struct claims_opts {
+    int quick;                           /* 1: the smaller experiments */
+    /* The strategy to test per claim (index no - 1); NULL: the registered strategy the
+     * chapter names (claim_row.subject). */
+    const idb_strategy *subject[CLAIMS_N];
+    /* The idbench binary the objectid claim runs as separate processes (`EXE gen NAME`);
+     * NULL: /proc/self/exe (idbench itself). */
+    const char *exe;
+} claims_opts;
+
+/* Run every experiment and fill rows[0..CLAIMS_N). Returns 0, or an IDB_E* code with err
+ * filled when an experiment could not run (a strategy that cannot be made, no temporary
+ * directory, a process that cannot be started, out of memory). A claim whose checks fail
+ * is not an error: its verdict says so. */
+int claims_run(const claims_opts *o, claim_row rows[CLAIMS_N], idb_err *err);
+
+/* Run claim no (enum claim_no) alone into *r. Returns as claims_run. */
+int claims_run_one(int no, const claims_opts *o, claim_row *r, idb_err *err);
+
+/* Record one check of row r: ok, or failed with what (printf format) appended to
+ * r->failures. Returns ok. */
+int claim_check(claim_row *r, int ok, const char *what, ...) __attribute__((format(printf, 3, 4)));
+
+/* Set r->verdict from its checks: "does not hold" when a check failed or none was made
+ * (nothing measured cannot hold), else "holds with a caveat" when r->caveat is set, else
+ * "holds". */
+void claim_verdict(claim_row *r);
 
 /* "holds", "does not hold" or "holds with a caveat". */
 const char *claim_verdict_text(enum claim_verdict v);
 
-/* Print rows as a markdown table (with the caveats in the verdict cell) to f. */
+/* Print rows as a markdown table to f: | # | claim | experiment | measured | verdict |,
+ * one row per claim, the claim text starting with its strategy's name, the verdict last
+ * (followed by the caveat, or by the failed checks). */
 void claims_print_markdown(FILE *f, const claim_row *rows, int n);
 
 #endif

@@ -18,6 +18,7 @@
 #include "locality.h"
 #include "random.h"
 #include "sim_metrics.h"
+#include "sim_server.h"
 #include "tmpdir.h"
 
 #define SIM_COUNTER_NAME "idbench-sim"
@@ -35,26 +36,6 @@ typedef struct gen {
     int has_last;                       /* 0 until its first ID since it was (re)made */
 } gen;
 
-/* The counter server: the simulator's backend of the counter service (counter_service.h),
- * attached under SIM_COUNTER_NAME. It answers from an in-process counter, except inside
- * the outage window, where every request fails: a per-ID strategy then fails its order,
- * a block strategy (segment) lives on its current and spare blocks until they run out. */
-typedef struct sim_counter {
-    idb_counter_service svc;            /* first member: handed to the strategies */
-    idb_counter_service *backend;       /* the numbers */
-    int64_t now_ns;                     /* true time of the request being served */
-    int64_t out0_ns, out1_ns;           /* outage window [out0, out1) */
-} sim_counter;
-
-/* take() of the counter server: IDB_EUNAVAIL inside the outage window. */
-static int sim_counter_take(idb_counter_service *svc, uint64_t n, uint64_t *first, idb_err *err)
-{
-    sim_counter *c = (sim_counter *)svc;
-    if (c->now_ns >= c->out0_ns && c->now_ns < c->out1_ns)
-        return idb_fail(err, IDB_EUNAVAIL, "the counter server is down");
-    return c->backend->take(c->backend, n, first, err);
-}
-
 typedef struct run {
     const sim_workload *w;
     const sim_stream *s;
@@ -64,7 +45,8 @@ typedef struct run {
     int ngen, shards;                   /* generators made; shards now */
     char dir[4096];                     /* private temporary directory ("" = none) */
     uint64_t max_issued;                /* highest 64-bit ID issued so far */
-    sim_counter counter;                /* the counter server, for strategies naming one */
+    sim_server counter;                 /* the counter server, for strategies naming one */
+    int uses_server;                    /* the strategy declares a counter service name */
     idb_err *err;
 } run;
 
@@ -148,6 +130,7 @@ static int apply_event(run *R, const sim_event *e, uint16_t *home, int64_t t)
         if (e->moves[i] != SIM_NO_MOVE) home[i] = e->moves[i];
     int k = R->shards++;
     if (R->mode != MODE_SHARD) return 0;
+    if (R->uses_server) sim_server_begin(&R->counter, t);   /* create() may ask it */
     init_gen_clock(R, k, t);
     R->ngen = R->shards;
     if (declares(R->st, "shards")) {           /* re-allocate every shard: naive or safe */
@@ -184,25 +167,13 @@ static int take_id(run *R, gen *g, int64_t *t, idb_id *id, double *stalled_ns, i
     }
 }
 
-/* Nearest-rank percentile q of a distribution given as (value, count) pairs sorted by
- * value, with total orders. */
-static double percentile(const double *v, const int64_t *c, int nv, int64_t total, double q)
-{
-    int64_t need = (int64_t)(q * (double)total + 0.999999999), seen = 0;
-    if (need < 1) need = 1;
-    for (int i = 0; i < nv; i++) {
-        seen += c[i];
-        if (seen >= need) return v[i];
-    }
-    return nv ? v[nv - 1] : 0;
-}
-
 /* Per-order records of the successful orders. */
 typedef struct recs {
     int64_t *t;                         /* creation time */
     idb_id *id;
     uint16_t *shard_c, *shard_f;        /* created on, lives on at the end */
     uint32_t *ord;                      /* the order's number in the stream */
+    int64_t *lat;                       /* coordination latency (ns) */
 } recs;
 
 /* Allocate records for n orders (at least one). Returns 0 or -1 (out of memory; what was
@@ -215,13 +186,14 @@ static int recs_alloc(recs *x, int64_t n)
     x->shard_c = malloc(k * sizeof *x->shard_c);
     x->shard_f = malloc(k * sizeof *x->shard_f);
     x->ord = malloc(k * sizeof *x->ord);
-    return x->t && x->id && x->shard_c && x->shard_f && x->ord ? 0 : -1;
+    x->lat = malloc(k * sizeof *x->lat);
+    return x->t && x->id && x->shard_c && x->shard_f && x->ord && x->lat ? 0 : -1;
 }
 
 /* Free the records. */
 static void recs_free(recs *x)
 {
-    free(x->t); free(x->id); free(x->shard_c); free(x->shard_f); free(x->ord);
+    free(x->t); free(x->id); free(x->shard_c); free(x->shard_f); free(x->ord); free(x->lat);
 }
 
 /* 1 if id is prev + 1 (big-endian, same width): the next ID of the same range. */
@@ -234,6 +206,82 @@ static int id_follows(const idb_id *prev, const idb_id *id)
     return memcmp(id->b, prev->b, (size_t)i) == 0;
 }
 
+/* qsort order of int64_t. */
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Coordination latency p50, p99 and max (ms) over the m records (nearest rank; most
+ * latencies are 0 for most strategies, so only the others are sorted). Returns 0 or -1
+ * when out of memory. */
+static int coord_percentiles(const recs *x, int64_t m, sim_result *r)
+{
+    int64_t nz = 0;
+    for (int64_t i = 0; i < m; i++) nz += x->lat[i] != 0;
+    int64_t *v = malloc((size_t)(nz ? nz : 1) * sizeof *v);
+    if (!v) return -1;
+    nz = 0;
+    for (int64_t i = 0; i < m; i++)
+        if (x->lat[i]) v[nz++] = x->lat[i];
+    qsort(v, (size_t)nz, sizeof *v, cmp_i64);
+    static const double q[2] = { 0.50, 0.99 };
+    double *out[2] = { &r->coord_lat_p50_ms, &r->coord_lat_p99_ms };
+    for (int k = 0; k < 2; k++) {
+        int64_t need = (int64_t)(q[k] * (double)m + 0.999999999), zeros = m - nz;
+        if (need < 1) need = 1;
+        *out[k] = need <= zeros || nz == 0 ? 0 : (double)v[need - zeros - 1] / 1e6;
+    }
+    r->coord_lat_max_ms = nz ? (double)v[nz - 1] / 1e6 : 0;
+    free(v);
+    return 0;
+}
+
+/* Order j of the stream, arrived at t (the event loop has run): its generator, its ID, its
+ * record. Returns 0 (the order got an ID or failed) or an IDB_E* code. */
+static int one_order(run *R, int64_t j, int64_t t, uint16_t *home, recs *x, int64_t *m,
+                     double *stalled_ns, sim_result *r, const sim_run_opts *o)
+{
+    const sim_stream *s = R->s;
+    int per_id = R->st->coord == IDB_COORD_PER_ID;
+    uint16_t shard = home[s->shop[j]];
+    gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : s->inst[j]];
+    if (t < g->busy_until) t = g->busy_until;
+    int64_t sent = t;
+    idb_id id = { 0 };
+    int failed = 0, stalled = 0;
+    if (R->uses_server) sim_server_begin(&R->counter, t);
+    int rc = take_id(R, g, &t, &id, stalled_ns, &stalled);
+    if (rc == IDB_EUNAVAIL) failed = 1;     /* e.g. the counter server is down */
+    else if (rc) return rc;
+    r->stalls += stalled;
+    if (o && o->ids_out) { o->ids_out[j] = id; if (failed) o->ids_out[j].len = 0; }
+    if (o && o->timeline) {
+        int64_t sec = s->t_ns[j] / 1000000000;
+        if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
+    }
+    if (failed) { r->failed_orders++; return 0; }
+    int64_t lat = R->uses_server ? R->counter.lat_ns : 0;
+    if (per_id) t += lat;                   /* the order waits for its round trip */
+    g->busy_until = per_id ? sent : t;      /* the server, not the caller, serialises */
+    if (R->st->coord == IDB_COORD_PER_RANGE && (!g->has_last || !id_follows(&g->last, &id))) {
+        r->leases++;
+        if (!R->uses_server) lat = (int64_t)(R->w->lease_rtt_ms * 1e6);
+    }
+    g->last = id;
+    g->has_last = 1;
+    if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
+    x->t[*m] = t;
+    x->id[*m] = id;
+    x->shard_c[*m] = shard;
+    x->ord[*m] = (uint32_t)j;
+    x->lat[*m] = lat;
+    if (o && o->created_out) o->created_out[j] = t;
+    (*m)++;
+    return 0;
+}
+
 /* Play every order; fill r's counts and the records. Returns 0 or an IDB_E* code. */
 static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_opts *o,
                 uint16_t *home)
@@ -242,9 +290,7 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
     const sim_stream *s = R->s;
     int64_t out0 = (int64_t)(w->outage_start_s * 1e9);
     int64_t out1 = (int64_t)((w->outage_start_s + w->outage_s) * 1e9);
-    int per_id = R->st->coord == IDB_COORD_PER_ID;
-    int per_range = R->st->coord == IDB_COORD_PER_RANGE;
-    int64_t m = 0, n_rtt = 0, n_lease = 0;
+    int64_t m = 0;
     double stalled_ns = 0;
     int next_ev = 0;
     for (int64_t j = 0; j < s->n; j++) {
@@ -253,54 +299,19 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
             int rc = apply_event(R, &s->ev[next_ev++], home, t);
             if (rc) return rc;
         }
-        uint16_t shard = home[s->shop[j]];
-        gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : s->inst[j]];
-        if (t < g->busy_until) t = g->busy_until;
-        r->outage_orders += w->outage_s > 0 && s->t_ns[j] >= out0 && s->t_ns[j] < out1;
-        idb_id id = { 0 };
-        int failed = 0, stalled = 0;
-        R->counter.now_ns = t;                   /* the counter server answers at time t */
-        int rc = take_id(R, g, &t, &id, &stalled_ns, &stalled);
-        if (rc == IDB_EUNAVAIL) failed = 1;     /* e.g. the counter server is down */
-        else if (rc) return rc;
-        r->stalls += stalled;
-        if (o && o->ids_out) { o->ids_out[j] = id; if (failed) o->ids_out[j].len = 0; }
-        if (o && o->timeline) {
-            int64_t sec = s->t_ns[j] / 1000000000;
-            if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
-        }
-        if (failed) { r->failed_orders++; continue; }
-        g->busy_until = t;
-        if (per_id) n_rtt++;
-        if (per_range && (!g->has_last || !id_follows(&g->last, &id))) {
-            n_lease++;
-            r->leases++;
-        }
-        g->last = id;
-        g->has_last = 1;
-        if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
-        x->t[m] = t;
-        x->id[m] = id;
-        x->shard_c[m] = shard;
-        x->ord[m] = (uint32_t)j;
-        m++;
+        r->outage_orders += w->outage_s > 0 && t >= out0 && t < out1;
+        int rc = one_order(R, j, t, home, x, &m, &stalled_ns, r, o);
+        if (rc) return rc;
     }
     /* a shop's final home decides where its orders live at the end */
     for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[s->shop[x->ord[i]]];
     for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
     r->stalled_ms = stalled_ns / 1e6;
-    double vals[3] = { 0, 0, 0 };
-    int64_t cnts[3] = { m - n_rtt - n_lease, 0, 0 };
-    int nv = 1;
-    double lat = per_id ? w->rtt_ms : w->lease_rtt_ms;
-    int64_t nlat = per_id ? n_rtt : n_lease;
-    if (nlat) {
-        if (lat > 0) { vals[nv] = lat; cnts[nv++] = nlat; }
-        else cnts[0] += nlat;
-    }
-    r->coord_lat_p50_ms = percentile(vals, cnts, nv, m, 0.50);
-    r->coord_lat_p99_ms = percentile(vals, cnts, nv, m, 0.99);
+    r->server_served = R->counter.served;
+    r->server_refused_full = R->counter.refused_full;
     *m_out = m;
+    if (coord_percentiles(x, m, r) != 0)
+        return idb_fail(R->err, IDB_ENOMEM, "out of memory for the latencies");
     return 0;
 }
 
@@ -316,14 +327,16 @@ static int by_shard_time(const void *pa, const void *pb)
     return idb_id_cmp(&x->id[a], &x->id[b]);
 }
 
-/* Median insert position of the m records, each shard its own index fed in creation
- * order (locality.h). Returns it, or -1 when out of memory or there were no inserts. */
-static double insert_pos_p50(const recs *x, int64_t m)
+/* Median insert position of the m records and the share of inserts in the last 5% of
+ * their index, each shard its own index fed in creation order (locality.h), into r (-1
+ * when out of memory or there were no inserts). */
+static void insert_positions(const recs *x, int64_t m, sim_result *r)
 {
+    _Static_assert(IDB_LOC_BUCKETS == 20, "the last locality bucket must be the last 5%");
     uint32_t *ix = malloc((size_t)m * sizeof *ix);
     idb_id *keys = malloc((size_t)m * sizeof *keys);
     idb_locality l;
-    double p50 = -1;
+    r->insert_pos_p50 = r->insert_last5_frac = -1;
     if (!ix || !keys || idb_locality_init(&l, m) != 0) goto out;
     for (int64_t i = 0; i < m; i++) ix[i] = (uint32_t)i;
     sort_recs = x;
@@ -336,12 +349,14 @@ static double insert_pos_p50(const recs *x, int64_t m)
         ok = idb_locality_add(&l, keys + s, e - s) == 0;
         s = e;
     }
-    if (ok) p50 = idb_locality_pos_p50(&l);
+    if (ok && l.inserts > 0) {
+        r->insert_pos_p50 = idb_locality_pos_p50(&l);
+        r->insert_last5_frac = (double)l.hist[IDB_LOC_BUCKETS - 1] / (double)l.inserts;
+    }
     idb_locality_free(&l);
 out:
     free(ix);
     free(keys);
-    return p50;
 }
 
 /* Seconds of clock id (CLOCK_MONOTONIC for wall time, CLOCK_THREAD_CPUTIME_ID for CPU). */
@@ -376,7 +391,8 @@ static int measure(const recs *x, int64_t m, int nshards, const sim_run_opts *op
     r->final_monotonic = mo.final_monotonic;
     r->tail_insert_frac = mo.tail_insert_frac;
     r->shard_collisions = mo.shard_collisions;
-    r->insert_pos_p50 = opts && opts->locality ? insert_pos_p50(x, m) : -1;
+    r->insert_pos_p50 = r->insert_last5_frac = -1;
+    if (opts && opts->locality) insert_positions(x, m, r);
     return 0;
 }
 
@@ -420,22 +436,12 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
         goto done;
     }
     if (declares(st, "name")) {                /* a fresh counter server for this run */
-        idb_counter_inproc_reset(SIM_COUNTER_NAME "-numbers");
-        R.counter = (sim_counter){
-            .svc.take = sim_counter_take,
-            .backend = idb_counter_inproc(SIM_COUNTER_NAME "-numbers", err),
-            .out0_ns = w->outage_s > 0 ? (int64_t)(w->outage_start_s * 1e9) : INT64_MAX,
-            .out1_ns = w->outage_s > 0 ? (int64_t)((w->outage_start_s + w->outage_s) * 1e9)
-                                       : INT64_MAX,
-        };
-        if (!R.counter.backend ||
-            idb_counter_attach(SIM_COUNTER_NAME, &R.counter.svc, err) != 0) {
-            rc = err->code;
-            goto done;
-        }
+        if ((rc = sim_server_init(&R.counter, w, SIM_COUNTER_NAME, err))) goto done;
+        R.uses_server = 1;
     }
     idb_random_seed(w->seed ^ fnv(st->name));
     R.ngen = R.mode == MODE_CENTRAL ? 1 : R.mode == MODE_SHARD ? s->shards : s->instances;
+    if (R.uses_server) sim_server_begin(&R.counter, 0);
     for (int k = 0; k < R.ngen; k++) {
         init_gen_clock(&R, k, 0);
         if ((rc = make_gen(&R, k, 0))) goto done;
@@ -448,7 +454,7 @@ done:
         for (int k = 0; k < maxgen; k++)
             if (R.g[k].inst) st->destroy(R.g[k].inst);
     free(R.g);
-    idb_counter_detach(SIM_COUNTER_NAME);
+    sim_server_free(&R.counter, SIM_COUNTER_NAME);
     if (R.dir[0]) idb_tmpdir_remove(R.dir);
     recs_free(&x);
     free(home);

@@ -22,8 +22,8 @@
  * all go to instance 0 (a flash sale hammering one instance).
  *
  * Generators (who calls next()), from the strategy's declared properties only:
- *   coord == IDB_COORD_PER_ID         one central generator (the counter server); every
- *                                     order pays rtt_ms.
+ *   coord == IDB_COORD_PER_ID         one central generator (the counter's client); each
+ *                                     order waits for its requests to the counter server.
  *   declares `shard` or `shards`      one generator per shard (shard=k, shards=K); a
  *                                     `dir` option gets a private temporary directory,
  *                                     `range_size` the workload's value; shard and
@@ -32,23 +32,32 @@
  *                                     clock; `worker` = the instance number (with
  *                                     duplicate_worker_ids = 1, instance 1 gets worker 0).
  * A strategy that declares `name` (a counter service, as counter and segment use) gets
- * the simulator's counter server: a counter-service backend (counter_service.h) numbered
- * from 1 in every run, that refuses every request (IDB_EUNAVAIL) inside the outage window
- * [outage_start_s, +outage_s). A per-ID strategy then fails each order in the window; a
- * block strategy (segment) goes on with its current and prefetched blocks and fails
- * orders only once they are used up. An order whose next() says IDB_EUNAVAIL fails.
+ * the simulator's counter server (sim_server.h): one server with a service time
+ * (service_us) and a FIFO queue of at most queue_max waiting requests, rtt_ms/2 away each
+ * way, numbered from 1 in every run, that refuses every request sent inside the outage
+ * window [outage_start_s, +outage_s) and every request that finds its queue full
+ * (IDB_EUNAVAIL). A per-ID strategy then fails that order; a block strategy (segment)
+ * goes on with its current and prefetched blocks and fails orders only once they are used
+ * up. An order whose next() says IDB_EUNAVAIL fails.
  * Orders are played in arrival order. A generator serves one order at a time: an order
- * starts at max(arrival, the time its generator became free). Generators share no state
- * (the central one never stalls), so this equals a full event-queue simulation.
+ * starts at max(arrival, the time its generator became free). The central generator is
+ * free again as soon as it has sent a request (API instances call the server
+ * concurrently; the server's queue is what serialises them). Generators share no state
+ * but the server, whose requests are taken in the order the orders are played, so this
+ * equals a full event-queue simulation.
  *
  * Stalls. When next() says IDB_ECLOCK (clock behind by behind_ms), the order waits that
  * long in true time and asks again; waits inside the strategy (a used-up sequence) jump
  * the manual clock forward and show in its waited_ns. Both are added to stalled_ms, and
  * the order is created (its true creation time) when its ID is finally given.
- * Coordination latency is reported per order (rtt_ms per ID for per-ID strategies;
- * lease_rtt_ms for an order whose ID starts a new range for per-range strategies, i.e.
- * is not its generator's previous ID + 1, the first ID included); it does not delay
- * creation (the servers are modelled as answering every caller in parallel).
+ * Coordination latency is reported per order: for a strategy using the counter server,
+ * the time from sending its first request to the answer of its last (0 when the order made
+ * none: a block strategy serving from a block it holds); for other per-range strategies,
+ * lease_rtt_ms for an order whose ID starts a new range, i.e. is not its generator's
+ * previous ID + 1, the first ID included. A per-ID order is created when its answer
+ * arrives (it waits for the round trip and the queue); a block strategy's fetch is the
+ * prefetch of its spare block (as in Leaf, made in the background), so it does not delay
+ * creation, and a range lease does not either.
  *
  * Events. migrate_shop_at_s: shop 0 moves to another shard (seeded); its old orders keep
  * their IDs and move with it; new orders are created where it now lives. add_shard_at_s:
@@ -129,6 +138,11 @@ typedef struct sim_result {
     int64_t shard_collisions;     /* duplicates among the orders of one (final) shard */
     int final_monotonic;          /* shard_monotonic over where orders live at the end */
     int64_t outage_orders;        /* orders arriving inside the counter outage window */
+    double coord_lat_max_ms;      /* the largest coordination latency */
+    int64_t server_served;        /* requests the counter server answered with numbers */
+    int64_t server_refused_full;  /* requests it refused because its queue was full */
+    double insert_last5_frac;     /* with opts->locality: share of inserts landing in the
+                                   * last 5% of their shard's index */
     double wall_s;                /* wall time of sim_run (generation and metrics) */
     double cpu_s;                 /* CPU time of the calling thread during sim_run */
     double insert_pos_p50;        /* with opts->locality: median insert position (locality.h) */
@@ -139,8 +153,10 @@ typedef struct sim_result {
 typedef struct sim_run_opts {
     idb_id *ids_out;              /* optional: per stream order its ID (len 0: failed) */
     int timeline;                 /* 1: fill tl_orders / tl_failed */
-    int locality;                 /* 1: fill insert_pos_p50 (per creation shard, in creation
-                                   * order) */
+    int locality;                 /* 1: fill insert_pos_p50 and insert_last5_frac (per
+                                   * creation shard, in creation order) */
+    int64_t *created_out;         /* optional: per stream order its creation time (true ns;
+                                   * left as it was for failed orders) */
 } sim_run_opts;
 
 /* Play stream s against strategy st under workload w (counter, range, clock step and

@@ -45,6 +45,8 @@ static const idb_key keys[] = {
     NUM("counter", "rtt_ms", rtt_ms, "0.5", 0, 1e4),
     NUM("counter", "outage_start_s", outage_start_s, "0", 0, 86400),
     NUM("counter", "outage_s", outage_s, "0", 0, 86400),
+    NUM("counter", "service_us", service_us, "5", 0, 1e6),
+    INT("counter", "queue_max", queue_max, "1000000", 0, SIM_MAX_QUEUE),
     INT("range", "range_size", range_size, "1000000000000", 1, SIM_MAX_RANGE_SIZE),
     NUM("range", "lease_rtt_ms", lease_rtt_ms, "1", 0, 1e4),
     EVENT("events", "add_shard_at_s", add_shard_at_s, "off", 0, 86400),

@@ -6,7 +6,7 @@
  *
  *   [workload] name seed duration_s orders_per_s shops shop_skew shards instances strategies
  *   [clock]    skew_ms drift_ppm step_back_ms step_at_s step_instance
- *   [counter]  rtt_ms outage_start_s outage_s
+ *   [counter]  rtt_ms outage_start_s outage_s service_us queue_max
  *   [range]    range_size lease_rtt_ms
  *   [events]   add_shard_at_s interleaved_reconfig migrate_shop_at_s duplicate_worker_ids
  *   [burst]    burst_at_s burst_s burst_factor
@@ -31,6 +31,7 @@
 #define SIM_MAX_SHOPS 1000000
 #define SIM_MAX_ORDERS 10000000LL        /* expected orders per run (memory: ~120 B each) */
 #define SIM_MAX_STRATEGIES 64
+#define SIM_MAX_QUEUE 100000000LL     /* queue_max: requests waiting for the counter server */
 #define SIM_MAX_RANGE_SIZE (1LL << 62)   /* range_size: leases of 2^62 IDs at most */
 #define SIM_OFF IDB_KEY_OFF              /* an event time that is `off` */
 
@@ -48,6 +49,8 @@ typedef struct sim_workload {
     int64_t step_instance;
     /* [counter] */
     double rtt_ms, outage_start_s, outage_s;
+    double service_us;                   /* the counter server's time per request */
+    int64_t queue_max;                   /* requests that may wait for it (more: refused) */
     /* [range] */
     int64_t range_size;
     double lease_rtt_ms;
