@@ -322,6 +322,9 @@ int mx_table_load(const char *path, mx_table *t, idb_err *err);
 int mx_table_col(const mx_table *t, const char *name);            /* -1 when absent */
 const char *mx_table_str(const mx_table *t, int row, int col);    /* "" when absent */
 double mx_table_num(const mx_table *t, int row, int col);         /* NAN when not a number */
+/* A field as a whole number: bad when it is not a finite number within +-2^62 (never a
+ * NaN or out-of-range cast); a fraction is cut toward zero. */
+long long mx_table_ll(const mx_table *t, int row, int col, long long bad);
 void mx_table_free(mx_table *t);
 
 /* Position of a strategy in `idbench list` order (names not in the registry after them). */

@@ -203,6 +203,13 @@ double mx_table_num(const mx_table *t, int row, int col)
     return (end == s || *end) ? NAN : v;
 }
 
+/* A field as a whole number, or bad (see matrix.h). */
+long long mx_table_ll(const mx_table *t, int row, int col, long long bad)
+{
+    double v = mx_table_num(t, row, col);
+    return isfinite(v) && fabs(v) <= 0x1p62 ? (long long)v : bad;
+}
+
 /* Free a table (loaded, failed or empty) and leave it empty (see matrix.h). */
 void mx_table_free(mx_table *t)
 {
@@ -228,7 +235,8 @@ int mx_headline(const mx_table *t, long long *ids, long long *shards)
     int cids = mx_table_col(t, "ids"), csh = mx_table_col(t, "shards");
     *ids = *shards = 0;
     for (int r = 0; r < t->nrow; r++) {
-        long long k = (long long)mx_table_num(t, r, csh), n = (long long)mx_table_num(t, r, cids);
+        long long k = mx_table_ll(t, r, csh, 0), n = mx_table_ll(t, r, cids, 0);
+        if (k <= 0 || n <= 0) continue;                  /* not a configuration */
         if (*shards == 0 || k < *shards || (k == *shards && n > *ids)) { *shards = k; *ids = n; }
     }
     return t->nrow > 0;
@@ -242,7 +250,7 @@ int mx_insert_row(const mx_table *t, const char *strategy, const char *store, lo
     int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
     for (int r = 0; r < t->nrow; r++)
         if (!strcmp(mx_table_str(t, r, cs), strategy) && !strcmp(mx_table_str(t, r, cst), store) &&
-            (long long)mx_table_num(t, r, ci) == ids && (long long)mx_table_num(t, r, ck) == shards)
+            mx_table_ll(t, r, ci, -1) == ids && mx_table_ll(t, r, ck, -1) == shards)
             return r;
     return -1;
 }

@@ -14,6 +14,7 @@
 #include "matrix.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -172,8 +173,8 @@ int mx_results_load(mx_results *r, const char *dir, idb_err *err)
     mx_headline(&r->ins, &r->ids, &r->shards);
     int crep = mx_table_col(&r->ins, "repeats");
     for (int row = 0; row < r->ins.nrow; row++) {
-        double n = mx_table_num(&r->ins, row, crep);
-        if (n > r->reps) r->reps = (int)n;
+        long long n = mx_table_ll(&r->ins, row, crep, 0);
+        if (n > r->reps && n <= INT_MAX) r->reps = (int)n;
     }
     return 0;
 }

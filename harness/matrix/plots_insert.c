@@ -103,8 +103,8 @@ static int pos_headline(const mx_results *r, int row, const char *store)
 {
     const mx_table *t = &r->pos;
     return !strcmp(mx_table_str(t, row, mx_table_col(t, "store")), store) &&
-           (long long)mx_table_num(t, row, mx_table_col(t, "ids")) == r->ids &&
-           (long long)mx_table_num(t, row, mx_table_col(t, "shards")) == r->shards;
+           mx_table_ll(t, row, mx_table_col(t, "ids"), -1) == r->ids &&
+           mx_table_ll(t, row, mx_table_col(t, "shards"), -1) == r->shards;
 }
 
 /* positions: per strategy a block of (bin centre, % of inserts), on the store the

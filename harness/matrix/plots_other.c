@@ -6,6 +6,7 @@
  */
 #include "plots.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,8 @@ int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_er
     if (mx_data_close(f, "generation.dat", rc ? NULL : why)) return IDB_EIO;
     if (rc) return IDB_EINPUT;
     for (int row = 0; row < t->nrow; row++) {
-        double n = mx_table_num(t, row, crep);
-        if (n > reps) reps = (int)n;
+        long long n = mx_table_ll(t, row, crep, 0);
+        if (n > reps && n <= INT_MAX) reps = (int)n;
     }
     fprintf(v, "ngen = %d\nreps = %d\n", rows, reps);
     return rows ? 0 : idb_fail(why, IDB_EINPUT, "generation.csv has no rows");
@@ -119,7 +120,7 @@ static int miss_panel(const mx_results *r, const char *scratch, FILE *v, int p,
     for (int row = 0; row < t->nrow; row++) {
         if (strcmp(mx_table_str(t, row, cst), store)) continue;
         mx_names_add(&s, mx_table_str(t, row, cs));
-        ids = (long long)mx_table_num(t, row, mx_table_col(t, "ids"));
+        ids = mx_table_ll(t, row, mx_table_col(t, "ids"), 0);
         double m = mx_table_num(t, row, cm);
         if (m > 0 && m < minpos) minpos = m;
         if (m > 0 && m > maxv) maxv = m;
