@@ -6,7 +6,7 @@
  * Input: the files of a results directory, each introduced by a line "=== NAME" (NAME one
  * of the files below; text before the first such line is insert.csv). They are written to
  * a private temporary directory, the other files of the list removed. Then:
- *   - every table loads (or is refused with a message when it is empty), and reads back
+ *   - the directory is refused (IDB_EINPUT, one printable line) or every table loads and reads back
  *     within its bounds: at least one column, a name per column, a text per field;
  *   - the rows of insert.csv are found again by mx_insert_row at their own configuration;
  *   - each plot's prepare function writes its data (into a scratch directory, variables to
@@ -170,7 +170,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     idb_err err = { 0 };
     int rc = mx_results_load(&r, dir, &err);
     if (rc != 0) {
-        FUZZ_CHECK(rc == IDB_ENOMEM && err.msg[0], "mx_results_load: %d", rc);
+        /* refused (bad input, checked against each file's schema) or out of memory, with
+         * one printable line saying why */
+        FUZZ_CHECK((rc == IDB_EINPUT || rc == IDB_ENOMEM) && err.msg[0], "mx_results_load: %d",
+                   rc);
+        for (const char *p = err.msg; *p; p++)
+            FUZZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f, "a control byte in: %s",
+                       err.msg);
         return 0;
     }
     check_tables(&r, dir);
