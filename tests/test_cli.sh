@@ -277,6 +277,9 @@ done
 for a in "--bits 64.0" "--bits 0x40" "--rate 0x1p3" "--rate ' 5'"; do
   eval "expect 2 \"collide \$a\" -- \"\$IDB\" collide --bits 64 --rate 1 $a"
 done
+for c in "1,,2" "1," ",1" "0x10" "1e3" "2.0"; do
+  expect 2 "insert --curve $c" -- "$IDB" insert --store pagesim --strategy counter -n 10 --curve "$c"
+done
 expect 2 "bench: a hex float" -- "$IDB" bench --benchmark_min_time=0x1p-6
 expect 2 "bench: repetitions 1,,2" -- "$IDB" bench --benchmark_repetitions=1,,2
 # the matrix seed goes into meta.json exactly: the largest, and 2^53 + 1

@@ -143,16 +143,18 @@ static void print_curve(const idb_insert_config *c, const idb_insert_result *r, 
     }
 }
 
-/* Parse "P1,P2,..." into cache sizes (each >= 1). Returns 0 or 2 after an error line. */
+/* Parse "P1,P2,..." into cache sizes (each a whole number >= 1; an empty entry, as in
+ * "1,,2" or "1,", is refused). Returns 0 or 2 after an error line. */
 static int parse_curve(const char *s, int64_t *out, int *n)
 {
     char buf[CURVE_TEXT_MAX];
     if (strlen(s) >= sizeof buf) return cli_fail(IDB_EINPUT, "--curve: list too long");
     strcpy(buf, s);
     *n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *rest = buf;
+    for (char *tok; (tok = strsep(&rest, ",")) != NULL;) {   /* "1,,2": an empty entry */
         long long v;
+        if (!*tok) return cli_fail(IDB_EINPUT, "--curve '%s': an empty entry", s);
         if (*n == CURVE_MAX)
             return cli_fail(IDB_EINPUT, "--curve takes at most %d cache sizes", CURVE_MAX);
         int rc = cli_parse_count("--curve", tok, 1, CURVE_PAGES_MAX, &v);
