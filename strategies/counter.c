@@ -11,6 +11,8 @@
  *
  * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process backend is
  * one atomic per process, so two processes (or a restarted one) count from 1 each.
+ * After fork (fork = IDB_FORK_REFUSES): the child holds a copy of the parent's counter and
+ * would hand out the parent's next numbers, so next() there returns IDB_EFORK.
  *
  * Options:
  *   name     STR, default "orders"   which counter; at most 255 bytes (IDB_COUNTER_NAME_MAX),
@@ -20,10 +22,12 @@
 #include <stdlib.h>
 
 #include "counter_service.h"
+#include "forkgen.h"
 #include "strategy.h"
 
 typedef struct counter {
     idb_counter_service *svc;
+    unsigned fork_gen;          /* idb_fork_generation() at create */
 } counter;
 
 static const idb_opt_decl counter_options[] = {
@@ -44,16 +48,19 @@ static int counter_create(const idb_opts *opts, idb_clock *clock, void **inst, i
     idb_err e = { 0 };
     c->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
     if (!c->svc) { free(c); return idb_fail(err, e.code, "%s", e.msg); }
+    c->fork_gen = idb_fork_generation();
     *inst = c;
     return 0;
 }
 
-/* The next number of the counter. Returns 0 or the service's error. */
+/* The next number of the counter. Returns 0, IDB_EFORK or the service's error. */
 static int counter_next(void *inst, idb_id *id, idb_err *err)
 {
     counter *c = inst;
     uint64_t v;
-    int rc = c->svc->take(c->svc, 1, &v, err);
+    int rc = idb_fork_check(c->fork_gen, "counter", err);
+    if (rc) return rc;
+    rc = c->svc->take(c->svc, 1, &v, err);
     if (rc == 0) idb_id_set_u64(id, v);
     return rc;
 }
@@ -75,6 +82,7 @@ const idb_strategy idb_strategy_counter = {
     .time_ordered = 1,
     .coord = IDB_COORD_PER_ID,
     .cross_process = IDB_XPROC_NONE,
+    .fork = IDB_FORK_REFUSES,
     .options = counter_options,
     .create = counter_create,
     .next = counter_next,

@@ -16,6 +16,7 @@ static const struct { int code; const char *name; } names[] = {
     { IDB_EEXHAUSTED, "ID space exhausted" },
     { IDB_EIO, "I/O error" },
     { IDB_ENOMEM, "out of memory" },
+    { IDB_EFORK, "instance used after fork" },
 };
 
 const char *idb_strerror(int code)

@@ -17,6 +17,8 @@ enum {
     IDB_EEXHAUSTED = -4, /* the ID space (or a field of it) is used up */
     IDB_EIO = -5,        /* a file or database failed */
     IDB_ENOMEM = -6,
+    IDB_EFORK = -7,      /* an instance used in a child of fork() that it would repeat IDs in
+                          * (the fork rule of strategy.h): create a new one in the child */
 };
 
 typedef struct idb_err {

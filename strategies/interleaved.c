@@ -16,15 +16,19 @@
  * (cross_process = IDB_XPROC_NONE): two instances with one shard number, at once or one
  * after the other (a restart counts from base + k + 1 again), hand out the same IDs; only
  * distinct shards and a base above everything issued so far keep them apart.
+ * After fork (fork = IDB_FORK_REFUSES): the child's copy would continue the parent's i,
+ * handing out the parent's next IDs, so next() there returns IDB_EFORK.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "forkgen.h"
 #include "strategy.h"
 
 typedef struct interleaved {
     uint64_t shard, shards, base;
     _Atomic uint64_t i;                /* how many IDs this shard has handed out */
+    unsigned fork_gen;                 /* idb_fork_generation() at create */
 } interleaved;
 
 static const idb_opt_decl interleaved_options[] = {
@@ -51,6 +55,7 @@ static int interleaved_create(const idb_opts *opts, idb_clock *clock, void **ins
     s->shards = (uint64_t)n;
     s->base = (uint64_t)idb_opts_int(opts, "base");
     atomic_store(&s->i, 0);
+    s->fork_gen = idb_fork_generation();
     *inst = s;
     return 0;
 }
@@ -58,6 +63,8 @@ static int interleaved_create(const idb_opts *opts, idb_clock *clock, void **ins
 static int interleaved_next(void *inst, idb_id *id, idb_err *err)
 {
     interleaved *s = inst;
+    int rc = idb_fork_check(s->fork_gen, "interleaved", err);
+    if (rc) return rc;
     uint64_t i = atomic_fetch_add_explicit(&s->i, 1, memory_order_relaxed);
     if (i > (UINT64_MAX - s->base - s->shard - 1) / s->shards)
         return idb_fail(err, IDB_EEXHAUSTED, "interleaved shard %llu is used up",
@@ -88,6 +95,7 @@ const idb_strategy idb_strategy_interleaved = {
     .time_ordered = 0,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_NONE,
+    .fork = IDB_FORK_REFUSES,
     .options = interleaved_options,
     .create = interleaved_create,
     .next = interleaved_next,

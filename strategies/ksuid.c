@@ -163,6 +163,7 @@ const idb_strategy idb_strategy_ksuid = {
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
+    .fork = IDB_FORK_SAFE,
     .options = NULL,
     .create = ksuid_create,
     .next = ksuid_next,

@@ -9,8 +9,8 @@
  * seconds: Unix time, unsigned 32-bit big-endian, so it lasts until 2106-02-07T06:28:15Z;
  *   later is IDB_EEXHAUSTED, before 1970 is IDB_EINPUT.
  * process random: 5 bytes drawn once per process. An instance stands for a process: it
- *   draws them at create and draws new ones when idb_random_fork_generation() has changed
- *   since (it runs in a forked child), as the spec's fork test requires.
+ *   draws them at create and draws new ones when the fork generation (forkgen.h) has
+ *   changed since (it runs in a forked child), as the spec's fork test requires.
  * counter: big-endian, starts at a random value (or counter_start), +1 per ID, wrapping
  *   from 0xFFFFFF to 0. Both big-endian fields make memcmp order follow time, then counter.
  *
@@ -32,6 +32,10 @@
  *
  * Across processes: unique with no coordination (each process draws its own 5 bytes;
  * cross_process = IDB_XPROC_ALWAYS), ordered only by the second.
+ * After fork (fork = IDB_FORK_SAFE): the child's first next() redraws the 5 process bytes
+ * from random.h, which re-seeds in the child, so parent and child are two processes with
+ * independently drawn bytes, as two unrelated processes are (the counter copied across
+ * the fork matters only when the 40 bits coincide: a 2^-40 event per pair).
  *
  * Options:
  *   counter_start  STR, default "random"   "random", or a decimal 0..16777215
@@ -42,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forkgen.h"
 #include "random.h"
 #include "spinlock.h"
 #include "strategy.h"
@@ -93,7 +98,7 @@ static int objectid_create(const idb_opts *opts, idb_clock *clock, void **inst, 
     if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
     o->clock = clock;
     o->refuse = strcmp(idb_opts_str(opts, "on_exhausted"), "refuse") == 0;
-    atomic_init(&o->proc, objectid_draw(idb_random_fork_generation()));
+    atomic_init(&o->proc, objectid_draw(idb_fork_generation()));
     atomic_init(&o->lock.held, 0);
     o->counter = (uint32_t)first;
     o->sec = INT64_MIN;
@@ -107,7 +112,7 @@ static int objectid_create(const idb_opts *opts, idb_clock *clock, void **inst, 
 static uint64_t objectid_proc(objectid *o)
 {
     uint64_t w = atomic_load_explicit(&o->proc, memory_order_acquire);
-    unsigned gen = idb_random_fork_generation() & OID_GEN_MASK;
+    unsigned gen = idb_fork_now() & OID_GEN_MASK;
     if (w >> 40 != gen) {
         uint64_t fresh = objectid_draw(gen);
         if (atomic_compare_exchange_strong(&o->proc, &w, fresh)) w = fresh;
@@ -215,6 +220,7 @@ const idb_strategy idb_strategy_objectid = {
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
+    .fork = IDB_FORK_SAFE,
     .options = objectid_options,
     .create = objectid_create,
     .next = objectid_next,

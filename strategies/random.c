@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@ static _Thread_local struct {
     int seeded;
 } rs = { .pos = BUF_BYTES };
 
-static atomic_uint fork_generation;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* In the child only the forking thread exists, and this is its state: drop it. */
@@ -30,16 +28,9 @@ static void after_fork_child(void)
 {
     explicit_bzero(&rs, sizeof rs);
     rs.pos = BUF_BYTES;
-    atomic_fetch_add(&fork_generation, 1);
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
-
-unsigned idb_random_fork_generation(void)
-{
-    pthread_once(&atfork_once, register_atfork);
-    return atomic_load_explicit(&fork_generation, memory_order_relaxed);
-}
 
 #define ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
 #define QR(a, b, c, d)                      \

@@ -27,9 +27,6 @@ uint32_t idb_random_u32(void);
 /* Make the calling thread's stream deterministic from seed (same seed, same bytes). */
 void idb_random_seed(uint64_t seed);
 
-/* Incremented in the child after every fork(); lets strategies notice a new process. */
-unsigned idb_random_fork_generation(void);
-
 /* One ChaCha block (DJB's layout: 64-bit block counter, zero nonce) with the given number
  * of rounds; exposed so tests can check it against published keystreams. */
 void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64]);

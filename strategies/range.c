@@ -44,7 +44,7 @@
  * abandons the rest of the old. That wastes at most one range per restart (64 bits leave
  * room for millions of 10^12-sized ranges) and guarantees it never hands out an ID that
  * may already have been handed out. For the same reason an instance belongs to the
- * process that created it: in a child made by fork() next() refuses (IDB_EIO) instead of
+ * process that created it: in a child made by fork() next() refuses (IDB_EFORK) instead of
  * handing out the same IDs as the parent; the child must create its own instance.
  *
  * What it promises: unique across processes and restarts when all share one range
@@ -63,7 +63,7 @@
 
 #include <sqlite3.h>
 
-#include "random.h"
+#include "forkgen.h"
 #include "strategy.h"
 
 #define RANGE_FILE "idbench-ranges.sqlite"
@@ -80,7 +80,7 @@ typedef struct range {
     idb_clock *clock;
     uint64_t size;
     int64_t shard;
-    unsigned fork_gen;                   /* idb_random_fork_generation() at create */
+    unsigned fork_gen;                   /* idb_fork_generation() at create */
     int creating;                        /* 1 inside create(): an unusable dir is bad input */
     char path[4096];
 } range;
@@ -237,7 +237,7 @@ static void range_free(range *r)
 {
     if (!r) return;
     /* A connection must not be closed (or used) in a child of fork(): leave it. */
-    if (r->fork_gen == idb_random_fork_generation()) sqlite3_close(r->db);
+    if (r->fork_gen == idb_fork_now()) sqlite3_close(r->db);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -265,7 +265,7 @@ static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb
     r->clock = clock;
     r->size = (uint64_t)idb_opts_int(opts, "range_size");
     r->shard = idb_opts_int(opts, "shard");
-    r->fork_gen = idb_random_fork_generation();
+    r->fork_gen = idb_fork_generation();
     r->creating = 1;
 
     int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
@@ -310,9 +310,8 @@ static int refill(range *r, idb_err *err)
 static int range_next(void *inst, idb_id *id, idb_err *err)
 {
     range *r = inst;
-    if (r->fork_gen != idb_random_fork_generation())
-        return idb_fail(err, IDB_EIO, "strategy range: this instance was created in another "
-                        "process; create a new one after fork()");
+    int rc = idb_fork_check(r->fork_gen, "range", err);
+    if (rc) return rc;
     for (;;) {
         uint64_t v = atomic_load(&r->next);
         if (v <= atomic_load(&r->last)) {
@@ -322,7 +321,7 @@ static int range_next(void *inst, idb_id *id, idb_err *err)
             }
             continue;
         }
-        int rc = refill(r, err);
+        rc = refill(r, err);
         if (rc) return rc;
     }
 }
@@ -353,6 +352,7 @@ const idb_strategy idb_strategy_range = {
     .time_ordered = 0,
     .coord = IDB_COORD_PER_RANGE,
     .cross_process = IDB_XPROC_SHARED_DIR,
+    .fork = IDB_FORK_REFUSES,
     .options = range_options,
     .create = range_create,
     .next = range_next,

@@ -55,6 +55,27 @@ static const char *xproc_fault(const idb_strategy *s, char *why, size_t n)
     return why;
 }
 
+/* Each declared fork value's name; IDB_FORK_UNDECLARED has none. */
+static const char *const fork_names[IDB_FORK_COUNT] = {
+    [IDB_FORK_SAFE] = "safe",
+    [IDB_FORK_REFUSES] = "refuses",
+};
+
+/* The name of f (see strategy.h). */
+const char *idb_fork_rule_name(enum idb_fork f)
+{
+    return (unsigned)f < IDB_FORK_COUNT && fork_names[f] ? fork_names[f] : "?";
+}
+
+/* Why s's fork rule is wrong (undeclared or out of range), or NULL when it is declared. */
+static const char *fork_fault(const idb_strategy *s, char *why, size_t n)
+{
+    if ((unsigned)s->fork < IDB_FORK_COUNT && fork_names[s->fork]) return NULL;
+    snprintf(why, n, "fork = %d: it must declare the fork rule, IDB_FORK_SAFE or "
+             "IDB_FORK_REFUSES (strategy.h)", (int)s->fork);
+    return why;
+}
+
 /* Why s breaks the interface, or NULL when it keeps it. */
 static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
 {
@@ -66,8 +87,10 @@ static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
     else if (!s->create || !s->next || !s->destroy || !s->format || !s->parse || !s->decode)
         snprintf(why, n, "a required function (create, next, destroy, format, parse, "
                  "decode) is NULL");
+    else if (xproc_fault(s, why, n))
+        return why;
     else
-        return xproc_fault(s, why, n);
+        return fork_fault(s, why, n);
     return why;
 }
 

@@ -35,6 +35,9 @@
  * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process service
  * is one atomic per process, so two processes (or a restarted one) take the same blocks;
  * with a counter server shared by all, blocks (so IDs) would be unique.
+ * After fork (fork = IDB_FORK_REFUSES): the child holds copies of the parent's current
+ * block, spare and counter, and would hand out the parent's next IDs, so next() there
+ * returns IDB_EFORK, before its lock (which a parent's thread may have held at fork).
  *
  * Decode assumes every user of the counter takes blocks of the same size (block_no and
  * offset are computed from the `block` option given to decode); sharing the counter with
@@ -50,6 +53,7 @@
 #include <stdlib.h>
 
 #include "counter_service.h"
+#include "forkgen.h"
 #include "spinlock.h"
 #include "strategy.h"
 
@@ -64,6 +68,7 @@ typedef struct segment {
     uint64_t left;              /* values left in the current block */
     uint64_t spare;             /* first value of the spare block; 0 = none */
     int fetching;               /* 1 while some thread is taking a block */
+    unsigned fork_gen;          /* idb_fork_generation() at create (set once) */
 } segment;
 
 static const idb_opt_decl segment_options[] = {
@@ -93,6 +98,7 @@ static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, i
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     s->block = (uint64_t)idb_opts_int(opts, "block");
     s->prefetch_at = s->block / 10 ? s->block / 10 : 1;
+    s->fork_gen = idb_fork_generation();
     idb_err e = { 0 };
     s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
     int rc = s->svc ? segment_take(s, &s->next, err) : idb_fail(err, e.code, "%s", e.msg);
@@ -131,13 +137,15 @@ static int segment_refill(segment *s, idb_err *err)
 }
 
 /* Write the next ID into *id. Returns 0, or the counter service's IDB_EUNAVAIL /
- * IDB_EEXHAUSTED when the block is used up and no new one can be taken. */
+ * IDB_EEXHAUSTED when the block is used up and no new one can be taken, or IDB_EFORK. */
 static int segment_next(void *inst, idb_id *id, idb_err *err)
 {
     segment *s = inst;
+    int rc = idb_fork_check(s->fork_gen, "segment", err);
+    if (rc) return rc;
     idb_spin_lock(&s->lock);
     if (s->left == 0) {
-        int rc = segment_refill(s, err);
+        rc = segment_refill(s, err);
         if (rc) { idb_spin_unlock(&s->lock); return rc; }
     }
     uint64_t v = s->next++;
@@ -150,7 +158,7 @@ static int segment_next(void *inst, idb_id *id, idb_err *err)
     if (prefetch) {                          /* the 10% point: take the spare now */
         uint64_t first;
         idb_err ignored = { 0 };             /* v is good; a failure is retried later */
-        int rc = segment_take(s, &first, &ignored);
+        rc = segment_take(s, &first, &ignored);
         idb_spin_lock(&s->lock);
         s->fetching = 0;
         if (rc == 0) s->spare = first;
@@ -192,6 +200,7 @@ const idb_strategy idb_strategy_segment = {
     .time_ordered = 1,
     .coord = IDB_COORD_PER_RANGE,
     .cross_process = IDB_XPROC_NONE,
+    .fork = IDB_FORK_REFUSES,
     .options = segment_options,
     .create = segment_create,
     .next = segment_next,

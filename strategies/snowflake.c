@@ -29,8 +29,10 @@
  * IDB_STATE_WINDOW_MS), and create() reads what the last run reserved: while the clock is
  * at or behind it, create() refuses (IDB_ECLOCK, err->behind_ms) or, with
  * on_backwards=wait, waits until the clock passes it; then IDs start above it. A corrupt
- * state file is IDB_EINPUT; one in use by another instance IDB_EUNAVAIL; in a forked child
- * next() refuses with IDB_EIO (the parent keeps the file and its lock).
+ * state file is IDB_EINPUT; one in use by another instance IDB_EUNAVAIL.
+ * After fork (fork = IDB_FORK_REFUSES): the child would be a second process with the same
+ * worker and a copy of (last ms, sequence), repeating the parent's IDs, so next() there
+ * returns IDB_EFORK (the parent keeps any state file and its lock).
  *
  * Options:
  *   epoch_ms      INT, default 1288834974657   Unix ms that time field 0 stands for
@@ -60,6 +62,7 @@ typedef struct snowflake {
     int64_t last_ms;            /* Unix ms of the last ID; INT64_MIN before the first */
     int seq;                    /* sequence of the last ID */
     idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
+    unsigned fork_gen;          /* idb_fork_generation() at create */
 } snowflake;
 
 static const idb_opt_decl snowflake_options[] = {
@@ -116,6 +119,7 @@ static int snowflake_create(const idb_opts *opts, idb_clock *clock, void **inst,
     s->worker = (uint64_t)idb_opts_int(opts, "worker");
     s->wait_on_backwards = strcmp(idb_opts_str(opts, "on_backwards"), "wait") == 0;
     s->last_ms = INT64_MIN;
+    s->fork_gen = idb_fork_generation();
     int rc = snowflake_restore(s, idb_opts_str(opts, "state_file"), err);
     if (rc) { free(s); return rc; }
     *inst = s;
@@ -183,14 +187,16 @@ static int snowflake_step(snowflake *s, int64_t now, int64_t *ms, int *seq, idb_
 
 /* Write the next ID into *id. Returns 0, or IDB_ECLOCK (clock behind, err->behind_ms set,
  * or a clock that cannot be waited for), IDB_EINPUT (before the epoch), IDB_EEXHAUSTED, or
- * IDB_EIO (the state file could not be written; a forked child with a state file). */
+ * IDB_EIO (the state file could not be written) or IDB_EFORK (a forked child). */
 static int snowflake_next(void *inst, idb_id *id, idb_err *err)
 {
     snowflake *s = inst;
+    int rc = idb_fork_check(s->fork_gen, "snowflake", err);
+    if (rc) return rc;
     int64_t now = idb_clock_now_ms(s->clock), ms = 0;
     int seq = 0;
     idb_spin_lock(&s->lock);
-    int rc = snowflake_step(s, now, &ms, &seq, err);
+    rc = snowflake_step(s, now, &ms, &seq, err);
     if (rc == 0) { s->last_ms = ms; s->seq = seq; }
     idb_spin_unlock(&s->lock);
     if (rc) return rc;
@@ -237,6 +243,7 @@ const idb_strategy idb_strategy_snowflake = {
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_DISTINCT_WORKER,
+    .fork = IDB_FORK_REFUSES,
     .options = snowflake_options,
     .create = snowflake_create,
     .next = snowflake_next,

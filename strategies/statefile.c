@@ -140,7 +140,7 @@ int idb_statefile_open(const char *path, const char *owner, idb_statefile **out,
     sf->tmp = with_suffix(path, TMP_SUFFIX);
     sf->dir = dir_of(path);
     sf->used_ms = IDB_STATE_NONE;
-    sf->fork_gen = idb_random_fork_generation();
+    sf->fork_gen = idb_fork_generation();
     if (!sf->path || !sf->tmp || !sf->dir) {
         sf_free(sf);
         return idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -185,15 +185,14 @@ static int write_tmp(idb_statefile *sf, const char *text, size_t len, idb_err *e
 /* Durably record ms (see statefile.h). */
 int idb_statefile_reserve(idb_statefile *sf, int64_t ms, idb_err *err)
 {
-    if (sf->fork_gen != idb_random_fork_generation())
-        return idb_fail(err, IDB_EIO, "strategy %s: its state_file is locked by the process "
-                        "that created this instance; create a new one after fork()", sf->owner);
+    int rc = idb_fork_check(sf->fork_gen, sf->owner, err);   /* the lock is the parent's */
+    if (rc) return rc;
     char text[STATE_TEXT_MAX];
     int n = snprintf(text, sizeof text, STATE_MAGIC "strategy %s\nreserved_ms %lld\n",
                      sf->owner, (long long)ms);
     if (n < 0 || (size_t)n >= sizeof text)
         return idb_fail(err, IDB_EIO, "strategy %s: state text too long", sf->owner);
-    int rc = write_tmp(sf, text, (size_t)n, err);
+    rc = write_tmp(sf, text, (size_t)n, err);
     if (rc) return rc;
     if (rename(sf->tmp, sf->path) != 0) {
         rc = sys_fail(sf, IDB_EIO, "cannot rename its .tmp over it", err);
@@ -228,7 +227,7 @@ int idb_statefile_behind(const idb_statefile *sf, int64_t now_ms, const char *ho
 void idb_statefile_close(idb_statefile *sf)
 {
     if (!sf) return;
-    if (sf->fork_gen == idb_random_fork_generation() && sf->used_ms != IDB_STATE_NONE &&
+    if (sf->fork_gen == idb_fork_now() && sf->used_ms != IDB_STATE_NONE &&
         sf->used_ms < sf->reserved_ms)
         idb_statefile_reserve(sf, sf->used_ms, NULL);
     close(sf->lock_fd);

@@ -23,7 +23,7 @@
  * with flock(LOCK_EX | LOCK_NB) for the instance's life; a second instance, in this process
  * or another, is refused with IDB_EUNAVAIL. A flock belongs to the open file, which fork()
  * shares, so the reservation is bound to the process that opened it: in a forked child
- * idb_statefile_cover refuses (IDB_EIO) and idb_statefile_close writes nothing.
+ * idb_statefile_cover refuses (IDB_EFORK, forkgen.h) and idb_statefile_close writes nothing.
  *
  * Not thread-safe by itself: the strategy calls it under its own lock.
  */
@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "random.h"
+#include "forkgen.h"
 
 #define IDB_STATE_WINDOW_MS 1000     /* ms reserved per write: one write + 2 fsyncs a second */
 #define IDB_STATE_NONE INT64_MIN     /* reserved_ms / used_ms: nothing yet */
@@ -43,7 +43,7 @@
 
 typedef struct idb_statefile {
     int lock_fd;                     /* PATH.lock, flock'ed */
-    unsigned fork_gen;               /* idb_random_fork_generation() at open */
+    unsigned fork_gen;               /* idb_fork_generation() at open */
     int64_t reserved_ms;             /* IDs may use ms up to this (IDB_STATE_NONE: none) */
     int64_t used_ms;                 /* highest ms covered for an ID so far (or NONE) */
     const char *owner;               /* the strategy's name, as in the file */
@@ -58,16 +58,16 @@ typedef struct idb_statefile {
 int idb_statefile_open(const char *path, const char *owner, idb_statefile **out, idb_err *err);
 
 /* Write reserved_ms = ms durably (temp file, fsync, rename, fsync of the directory).
- * Returns 0, or IDB_EIO (a write failed, nothing changed; or called in a forked child). */
+ * Returns 0, IDB_EIO (a write failed, nothing changed) or IDB_EFORK (in a forked child). */
 int idb_statefile_reserve(idb_statefile *sf, int64_t ms, idb_err *err);
 
 /* Called before an ID stamped ms is handed out: reserves ms + IDB_STATE_WINDOW_MS first
  * when ms is beyond the reservation. Returns 0 (the ID may go out), or IDB_EIO (the
- * reservation could not be written, or this is a forked child): then no ID may go out. */
+ * reservation could not be written) or IDB_EFORK (a forked child): then no ID may go out. */
 static inline int idb_statefile_cover(idb_statefile *sf, int64_t ms, idb_err *err)
 {
     int rc = 0;
-    if (sf->fork_gen != idb_random_fork_generation() || ms > sf->reserved_ms)
+    if (sf->fork_gen != idb_fork_now() || ms > sf->reserved_ms)
         rc = idb_statefile_reserve(sf, ms + IDB_STATE_WINDOW_MS, err);
     if (rc == 0 && ms > sf->used_ms) sf->used_ms = ms;
     return rc;

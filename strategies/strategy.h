@@ -65,6 +65,24 @@ enum idb_xproc {
     IDB_XPROC_COUNT
 };
 
+/* The fork rule: what an instance does when used in a child made by fork() (the parent's
+ * instance, copied with its state). Every strategy declares one of these in `fork`, the
+ * registry refuses a strategy that declares neither, and tests/test_fork.c checks every
+ * registered strategy's behaviour against its declaration (one ID, fork, one next() in each
+ * process on a manual clock frozen in one ms: the two IDs differ, or the child is refused).
+ * The child finds out through forkgen.h (a generation counter an atfork handler bumps), at
+ * the cost of one relaxed atomic load per next(). The strategy's header comment says why
+ * it is safe or why it refuses. */
+enum idb_fork {
+    IDB_FORK_UNDECLARED,         /* 0: not decided; refused by the registry */
+    IDB_FORK_SAFE,               /* provably safe: the child's IDs cannot repeat the parent's
+                                  * more often than two unrelated processes' would (fresh
+                                  * random bits per ID, or per-process bits redrawn) */
+    IDB_FORK_REFUSES,            /* next() in the child returns IDB_EFORK and makes nothing:
+                                  * the state it would continue from is the parent's */
+    IDB_FORK_COUNT
+};
+
 /* decode() calls emit once per field, in a fixed order; value is text. */
 typedef void (*idb_emit_fn)(void *ctx, const char *key, const char *value);
 
@@ -77,13 +95,15 @@ typedef struct idb_strategy {
     int time_ordered;            /* 1 if IDs sort (roughly) by creation time */
     enum idb_coord coord;
     enum idb_xproc cross_process;   /* uniqueness across processes (above); 0 = none */
+    enum idb_fork fork;          /* the fork rule (above): IDB_FORK_SAFE or IDB_FORK_REFUSES */
     const idb_opt_decl *options; /* terminated by {0}; may be NULL */
 
     /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
      * alive. Returns 0 and *inst, or an IDB_E* code with err filled. */
     int (*create)(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err);
     /* Write the next ID into *id. Returns 0, or IDB_ECLOCK (clock behind; err->behind_ms),
-     * IDB_EUNAVAIL, IDB_EEXHAUSTED or IDB_EIO with err filled; *id is then unspecified. */
+     * IDB_EUNAVAIL, IDB_EEXHAUSTED, IDB_EIO or IDB_EFORK (the fork rule) with err filled;
+     * *id is then unspecified. */
     int (*next)(void *inst, idb_id *id, idb_err *err);
     /* Free an instance (NULL is fine). */
     void (*destroy)(void *inst);
@@ -103,8 +123,8 @@ extern const idb_strategy *const idb_strategies[];
 
 /* Check every strategy of table (NULL-terminated; idb_strategies at start-up) against this
  * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
- * 8 .. IDB_ID_MAX * 8, all six functions set, and cross_process one of enum idb_xproc with
- * the option its condition names declared. Returns 0, or IDB_EINPUT with err naming the
+ * 8 .. IDB_ID_MAX * 8, all six functions set, cross_process one of enum idb_xproc with
+ * the option its condition names declared, and fork IDB_FORK_SAFE or IDB_FORK_REFUSES. Returns 0, or IDB_EINPUT with err naming the
  * first plug-in that fails and why. idbench's main() runs it before any command, so no
  * command sees a strategy that breaks the contract (e.g. writes past an idb_id). */
 int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err);
@@ -112,6 +132,9 @@ int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err);
 /* The name of a cross_process value as `idbench list` prints it ("none", "always",
  * "distinct-worker", "shared-dir"), or "?" for a value out of range. */
 const char *idb_xproc_name(enum idb_xproc x);
+
+/* The name of a fork value ("safe", "refuses"), or "?" for any other. */
+const char *idb_fork_rule_name(enum idb_fork f);
 
 /* The strategy called name, or NULL. */
 const idb_strategy *idb_strategy_find(const char *name);

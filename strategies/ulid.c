@@ -36,7 +36,11 @@
  * reserved (whose random parts it cannot know), with a fresh random part, and goes on
  * as above: while the clock is behind that ms, the time field stays on it (+1 per ULID;
  * it never refuses). A corrupt state file is IDB_EINPUT; one in use by another instance
- * IDB_EUNAVAIL; in a forked child next() refuses with IDB_EIO.
+ * IDB_EUNAVAIL.
+ * After fork (fork = IDB_FORK_REFUSES): the child's copy of (last ms, random part) would
+ * go on +1 from the parent's last ULID in the same ms, repeating the parent's next ones;
+ * redrawing instead could put the child below ULIDs the instance already made (the order
+ * above), so next() there returns IDB_EFORK.
  *
  * Options:
  *   overflow_after  INT >= 0, default 0   TEST HOOK. 0 = the spec: each ms starts at a
@@ -69,6 +73,7 @@ typedef struct ulid {
     int64_t last_ms;            /* ms in the last ULID; -1 before the first */
     uint64_t rhi, rlo;          /* random part of the last ULID: 16 + 64 bits */
     idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
+    unsigned fork_gen;          /* idb_fork_generation() at create */
 } ulid;
 
 static const idb_opt_decl ulid_options[] = {
@@ -111,6 +116,7 @@ static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_
     u->clock = clock;
     u->overflow_after = (uint64_t)idb_opts_int(opts, "overflow_after");
     u->last_ms = -1;
+    u->fork_gen = idb_fork_generation();
     int rc = ulid_restore(u, idb_opts_str(opts, "state_file"), err);
     if (rc) { free(u); return rc; }
     *inst = u;
@@ -140,13 +146,14 @@ static void ulid_fresh(ulid *u)
 
 /* Write the next ULID into *id, greater than the instance's previous one. Returns 0,
  * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (random part overflowed within one
- * ms, or the 48-bit timestamp is used up) or IDB_EIO (the state file could not be
- * written; a forked child with a state file). */
+ * ms, or the 48-bit timestamp is used up), IDB_EIO (the state file could not be
+ * written) or IDB_EFORK (a forked child). */
 static int ulid_next(void *inst, idb_id *id, idb_err *err)
 {
     ulid *u = inst;
+    int rc = idb_fork_check(u->fork_gen, "ulid", err);
+    if (rc) return rc;
     int64_t now = idb_clock_now_ms(u->clock);
-    int rc = 0;
 
     idb_spin_lock(&u->lock);
     if (now > u->last_ms) {                  /* new ms: fresh randomness */
@@ -247,6 +254,7 @@ const idb_strategy idb_strategy_ulid = {
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
+    .fork = IDB_FORK_REFUSES,
     .options = ulid_options,
     .create = ulid_create,
     .next = ulid_next,

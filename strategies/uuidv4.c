@@ -16,6 +16,9 @@
  *
  * What it promises: unique across threads, processes and restarts with no coordination,
  * by 122 random bits (cross_process = IDB_XPROC_ALWAYS); no order at all.
+ * After fork (fork = IDB_FORK_SAFE): every ID's random bits are drawn at next() from
+ * random.h, whose per-thread stream is dropped in a forked child and re-keyed from the OS,
+ * so the child's IDs are as independent of the parent's as another process's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +83,7 @@ const idb_strategy idb_strategy_uuidv4 = {
     .time_ordered = 0,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
+    .fork = IDB_FORK_SAFE,
     .options = NULL,
     .create = uuidv4_create,
     .next = uuidv4_next,

@@ -35,7 +35,12 @@
  * starts above what the last run reserved, as if it had used that ms up: while the clock
  * is behind it, the timestamp runs ahead of the clock (the rule above for a clock stepped
  * back; it never refuses). A corrupt state file is IDB_EINPUT; one in use by another
- * instance IDB_EUNAVAIL; in a forked child next() refuses with IDB_EIO.
+ * instance IDB_EUNAVAIL.
+ * After fork (fork = IDB_FORK_REFUSES): the child's copy of (last ms, counter) would make
+ * the parent's next counter values in the same ms, told apart only by the 74 - C random
+ * tail bits (32 by default: far likelier to collide than two processes, whose counters are
+ * seeded apart); a counter reseeded in the same ms could fall below UUIDs the instance
+ * already made. So next() there returns IDB_EFORK.
  *
  * Options:
  *   counter_bits  INT 12..42, default 42   width C of the counter (decode needs the same)
@@ -61,6 +66,7 @@ typedef struct uuidv7 {
     int64_t last_ms;            /* ms in the last UUID; -1 before the first */
     uint64_t counter;           /* counter in the last UUID */
     idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
+    unsigned fork_gen;          /* idb_fork_generation() at create */
 } uuidv7;
 
 static const idb_opt_decl uuidv7_options[] = {
@@ -83,6 +89,7 @@ static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, id
     u->cbits = (int)idb_opts_int(opts, "counter_bits");
     u->cmax = (1ULL << u->cbits) - 1;
     u->last_ms = -1;
+    u->fork_gen = idb_fork_generation();
     const char *path = idb_opts_str(opts, "state_file");
     int rc = path[0] ? idb_statefile_open(path, "uuidv7", &u->sf, err) : 0;
     if (rc) { free(u); return rc; }
@@ -110,11 +117,13 @@ static inline uint64_t uuidv7_seed(const uuidv7 *u)
 }
 
 /* Write the next UUIDv7 into *id, greater than the instance's previous one. Returns 0,
- * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (48-bit timestamp used up) or IDB_EIO
- * (the state file could not be written; a forked child with a state file). */
+ * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (48-bit timestamp used up), IDB_EIO
+ * (the state file could not be written) or IDB_EFORK (a forked child). */
 static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
 {
     uuidv7 *u = inst;
+    int rc = idb_fork_check(u->fork_gen, "uuidv7", err);
+    if (rc) return rc;
     int64_t now = idb_clock_now_ms(u->clock);
     /* the random tail is 74 - counter_bits bits: 32 with the default counter */
     uint64_t r = u->cbits >= 42 ? idb_random_u32() : idb_random_u64();
@@ -129,7 +138,6 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
         ms++;
         ctr = uuidv7_seed(u);
     }
-    int rc = 0;
     if ((uint64_t)ms > UUIDV7_MS_MAX)       /* negative ms wraps to a huge value here */
         rc = ms < 0 ? idb_fail(err, IDB_EINPUT, "clock reads %lld ms, before 1970, which a "
                                "UUIDv7 cannot hold", (long long)ms)
@@ -188,6 +196,7 @@ const idb_strategy idb_strategy_uuidv7 = {
     .time_ordered = 1,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
+    .fork = IDB_FORK_REFUSES,
     .options = uuidv7_options,
     .create = uuidv7_create,
     .next = uuidv7_next,

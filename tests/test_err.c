@@ -18,6 +18,7 @@
 /* The codes err.h declares today; each must have a name of its own. */
 static const int declared[] = {
     IDB_OK, IDB_EINPUT, IDB_ECLOCK, IDB_EUNAVAIL, IDB_EEXHAUSTED, IDB_EIO, IDB_ENOMEM,
+    IDB_EFORK,
 };
 
 /* Every declared code is named, not "unknown error", and no two share a name. */

@@ -309,7 +309,7 @@ static void test_range_refuses_after_fork(void **state)
         idb_err err = { 0 };
         int rc = idb_strategy_find("range")->next(r, &id, &err);
         destroy(r);
-        _exit(rc == IDB_EIO && strstr(err.msg, "fork") ? 0 : 1);
+        _exit(rc == IDB_EFORK && strstr(err.msg, "fork") ? 0 : 1);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);

@@ -1,7 +1,8 @@
 /* test_registry.c — the two plug-in registries refuse what breaks their interface: tables
  * holding a deliberately bad strategy (bits over IDB_ID_MAX * 8, 0, not a multiple of 8,
- * another interface version, a missing function) or a bad store (another version, a
- * missing function) are refused with a message naming the plug-in; the real tables pass.
+ * another interface version, a missing function, no fork rule) or a bad store (another
+ * version, a missing function) are refused with a message naming the plug-in; the real
+ * tables pass.
  * And the width contract of every store: 0 and IDB_ID_MAX + 1 bytes are refused at open,
  * the null store takes every width from 1 to IDB_ID_MAX (the others' round trips at
  * widths 1, 5, 20 and 32 are in their own tests).
@@ -134,6 +135,29 @@ TEST(test_strategy_cross_process)
     assert_string_equal(idb_xproc_name(IDB_XPROC_COUNT), "?");
 }
 
+/* The fork rule must be declared (strategy.h): 0 (undeclared) and a value out of the enum
+ * are refused with the reason; both declared values pass; the names are the rule's. */
+TEST(test_strategy_fork_rule)
+{
+    idb_strategy s = plugin("nofork");
+    s.fork = IDB_FORK_UNDECLARED;
+    expect_strategy_refused(&s, "fork rule");
+    s.name = "badfork";
+    s.fork = IDB_FORK_COUNT;
+    expect_strategy_refused(&s, "fork = ");
+    static const enum idb_fork declared[] = { IDB_FORK_SAFE, IDB_FORK_REFUSES };
+    for (size_t i = 0; i < sizeof declared / sizeof *declared; i++) {
+        s.fork = declared[i];
+        const idb_strategy *const table[] = { &s, NULL };
+        idb_err err = { 0 };
+        if (idb_strategy_check_table(table, &err) != 0)
+            fail_msg("fork = %d refused: %s", (int)s.fork, err.msg);
+    }
+    assert_string_equal(idb_fork_rule_name(IDB_FORK_SAFE), "safe");
+    assert_string_equal(idb_fork_rule_name(IDB_FORK_REFUSES), "refuses");
+    assert_string_equal(idb_fork_rule_name(IDB_FORK_UNDECLARED), "?");
+}
+
 /* Every store refuses key widths 0 and IDB_ID_MAX + 1 at open, before touching dir. */
 TEST(test_every_store_refuses_bad_widths)
 {
@@ -176,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_strategy_widths),
         cmocka_unit_test(test_strategy_version_and_functions),
         cmocka_unit_test(test_strategy_cross_process),
+        cmocka_unit_test(test_strategy_fork_rule),
         cmocka_unit_test(test_store_version_and_functions),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),

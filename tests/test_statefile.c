@@ -273,7 +273,7 @@ TEST(test_corrupt_refused)
     rmdir(path);
 }
 
-/* A forked child with the parent's instance is refused (IDB_EIO) and its destroy changes
+/* A forked child with the parent's instance is refused (IDB_EFORK) and its destroy changes
  * nothing; the parent keeps the lock and goes on. */
 TEST(test_fork_child_refused)
 {
@@ -292,7 +292,7 @@ TEST(test_fork_child_refused)
         idb_err ce = { 0 };
         int rc = s->next(inst, &id, &ce);
         s->destroy(inst);
-        _exit(rc == IDB_EIO && strstr(ce.msg, "fork") ? 0 : 1);
+        _exit(rc == IDB_EFORK && strstr(ce.msg, "fork") ? 0 : 1);
     }
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
