@@ -112,13 +112,12 @@ static void chacha_blocks4(const uint32_t key[8], uint64_t counter, uint8_t out[
 #endif
 }
 
-static void seed_from_os(void)
+void idb_random_os_bytes(void *p, size_t n)
 {
-    pthread_once(&atfork_once, register_atfork);
-    uint8_t k[KEY_BYTES];
+    uint8_t *k = p;
     size_t got = 0;
-    while (got < sizeof k) {
-        ssize_t r = getrandom(k + got, sizeof k - got, 0);
+    while (got < n) {
+        ssize_t r = getrandom(k + got, n - got, 0);
         if (r < 0) {
             if (errno == EINTR) continue;
             fprintf(stderr, "idbench: getrandom failed: %s\n", strerror(errno));
@@ -126,6 +125,13 @@ static void seed_from_os(void)
         }
         got += (size_t)r;
     }
+}
+
+static void seed_from_os(void)
+{
+    pthread_once(&atfork_once, register_atfork);
+    uint8_t k[KEY_BYTES];
+    idb_random_os_bytes(k, sizeof k);
     memcpy(rs.key, k, sizeof k);
     explicit_bzero(k, sizeof k);
     rs.counter = 0;
@@ -197,6 +203,14 @@ void idb_random_seed(uint64_t seed)
     rs.counter = 0;
     rs.seeded = 1;
     rs.pos = BUF_BYTES;
+}
+
+void idb_random_seed_thread(uint64_t seed) { idb_random_seed(seed); }
+
+void idb_random_unseed(void)
+{
+    explicit_bzero(&rs, sizeof rs);
+    rs.pos = BUF_BYTES;                /* seeded = 0: the next draw keys from the OS */
 }
 
 static uint64_t splitmix64(uint64_t *x)

@@ -27,6 +27,17 @@ uint32_t idb_random_u32(void);
 /* Make the calling thread's stream deterministic from seed (same seed, same bytes). */
 void idb_random_seed(uint64_t seed);
 
+/* For benchmarks only (the insert runner around its instances and generation loop, so that
+ * the same --seed gives the same keys): make the calling thread's stream deterministic from
+ * seed; idb_random_unseed() returns it to OS keying. Never for `gen` or real use. A forked
+ * child re-keys from the OS either way. */
+void idb_random_seed_thread(uint64_t seed);
+void idb_random_unseed(void);
+
+/* Fill p with n bytes straight from the OS (getrandom), never from a seeded stream: for
+ * what keeps processes apart (ObjectId's process bytes). Aborts as idb_random_bytes. */
+void idb_random_os_bytes(void *p, size_t n);
+
 /* Incremented in the child after every fork(); lets strategies notice a new process. */
 unsigned idb_random_fork_generation(void);
 

@@ -56,6 +56,7 @@ static const num_field fields[] = {
     { "checkpoint_pages", R(st.checkpoint_pages), 1, 0, 0 },
     { "wal_frames", R(st.wal_frames), 1, 0, 0 },
     { "read_pages", R(st.read_pages), 1, 0, 0 },
+    { "order_breaks", R(order_breaks), 1, 0, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
