@@ -73,11 +73,11 @@ static const idb_opt_decl objectid_options[] = {
 };
 
 /* The process word for the current fork generation, with 5 fresh random bytes from the OS
- * (idb_random_os_bytes: a seeded benchmark run seeds the counter start, never these). */
+ * (idb_random_process_bytes: a seeded insert run seeds the counter start, never these). */
 static uint64_t objectid_draw(unsigned gen)
 {
     uint64_t v;                  /* never seeded: these bytes keep processes apart */
-    idb_random_os_bytes(&v, sizeof v);
+    idb_random_process_bytes(&v, sizeof v);
     return (uint64_t)(gen & OID_GEN_MASK) << 40 | (v & OID_RAND_MASK);
 }
 

@@ -20,6 +20,7 @@ static _Thread_local struct {
     uint8_t buf[BUF_BYTES];
     unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
     int seeded;
+    int bench;                         /* seeded by idb_random_seed_thread (random.h) */
 } rs = { .pos = BUF_BYTES };
 
 static atomic_uint fork_generation;
@@ -112,7 +113,7 @@ static void chacha_blocks4(const uint32_t key[8], uint64_t counter, uint8_t out[
 #endif
 }
 
-void idb_random_os_bytes(void *p, size_t n)
+static void os_bytes(void *p, size_t n)
 {
     uint8_t *k = p;
     size_t got = 0;
@@ -131,7 +132,7 @@ static void seed_from_os(void)
 {
     pthread_once(&atfork_once, register_atfork);
     uint8_t k[KEY_BYTES];
-    idb_random_os_bytes(k, sizeof k);
+    os_bytes(k, sizeof k);
     memcpy(rs.key, k, sizeof k);
     explicit_bzero(k, sizeof k);
     rs.counter = 0;
@@ -205,7 +206,17 @@ void idb_random_seed(uint64_t seed)
     rs.pos = BUF_BYTES;
 }
 
-void idb_random_seed_thread(uint64_t seed) { idb_random_seed(seed); }
+void idb_random_seed_thread(uint64_t seed)
+{
+    idb_random_seed(seed);
+    rs.bench = 1;
+}
+
+void idb_random_process_bytes(void *p, size_t n)
+{
+    if (rs.bench) os_bytes(p, n);
+    else idb_random_bytes(p, n);
+}
 
 void idb_random_unseed(void)
 {

@@ -34,9 +34,11 @@ void idb_random_seed(uint64_t seed);
 void idb_random_seed_thread(uint64_t seed);
 void idb_random_unseed(void);
 
-/* Fill p with n bytes straight from the OS (getrandom), never from a seeded stream: for
- * what keeps processes apart (ObjectId's process bytes). Aborts as idb_random_bytes. */
-void idb_random_os_bytes(void *p, size_t n);
+/* Fill p with n bytes for what keeps processes apart (ObjectId's process bytes): straight
+ * from the OS (getrandom) while idb_random_seed_thread's benchmark mode is on, so a seeded
+ * run never seeds them; else as idb_random_bytes (idb_random_seed: the simulator and tests
+ * stay deterministic). Aborts as idb_random_bytes. */
+void idb_random_process_bytes(void *p, size_t n);
 
 /* Incremented in the child after every fork(); lets strategies notice a new process. */
 unsigned idb_random_fork_generation(void);
