@@ -21,7 +21,7 @@ static _Thread_local struct {
     unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
     int seeded;
     int bench;                         /* seeded by idb_random_seed_thread (random.h) */
-} rs = { .pos = BUF_BYTES };
+} rs = { .pos = BUF_BYTES }, saved;   /* saved: the stream idb_random_seed_thread put aside */
 
 static atomic_uint fork_generation;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -30,7 +30,8 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void after_fork_child(void)
 {
     explicit_bzero(&rs, sizeof rs);
-    rs.pos = BUF_BYTES;
+    explicit_bzero(&saved, sizeof saved);   /* never the parent's stream again */
+    rs.pos = saved.pos = BUF_BYTES;
     atomic_fetch_add(&fork_generation, 1);
 }
 
@@ -208,6 +209,7 @@ void idb_random_seed(uint64_t seed)
 
 void idb_random_seed_thread(uint64_t seed)
 {
+    saved = rs;
     idb_random_seed(seed);
     rs.bench = 1;
 }
@@ -220,8 +222,9 @@ void idb_random_process_bytes(void *p, size_t n)
 
 void idb_random_unseed(void)
 {
-    explicit_bzero(&rs, sizeof rs);
-    rs.pos = BUF_BYTES;                /* seeded = 0: the next draw keys from the OS */
+    rs = saved;                        /* the stream as it was (unseeded: keys from the OS) */
+    explicit_bzero(&saved, sizeof saved);
+    saved.pos = BUF_BYTES;
 }
 
 static uint64_t splitmix64(uint64_t *x)

@@ -29,7 +29,7 @@ void idb_random_seed(uint64_t seed);
 
 /* For benchmarks only (the insert runner around its instances and generation loop, so that
  * the same --seed gives the same keys): make the calling thread's stream deterministic from
- * seed; idb_random_unseed() returns it to OS keying. Never for `gen` or real use. A forked
+ * seed; idb_random_unseed() gives back the stream it replaced. Never for `gen` or real use. A forked
  * child re-keys from the OS either way. */
 void idb_random_seed_thread(uint64_t seed);
 void idb_random_unseed(void);
