@@ -12,6 +12,7 @@
  *   draws them at create and draws new ones when the fork generation (forkgen.h) has
  *   changed since (it runs in a forked child), as the spec's fork test requires.
  * counter: big-endian, starts at a random value (or counter_start), +1 per ID, wrapping
+ *   (the start comes from the shared stream, so a seeded insert run repeats it)
  *   from 0xFFFFFF to 0. Both big-endian fields make memcmp order follow time, then counter.
  *
  * At most 2^24 IDs per second: an instance counts the IDs made in the current second; when
@@ -76,10 +77,13 @@ static const idb_opt_decl objectid_options[] = {
     { 0 },
 };
 
-/* The process word for the current fork generation, with 5 fresh random bytes. */
+/* The process word for the current fork generation, with 5 fresh random bytes from the OS
+ * (idb_random_process_bytes: a seeded insert run seeds the counter start, never these). */
 static uint64_t objectid_draw(unsigned gen)
 {
-    return (uint64_t)(gen & OID_GEN_MASK) << 40 | (idb_random_u64() & OID_RAND_MASK);
+    uint64_t v;                  /* never seeded: these bytes keep processes apart */
+    idb_random_process_bytes(&v, sizeof v);
+    return (uint64_t)(gen & OID_GEN_MASK) << 40 | (v & OID_RAND_MASK);
 }
 
 /* Make an instance: draw the process bytes, set the counter from counter_start, keep

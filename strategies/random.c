@@ -19,7 +19,8 @@ static _Thread_local struct {
     uint8_t buf[BUF_BYTES];
     unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
     int seeded;
-} rs = { .pos = BUF_BYTES };
+    int bench;                         /* seeded by idb_random_seed_thread (random.h) */
+} rs = { .pos = BUF_BYTES }, saved;   /* saved: the stream idb_random_seed_thread put aside */
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -27,7 +28,8 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void after_fork_child(void)
 {
     explicit_bzero(&rs, sizeof rs);
-    rs.pos = BUF_BYTES;
+    explicit_bzero(&saved, sizeof saved);   /* never the parent's stream again */
+    rs.pos = saved.pos = BUF_BYTES;
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
@@ -103,13 +105,12 @@ static void chacha_blocks4(const uint32_t key[8], uint64_t counter, uint8_t out[
 #endif
 }
 
-static void seed_from_os(void)
+static void os_bytes(void *p, size_t n)
 {
-    pthread_once(&atfork_once, register_atfork);
-    uint8_t k[KEY_BYTES];
+    uint8_t *k = p;
     size_t got = 0;
-    while (got < sizeof k) {
-        ssize_t r = getrandom(k + got, sizeof k - got, 0);
+    while (got < n) {
+        ssize_t r = getrandom(k + got, n - got, 0);
         if (r < 0) {
             if (errno == EINTR) continue;
             fprintf(stderr, "idbench: getrandom failed: %s\n", strerror(errno));
@@ -117,6 +118,13 @@ static void seed_from_os(void)
         }
         got += (size_t)r;
     }
+}
+
+static void seed_from_os(void)
+{
+    pthread_once(&atfork_once, register_atfork);
+    uint8_t k[KEY_BYTES];
+    os_bytes(k, sizeof k);
     memcpy(rs.key, k, sizeof k);
     explicit_bzero(k, sizeof k);
     rs.counter = 0;
@@ -188,6 +196,26 @@ void idb_random_seed(uint64_t seed)
     rs.counter = 0;
     rs.seeded = 1;
     rs.pos = BUF_BYTES;
+}
+
+void idb_random_seed_thread(uint64_t seed)
+{
+    saved = rs;
+    idb_random_seed(seed);
+    rs.bench = 1;
+}
+
+void idb_random_process_bytes(void *p, size_t n)
+{
+    if (rs.bench) os_bytes(p, n);
+    else idb_random_bytes(p, n);
+}
+
+void idb_random_unseed(void)
+{
+    rs = saved;                        /* the stream as it was (unseeded: keys from the OS) */
+    explicit_bzero(&saved, sizeof saved);
+    saved.pos = BUF_BYTES;
 }
 
 static uint64_t splitmix64(uint64_t *x)

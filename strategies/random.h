@@ -27,6 +27,19 @@ uint32_t idb_random_u32(void);
 /* Make the calling thread's stream deterministic from seed (same seed, same bytes). */
 void idb_random_seed(uint64_t seed);
 
+/* For benchmarks only (the insert runner around its instances and generation loop, so that
+ * the same --seed gives the same keys): make the calling thread's stream deterministic from
+ * seed; idb_random_unseed() gives back the stream it
+ * replaced. Never for `gen` or real use. A forked child re-keys from the OS either way. */
+void idb_random_seed_thread(uint64_t seed);
+void idb_random_unseed(void);
+
+/* Fill p with n bytes for what keeps processes apart (ObjectId's process bytes): straight
+ * from the OS (getrandom) while idb_random_seed_thread's benchmark mode is on, so a seeded
+ * run never seeds them; else as idb_random_bytes (idb_random_seed: the simulator and tests
+ * stay deterministic). Aborts as idb_random_bytes. */
+void idb_random_process_bytes(void *p, size_t n);
+
 /* One ChaCha block (DJB's layout: 64-bit block counter, zero nonce) with the given number
  * of rounds; exposed so tests can check it against published keystreams. */
 void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64]);

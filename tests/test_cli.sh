@@ -131,7 +131,7 @@ check "bench ran gen/NAME at 2 threads for every strategy" \
   test "$(grep -c '^gen/.*/threads:2 ' "$tmp/out")" -eq "$(wc -l <"$tmp/strategies")"
 
 # --- insert
-hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50,checkpoint_pages,wal_frames,read_pages'
+hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50,checkpoint_pages,wal_frames,read_pages,order_breaks'
 expect 0 "insert null" -- "$IDB" insert --store null --strategy counter -n 1000
 check "insert CSV header is the contract" test "$(head -1 "$tmp/out")" = "$hdr"
 check "insert counter lands at the tail" test "$(tail -1 "$tmp/out" | cut -d, -f22,23)" = "1.0000,1.0000"
@@ -327,5 +327,8 @@ check "a 100 KB --dir: a short line that says why" grep -qE '^idbench: directory
 expect 2 "a 100 KB --strategy" -- "$IDB" insert --store sqlite --strategy "${long##*/}" -n 10
 check "a 100 KB --strategy: a short line that says why" short_why "(see idbench list)"
 check "a 100 KB --strategy: the cut is said" grep -qF "bytes cut ...]" "$tmp/err"
+# repeatable runs are for insert runs only: `gen` draws fresh IDs every time (issue 10)
+check "gen uuidv4 twice gives different IDs" \
+  test "$("$IDB" gen uuidv4 -n 4)" != "$("$IDB" gen uuidv4 -n 4)"
 
 cli_done

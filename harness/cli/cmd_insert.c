@@ -70,6 +70,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "checkpoint_pages", K_I64, &r->st.checkpoint_pages },
         { "wal_frames", K_I64, &r->st.wal_frames },
         { "read_pages", K_I64, &r->st.read_pages },
+        { "order_breaks", K_I64, &r->order_breaks },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

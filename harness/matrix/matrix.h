@@ -64,6 +64,7 @@ typedef struct mx_block {
     int64_t shards[MX_LIST_MAX];
     int n_shards;
     int64_t batch, shops;
+    int64_t key_bytes;                           /* pad keys to this width; 0 = their own */
     int64_t cache_pages[MX_LIST_MAX];            /* curve blocks only */
     int n_cache_pages;
     unsigned set;                                /* bit i: key i of the block table was set */
@@ -156,6 +157,7 @@ typedef struct mx_cell {
     const idb_store *store;
     int64_t ids, shards, batch, shops;
     int64_t cache_pages;                         /* MX_CURVE on a store without a curve hook */
+    int64_t key_bytes;                           /* the block's key_bytes (0: the strategy's) */
     const mx_block *block;                       /* MX_CURVE: the block (its cache sizes) */
     int config;                                  /* cells of one configuration share it */
     int rep;                                     /* 0-based repeat */
@@ -395,5 +397,10 @@ int mx_plot_all(mx_results *r, idb_err *err);
 /* Write DIR/report.md from r (after mx_plot_all: it shows the plots drawn and says why the
  * others were not). Returns 0 or IDB_EIO. */
 int mx_report_write(const mx_results *r, idb_err *err);
+
+/* insert.csv's aggregate of one field over a configuration's repeats (matrix_write.c):
+ * the median (the mean of the middle two for an even n), min and max of v[0..n); all NAN
+ * when n == 0 or any value is unknown (< 0). Sorts v. */
+void mx_aggregate(double *v, int n, double *med, double *lo, double *hi);
 
 #endif

@@ -63,7 +63,8 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
         const mx_cell *o = &p->cells[i];
         if (o->kind == c->kind && o->strategy == c->strategy && o->store == c->store &&
             o->ids == c->ids && o->shards == c->shards && o->batch == c->batch &&
-            o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block) {
+            o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
+            o->key_bytes == c->key_bytes) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
         }
@@ -74,16 +75,19 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
 /* The label of an insert or curve cell. */
 static void run_label(mx_cell *c)
 {
-    char cache[40] = "";
+    char cache[80] = "";
     long long ids = (long long)c->ids, shards = (long long)c->shards;
     if (c->cache_pages)
         snprintf(cache, sizeof cache, " cache_pages=%lld", (long long)c->cache_pages);
+    if (c->key_bytes)
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " key_bytes=%lld",
+                 (long long)c->key_bytes);
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
     else
-        snprintf(c->label, sizeof c->label, "insert %s %s n=%lld shards=%lld #%d",
-                 c->store->name, c->strategy->name, ids, shards, c->rep + 1);
+        snprintf(c->label, sizeof c->label, "insert %s %s n=%lld shards=%lld%s #%d",
+                 c->store->name, c->strategy->name, ids, shards, cache, c->rep + 1);
 }
 
 /* Add the run of block b for strategy s, store st, size z, shards k, cache size q (an
@@ -101,6 +105,7 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, i
     c->shards = b->shards[k];
     c->batch = b->batch;
     c->shops = b->shops;
+    c->key_bytes = b->key_bytes;
     c->rep = rep;
     c->block = kind == MX_CURVE ? b : NULL;
     c->cache_pages = kind == MX_CURVE && !store->curve ? b->cache_pages[q] : 0;
@@ -122,6 +127,8 @@ static int add_block(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind,
         for (int k = 0; k < b->n_shards; k++)
             for (int st = 0; st < b->n_stores; st++)
                 for (int s = 0; s < b->n_strategies; s++) {
+                    if (b->key_bytes && b->strategies[s]->bits / 8 > b->key_bytes)
+                        continue;                /* wider than the block's key_bytes */
                     int points = kind == MX_CURVE && !b->stores[st]->curve ? b->n_cache_pages : 1;
                     for (int q = 0; q < points; q++)
                         if (add_run(p, cap, b, kind, s, st, z, k, q, rep)) return IDB_ENOMEM;
@@ -229,13 +236,17 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         .shards = (int)c->shards, .shops = (int)c->shops, .shop_skew = 1.0, .dir = dir,
         .seed = (uint64_t)x->m->seed,
     };
-    char cache_kv[64];
+    char cache_kv[64], width_kv[64];
     const mx_store_opts *so = mx_store_options(x->m, c->store);
-    for (int i = 0; so && i < so->n && cfg.n_store_kv < IDB_INSERT_MAX_KV - 1; i++)
+    for (int i = 0; so && i < so->n && cfg.n_store_kv < IDB_INSERT_MAX_KV - 2; i++)
         cfg.store_kv[cfg.n_store_kv++] = so->kv[i];
     if (c->cache_pages) {                              /* later options override earlier */
         snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)c->cache_pages);
         cfg.store_kv[cfg.n_store_kv++] = cache_kv;
+    }
+    if (c->key_bytes) {                                /* the block's width, last */
+        snprintf(width_kv, sizeof width_kv, "key_bytes=%lld", (long long)c->key_bytes);
+        cfg.store_kv[cfg.n_store_kv++] = width_kv;
     }
     if (c->kind == MX_CURVE && c->store->curve) {
         cfg.curve_cache_pages = c->block->cache_pages;

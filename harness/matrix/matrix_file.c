@@ -82,6 +82,8 @@ static const idb_key keys[] = {
       .max = 1 << 24, B(batch) },
     { .section = "insert", .name = "shops", .type = IDB_KEY_INT, .def = "1000", .min = 1,
       .max = 1 << 24, B(shops) },
+    { .section = "insert", .name = "key_bytes", .type = IDB_KEY_INT, .def = "0", .min = 0,
+      .max = IDB_ID_MAX, B(key_bytes) },
     { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
       B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
     BOOL("simulate", "enabled", "1", M(sim_enabled)),
@@ -497,15 +499,11 @@ static int store_ok(const idb_store *st, const mx_store_opts *so, int n, const c
                     int key_bytes, idb_err *err)
 {
     const char *kv[MX_KV_MAX + 1];
-    int nkv = 0;
+    int nkv = 0, width;
     for (int i = 0; i < n; i++) kv[nkv++] = so->kv[i];
     if (cache_kv) kv[nkv++] = cache_kv;
-    char owner[IDB_OPT_NAME_MAX + sizeof "store "];
-    snprintf(owner, sizeof owner, "store %s", st->name);
     idb_opts o;
-    int rc = idb_opts_parse(&o, st->options, kv, nkv, owner, err);
-    if (!rc && st->check) rc = st->check(&o, key_bytes, err);
-    return rc;
+    return idb_store_opts_parse(st, kv, nkv, key_bytes, &o, &width, err);
 }
 
 /* The line to name when a run of b on st is refused: the first of st's [store.NAME]
@@ -534,6 +532,8 @@ static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
         for (int i = 0; i < b->n_strategies; i++) {
             int width = b->strategies[i]->bits / 8;
             idb_err why = { 0 };
+            if (b->key_bytes && b->key_bytes < width) continue;  /* not run (matrix_cells) */
+            if (b->key_bytes) width = (int)b->key_bytes;
             if (store_ok(st, so, so ? so->n : 0, cached ? cache_kv : NULL, width, &why) == 0)
                 continue;
             char where[MX_PATH_MAX + 16];

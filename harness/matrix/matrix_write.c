@@ -6,7 +6,8 @@
  *               that succeeded; timing fields also as NAME_min / NAME_max; then shops,
  *               repeats (how many succeeded) and store_options (blank-separated k=v).
  * positions.csv where new keys landed: per configuration and position bin, the inserts
- *               summed over repeats (count) and their share of all inserts (share).
+ *               summed over repeats (count) and their share of all inserts (share); not
+ *               for blocks with key_bytes (padding keeps the order, so the positions).
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
  */
@@ -56,6 +57,7 @@ static const num_field fields[] = {
     { "checkpoint_pages", R(st.checkpoint_pages), 1, 0, 0 },
     { "wal_frames", R(st.wal_frames), 1, 0, 0 },
     { "read_pages", R(st.read_pages), 1, 0, 0 },
+    { "order_breaks", R(order_breaks), 1, 0, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
@@ -67,8 +69,8 @@ static double field_value(const num_field *f, const idb_insert_result *r)
 }
 
 /* Median (mean of the middle two for an even count), min and max of v[0..n); NAN when
- * n == 0 or any value is unknown (< 0). Sorts v. */
-static void stats(double *v, int n, double *med, double *lo, double *hi)
+ * n == 0 or any value is unknown (< 0). Sorts v. (matrix.h: the aggregate of insert.csv) */
+void mx_aggregate(double *v, int n, double *med, double *lo, double *hi)
 {
     *med = *lo = *hi = NAN;
     for (int i = 0; i < n; i++)
@@ -108,7 +110,7 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     for (size_t k = 0; k < NFIELDS; k++) {
         double med, lo, hi;
         for (int i = 0; i < n; i++) v[i] = field_value(&fields[k], r[i]->res);
-        stats(v, n, &med, &lo, &hi);
+        mx_aggregate(v, n, &med, &lo, &hi);
         put_num(f, fields[k].prec, med, ",");
         if (fields[k].timing) {
             put_num(f, fields[k].prec, lo, ",");
@@ -146,6 +148,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
         int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
         if (n == 0) continue;
         insert_row(f, r, n);
+        if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
         for (int i = 0; i < n; i++)
             for (int b = 0; b < IDB_LOC_BUCKETS; b++) {
@@ -267,7 +270,7 @@ int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err)
             if (!isnan(ns) && strcmp(mx_table_str(&t, q, cerr), "true") != 0) v[n++] = ns;
         }
         double med, lo, hi;
-        stats(v, n, &med, &lo, &hi);
+        mx_aggregate(v, n, &med, &lo, &hi);
         fprintf(f, "%s,%s,%d,", kind, what, threads);
         put_num(f, 2, med, ",");
         put_num(f, 2, lo, ",");

@@ -15,6 +15,10 @@
  * and strategy option of every shard, the directory), then all memory, then the directory
  * (rundir.h: its snapshot; made when missing), every strategy instance, and only then the
  * shard directories and stores. A failure from there on removes what the run made.
+ * Keys: the strategies' random draws are seeded from --seed for the run (random.h:
+ * idb_random_seed_thread), so the same seed gives the same keys; each key is padded to the
+ * store option key_bytes (store.h) after its generation is timed; order_breaks counts the
+ * keys not above their shard's previous key, in insert order.
  * Memory: each shard's keys (for locality) grow with what the shard receives, so the
  * harness's memory is linear in the IDs and does not grow with the shard count.
  */
@@ -31,11 +35,16 @@
 #include "rundir.h"
 #include "zipf.h"
 
+/* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
+ * apart from the workload's own generator. */
+#define IDS_SEED_SALT 0x1d5eed1d5eedULL
+
 typedef struct shard {
     void *inst;                        /* strategy instance */
     void *store;                       /* store handle */
     idb_id *keys;                      /* keys in insertion order (locality, afterwards) */
     int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
+    int64_t breaks;                    /* keys not above the shard's previous key */
 } shard;
 
 typedef struct run {
@@ -46,6 +55,7 @@ typedef struct run {
     uint32_t *shop_orders;             /* per-shop display counter */
     int64_t *lat, *commit_lat;
     int64_t ncommits;
+    int width;                         /* key width in the stores (key_bytes, store.h) */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
@@ -86,13 +96,23 @@ static int open_stores(run *r, const idb_rundir *rd, const idb_opts *store_opts,
         char path[PATH_MAX];
         rc = idb_rundir_shard(rd, k, path, sizeof path, err);
         if (!rc)
-            rc = cfg->store->open(path, store_opts, cfg->strategy->bits / 8,
-                                  &r->shards[k].store, err);
+            rc = cfg->store->open(path, store_opts, r->width, &r->shards[k].store, err);
     }
     return rc;
 }
 
-/* Keep id as the next key of shard sh, growing its room (doubling, to at most `most`, the
+/* Pad id to width bytes: big-endian, so leading zero bytes keep its order (key_bytes). */
+static void pad_key(idb_id *id, int width)
+{
+    int pad = width - id->len;
+    if (pad <= 0) return;
+    memmove(id->b + pad, id->b, id->len);
+    memset(id->b, 0, (size_t)pad);
+    id->len = (uint8_t)width;
+}
+
+/* Keep id as the next key of shard sh (counting it in breaks when it is not above the
+ * shard's previous key: order_breaks), growing its room (doubling, to at most `most`, the
  * run's IDs) as it fills: a shard's keys take the room of what it received. */
 static int keep_key(shard *sh, const idb_id *id, int64_t most, idb_err *err)
 {
@@ -103,6 +123,7 @@ static int keep_key(shard *sh, const idb_id *id, int64_t most, idb_err *err)
         sh->keys = keys;
         sh->cap = cap;
     }
+    if (sh->nkeys > 0 && idb_id_cmp(id, &sh->keys[sh->nkeys - 1]) <= 0) sh->breaks++;
     sh->keys[sh->nkeys++] = *id;
     return 0;
 }
@@ -156,6 +177,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             rc = s->next(r->shards[row_shard[i]].inst, &rows[i].id, err);
         int64_t t = idb_mono_ns();
         gen_ns += t - t0;
+        for (int i = 0; i < b && !rc; i++) pad_key(&rows[i].id, r->width);
         for (int i = 0; i < b && !rc; i++) {
             int64_t prev = t;
             rc = st->insert(r->shards[row_shard[i]].store, &rows[i], err);
@@ -236,6 +258,8 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
         free(r->shards[k].keys);                       /* done with: lower the peak */
         r->shards[k].keys = NULL;
     }
+    res->order_breaks = 0;
+    for (int k = 0; k < cfg->shards; k++) res->order_breaks += r->shards[k].breaks;
     res->tail_insert_frac = idb_locality_tail_frac(&loc);
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
@@ -249,14 +273,12 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
-/* Parse the store options into o and make the store's own checks (store.h: check). */
-static int check_store(const idb_insert_config *cfg, idb_opts *o, idb_err *err)
+/* Parse the store options into o, the key width into *width (key_bytes) and make the
+ * store's own checks (store.h: idb_store_opts_parse). */
+static int check_store(const idb_insert_config *cfg, idb_opts *o, int *width, idb_err *err)
 {
-    char owner[IDB_OPT_NAME_MAX + sizeof "store "];
-    snprintf(owner, sizeof owner, "store %s", cfg->store->name);
-    int rc = idb_opts_parse(o, cfg->store->options, cfg->store_kv, cfg->n_store_kv, owner, err);
-    if (!rc && cfg->store->check) rc = cfg->store->check(o, cfg->strategy->bits / 8, err);
-    return rc;
+    return idb_store_opts_parse(cfg->store, cfg->store_kv, cfg->n_store_kv,
+                                cfg->strategy->bits / 8, o, width, err);
 }
 
 /* Parse every shard's strategy options as create() will be given them (without creating
@@ -292,7 +314,8 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
                         cfg->store->name);
     idb_opts *o = malloc(sizeof *o);
     if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    int rc = check_store(cfg, o, err);
+    int width;
+    int rc = check_store(cfg, o, &width, err);
     free(o);
     if (!rc) rc = check_strategy(cfg, err);
     if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
@@ -346,20 +369,22 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
 {
     memset(res, 0, sizeof *res);
     if (!cfg->dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
-    int rc = idb_insert_check(cfg, err);
-    if (!rc) rc = check_store(cfg, &res->store_opts, err);      /* kept for the output */
-    if (rc) return rc;
-    res->key_bytes = cfg->strategy->bits / 8;
-
     run r = { .cfg = cfg };
+    int rc = idb_insert_check(cfg, err);
+    if (!rc) rc = check_store(cfg, &res->store_opts, &r.width, err);   /* kept for the output */
+    if (rc) return rc;
+    res->key_bytes = r.width;
+
     idb_rundir rd;
     if ((rc = alloc_run(&r, err)) || (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
         close_run(&r);
         return rc;
     }
+    idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
     rc = make_instances(&r, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = measure(&r, res, err);
+    idb_random_unseed();
     close_run(&r);
     if (rc) idb_rundir_undo(&rd);                      /* leave DIR as the run found it */
     idb_rundir_end(&rd);

@@ -49,6 +49,7 @@ typedef struct idb_insert_result {
     double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
     double tail_insert_frac;
     double insert_pos_p50;
+    int64_t order_breaks;             /* IDs not above the previous ID of their shard */
     int64_t pos_hist[IDB_LOC_BUCKETS];   /* where new keys land: counts per position bin */
     idb_curve_point curve[IDB_CURVE_MAX];   /* when n_curve > 0 */
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */

@@ -91,6 +91,19 @@ const idb_store *idb_store_find(const char *name);
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
 int idb_store_check_table(const idb_store *const *table, idb_err *err);
 
+/* Options every store takes, declared once here and applied by the insert runner, not by
+ * the store (a store sees only its own options):
+ *   key_bytes  INT, default 0  pad every key to N bytes, big-endian with leading zero bytes
+ *              (order kept); 0 = the strategy's own width; less than it is refused. */
+extern const idb_opt_decl idb_store_common_options[];
+
+/* Parse kv[0..nkv) ("key=value", -s options) for store st: the common options into width
+ * (natural, the strategy's width, when key_bytes is 0 or not given), every other one
+ * against st's table into o, then st's check hook with that width. Returns 0, or
+ * IDB_EINPUT with err (an unknown option, key_bytes below natural, a check refused). */
+int idb_store_opts_parse(const idb_store *st, const char *const *kv, int nkv, int natural,
+                         idb_opts *o, int *width, idb_err *err);
+
 /* For a store's open(): 0 when key_bytes is a width every store takes (1 .. IDB_ID_MAX),
  * else IDB_EINPUT with err saying so, the message starting with the store's name. */
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err);

@@ -10,8 +10,10 @@
  *    pointer) + 4. All keys of a run have one width, so every leaf cell has one size and a
  *    page is full at floor(capacity / cell) cells;
  *  - keys in memcmp order, a duplicate is refused (IDB_EINPUT); a full page splits in the
- *    middle, or with split=right, when the new key goes at the very end of the page, the
- *    old page stays full and the key alone starts a new page (pagesim_tree.c);
+ *    middle, or with split=right (the default), when the new key goes at the very end of
+ *    the page, the old page keeps fillfactor % of its bytes (100: stays full, as LMDB's
+ *    append; 90: PostgreSQL's btree default for rightmost splits) and the rest with the
+ *    new key start a new page (pagesim_tree.c); fillfactor applies to leaves only;
  *  - every insert reads each page on the root-to-leaf path and writes the leaf; a split
  *    creates a page (dirty, no read needed) and writes the parent (or creates a new root);
  *  - an LRU buffer pool of cache_pages pages: an access to an uncached page that is not a
@@ -45,13 +47,17 @@
 #define ROW_FIXED 24             /* shop, display_no, created_ms, total_cents */
 #define LEAF_SLOT 4
 #define BRANCH_EXTRA 12          /* child pointer 8 + slot 4 */
+#define PERCENT 100
 
 static const idb_opt_decl pagesim_options[] = {
     { .name = "page_size", .type = IDB_OPT_INT, .def = "4096", .help = "page size in bytes",
       .min = 512, .max = 65536 },
-    { .name = "split", .type = IDB_OPT_ENUM, .def = "middle",
-      .help = "full-page split: middle, or right (a key past the page's end goes alone to a "
-              "new page)", .choices = "middle|right" },
+    { .name = "split", .type = IDB_OPT_ENUM, .def = "right",
+      .help = "full-page split: right (a key past the page's end starts a new page, the old "
+              "one keeping fillfactor %), or middle", .choices = "middle|right" },
+    { .name = "fillfactor", .type = IDB_OPT_INT, .def = "100",
+      .help = "percent of a leaf kept on the left by a split=right split (PostgreSQL's btree "
+              "default: 90)", .min = 10, .max = 100 },
     { .name = "cache_pages", .type = IDB_OPT_INT, .def = "2000",
       .help = "LRU buffer pool size in pages", .min = 1, .max = INT64_MAX },
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
@@ -162,6 +168,9 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
     enum pst_split split =
         strcmp(idb_opts_str(opts, "split"), "right") == 0 ? PST_SPLIT_RIGHT : PST_SPLIT_MIDDLE;
 
+    /* leaf cells a rightmost split keeps on the left: fillfactor % of the page's bytes */
+    int64_t keep = capacity * idb_opts_int(opts, "fillfactor") / PERCENT / leaf_cell;
+
     pagesim *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     *s = (pagesim){ .kb = key_bytes, .page_size = page_size, .capacity = capacity,
@@ -173,6 +182,7 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
         pagesim_close(s);
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     }
+    pst_set_leaf_keep(s->tree, (uint32_t)(keep < 1 ? 1 : keep));
     *h = s;
     return 0;
 }

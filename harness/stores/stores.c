@@ -1,6 +1,7 @@
 /* stores.c — the table of every store, and the checks every store shares (store.h).
  * Adding a store: one X(name) line in IDB_STORES, for a file that defines
  * `const idb_store idb_store_<name>`. */
+#include <stdio.h>
 #include <string.h>
 
 #include "store.h"
@@ -47,4 +48,46 @@ int idb_store_check_width(const char *store, int key_bytes, idb_err *err)
     if (key_bytes >= 1 && key_bytes <= IDB_ID_MAX) return 0;
     return idb_fail(err, IDB_EINPUT, "%s: key width %d bytes: expected 1 to %d", store,
                     key_bytes, IDB_ID_MAX);
+}
+
+const idb_opt_decl idb_store_common_options[] = {
+    { .name = "key_bytes", .type = IDB_OPT_INT, .def = "0",
+      .help = "pad every key to N bytes, big-endian with leading zeros (order kept); 0 = the "
+              "strategy's width", .min = 0, .max = IDB_ID_MAX },
+    { 0 },
+};
+
+/* 1 if kv ("key=value") sets one of the common options. */
+static int is_common(const char *kv)
+{
+    size_t n = strcspn(kv, "=");
+    for (const idb_opt_decl *d = idb_store_common_options; d->name; d++)
+        if (strlen(d->name) == n && strncmp(d->name, kv, n) == 0) return 1;
+    return 0;
+}
+
+int idb_store_opts_parse(const idb_store *st, const char *const *kv, int nkv, int natural,
+                         idb_opts *o, int *width, idb_err *err)
+{
+    const char *own[IDB_OPTS_MAX * 4], *common[IDB_OPTS_MAX * 4];
+    int nown = 0, ncommon = 0;
+    if (nkv > (int)(sizeof own / sizeof *own))
+        return idb_fail(err, IDB_EINPUT, "store %s: too many options (%d)", st->name, nkv);
+    for (int i = 0; i < nkv; i++) {
+        if (is_common(kv[i])) common[ncommon++] = kv[i];
+        else own[nown++] = kv[i];
+    }
+    char owner[IDB_OPT_NAME_MAX + sizeof "store "];
+    snprintf(owner, sizeof owner, "store %s", st->name);
+    int rc = idb_opts_parse(o, idb_store_common_options, common, ncommon, owner, err);
+    if (rc) return rc;
+    int64_t kb = idb_opts_int(o, "key_bytes");
+    if (kb && kb < natural)
+        return idb_fail(err, IDB_EINPUT, "store %s: key_bytes=%lld is narrower than the "
+                        "strategy's %d-byte keys (0 keeps their width)", st->name,
+                        (long long)kb, natural);
+    *width = kb ? (int)kb : natural;
+    rc = idb_opts_parse(o, st->options, own, nown, owner, err);
+    if (!rc && st->check) rc = st->check(o, *width, err);
+    return rc;
 }

@@ -15,7 +15,8 @@
  * max+1 cells keeps t/2 cells on the old (left) page and moves the rest to a new page;
  * with split=right and the new cell at the very end of the page, the old page keeps all
  * max cells and the new cell goes alone to the new page (LMDB's MDB_APPEND split, the
- * fillfactor of PostgreSQL's rightmost split taken to 100 %), at any level. Each split
+ * fillfactor of PostgreSQL's rightmost split taken to 100 %), at any level; a leaf keeps
+ * leaf_keep cells instead (pst_set_leaf_keep: fillfactor below 100). Each split
  * reports the new page (CREATE), then the parent (WRITE), or the new root (CREATE).
  */
 #include "pagesim_tree.h"
@@ -38,6 +39,7 @@ typedef struct pst_page {
 struct pst_tree {
     size_t kb;                   /* key bytes */
     uint32_t leaf_max, branch_max;
+    uint32_t leaf_keep;          /* cells a rightmost leaf split keeps (pst_set_leaf_keep) */
     int split_right;
     pst_page *pages;
     uint32_t npages, cap;
@@ -108,6 +110,12 @@ static int path_reserve(pst_tree *t, int n)
     return 0;
 }
 
+/* Cells a rightmost leaf split keeps, within 1 .. leaf_max (see pagesim_tree.h). */
+void pst_set_leaf_keep(pst_tree *t, uint32_t keep)
+{
+    t->leaf_keep = keep < 1 ? 1 : keep > t->leaf_max ? t->leaf_max : keep;
+}
+
 /* Make the tree and its root leaf (page 0), reporting the leaf's creation. */
 pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum pst_split split,
                   pst_access_fn access, void *ctx)
@@ -115,7 +123,7 @@ pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum ps
     pst_tree *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     *t = (pst_tree){ .kb = (size_t)key_bytes, .leaf_max = leaf_max, .branch_max = branch_max,
-                     .split_right = split == PST_SPLIT_RIGHT, .depth = 1,
+                     .leaf_keep = leaf_max, .split_right = split == PST_SPLIT_RIGHT, .depth = 1,
                      .access = access, .ctx = ctx };
     uint8_t *buf = NULL;
     if (pages_reserve(t, 1) || path_reserve(t, 4) || !(buf = page_buf(t, leaf_max))) {
@@ -170,7 +178,7 @@ static uint32_t split_page(pst_tree *t, uint32_t pno, uint32_t pos, uint8_t *buf
     uint32_t qno = page_add(t, buf, leaf);
     pst_page *p = &t->pages[pno], *q = &t->pages[qno];
     uint32_t n = p->n;
-    uint32_t keep = t->split_right && pos == n - 1 ? n - 1 : n / 2;
+    uint32_t keep = t->split_right && pos == n - 1 ? (leaf ? t->leaf_keep : n - 1) : n / 2;
     memcpy(q->keys, p->keys + (size_t)keep * t->kb, (size_t)(n - keep) * t->kb);
     memcpy(q->vals, p->vals + keep, (size_t)(n - keep) * sizeof *q->vals);
     q->n = n - keep;

@@ -33,6 +33,11 @@ typedef struct pst_counts {
 pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum pst_split split,
                   pst_access_fn access, void *ctx);
 
+/* With split=right: a leaf split by a key at its very end keeps keep cells (1 ..
+ * leaf_max; leaf_max when never called) and moves the rest with the new key to the new
+ * page: PostgreSQL's fillfactor on rightmost splits. Branch pages keep leaf_max's rule. */
+void pst_set_leaf_keep(pst_tree *t, uint32_t keep);
+
 /* Insert key (key_bytes bytes) with value val. All or nothing: returns 0, IDB_EINPUT for
  * a key already present, or IDB_ENOMEM (the tree is then unchanged). */
 int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err);
