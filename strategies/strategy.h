@@ -124,9 +124,10 @@ extern const idb_strategy *const idb_strategies[];
 /* Check every strategy of table (NULL-terminated; idb_strategies at start-up) against this
  * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
  * 8 .. IDB_ID_MAX * 8, all six functions set, cross_process one of enum idb_xproc with
- * the option its condition names declared, and fork IDB_FORK_SAFE or IDB_FORK_REFUSES. Returns 0, or IDB_EINPUT with err naming the
- * first plug-in that fails and why. idbench's main() runs it before any command, so no
- * command sees a strategy that breaks the contract (e.g. writes past an idb_id). */
+ * the option its condition names declared, and fork IDB_FORK_SAFE or IDB_FORK_REFUSES.
+ * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. idbench's
+ * main() runs it before any command, so no command sees a strategy that breaks the
+ * contract (e.g. writes past an idb_id). */
 int idb_strategy_check_table(const idb_strategy *const *table, idb_err *err);
 
 /* The name of a cross_process value as `idbench list` prints it ("none", "always",
