@@ -1,14 +1,14 @@
 /* matrix_write.c — the results files of a matrix run, each written to a temporary name
  * and renamed, so a reader never sees half a file and a failure leaves the old one.
  *
- * insert.csv    one row per closed-loop configuration (strategy x store x shards x ids x batch x
- *               shops): the insert contract's fields, each the median over the repeats
- *               that succeeded; timing fields also as NAME_min / NAME_max; then shops,
- *               repeats (how many succeeded) and store_options (blank-separated k=v).
+ * insert.csv    one row per closed-loop configuration (strategy x store x shards x ids x
+ *               batch x shops): the insert contract's fields, each the median over the
+ *               repeats that succeeded; timing fields also as NAME_min / NAME_max; then
+ *               shops, repeats (how many succeeded) and store_options (blank-separated k=v).
  * openloop.csv  the same for the open-loop configurations ([openloop]: insert --rate), a
  *               commit_ms column after batch, rate_per_s and order_lat_* filled in.
- * positions.csv where new keys landed (closed loop): per configuration and position bin, the inserts
- *               summed over repeats (count) and their share of all inserts (share).
+ * positions.csv where new keys landed (closed loop): per configuration and position bin,
+ *               the inserts summed over repeats (count) and their share of all inserts.
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
  */
