@@ -74,6 +74,8 @@ static const idb_store fake_store = {
     .close = fake_close,
 };
 
+static int arrivals = IDB_ARRIVALS_POISSON;     /* of the runs below */
+
 /* One run of n counter IDs into store at rate (0: closed loop); returns the result. */
 static idb_insert_result run(const idb_store *store, long long n, double rate, int batch,
                              double commit_ms)
@@ -83,7 +85,7 @@ static idb_insert_result run(const idb_store *store, long long n, double rate, i
     idb_insert_config cfg = { .strategy = idb_strategy_find("counter"), .store = store,
                               .ids = n, .batch = batch, .shards = 1, .shops = 10,
                               .shop_skew = 1.0, .dir = dir, .seed = 7, .rate = rate,
-                              .commit_ms = commit_ms };
+                              .commit_ms = commit_ms, .arrivals = arrivals };
     idb_insert_result *res = malloc(sizeof *res);
     assert_non_null(res);
     idb_err err = { 0 };
@@ -108,6 +110,20 @@ static void stall_in_order_latency(void **state)
     assert_true(r.lat_max_ns < stall);
     assert_true(r.commit_p99_ns >= stall);
     assert_true(r.rate_per_s == 2000);
+}
+
+/* Every commit takes 10 ms, orders come every 20 ms, one per commit: each order's latency
+ * holds its own commit. */
+static void own_commit_in_order_latency(void **state)
+{
+    (void)state;
+    const int64_t stall = 10 * NS_PER_MS;
+    fake = (fake_state){ .stall_every = 1, .stall_ns = stall };
+    arrivals = IDB_ARRIVALS_FIXED;
+    idb_insert_result r = run(&fake_store, 20, 50, 1, 0);
+    arrivals = IDB_ARRIVALS_POISSON;
+    assert_true(r.order_lat_p50_ns >= stall);
+    assert_true(r.lat_max_ns < stall);
 }
 
 /* Inserts take 500 us (2,000/s at most) and orders come at 10,000/s: the store falls
@@ -207,7 +223,8 @@ static void bad_settings(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stall_in_order_latency), cmocka_unit_test(above_capacity_grows),
+        cmocka_unit_test(stall_in_order_latency), cmocka_unit_test(own_commit_in_order_latency),
+        cmocka_unit_test(above_capacity_grows),
         cmocka_unit_test(commit_ms_bounds_wait), cmocka_unit_test(arrivals_seeded),
         cmocka_unit_test(closed_and_model), cmocka_unit_test(bad_settings),
     };
