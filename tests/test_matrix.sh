@@ -191,4 +191,53 @@ check "... names the store option's file and line" grep -q 'rowid.ini:2: sqlite:
   "$tmp/err"
 check "bad matrices wrote nothing" test -z "$(ls -A "$tmp/cwd")"
 
+
+# --- open loop ([openloop]: insert --rate): openloop.csv, its plot and sentence; insert.csv
+# keeps the closed loop (empty order latency and rate) and pagesim measures no time
+# col FILE NAME: the 1-based column of NAME in FILE's header (0 when absent).
+col() { head -1 "$1" | tr ',' '\n' | grep -nx -- "$2" | cut -d: -f1 | grep . || echo 0; }
+ol=$tmp/r/openloop.csv
+check "openloop.csv exists" test -s "$ol"
+for c in commit_ms rate_per_s achieved_per_s order_lat_p50_ns order_lat_p99_ns \
+    order_lat_p999_ns order_lat_max_ns lat_p99_ns; do
+  check "openloop.csv has $c" test "$(col "$ol" $c)" -gt 0
+done
+check "openloop.csv: 3 strategies x 2 stores x 2 rates" test "$(tail -n +2 "$ol" | wc -l)" -eq 12
+check "openloop.csv: the quick rates" \
+  test "$(tail -n +2 "$ol" | cut -d, -f"$(col "$ol" rate_per_s)" | sort -un | tr '\n' ' ')" = \
+  "1000 4000 "
+# every run: p50 <= p99 <= max, order latency above the statement's (it adds the wait for
+# the commit), and the achieved rate near the offered one (the rates are below capacity)
+check "openloop.csv: order latencies ordered, above per-statement, rate achieved" \
+  awk -F, -v r="$(col "$ol" rate_per_s)" -v a="$(col "$ol" achieved_per_s)" \
+    -v p50="$(col "$ol" order_lat_p50_ns)" -v p99="$(col "$ol" order_lat_p99_ns)" \
+    -v mx="$(col "$ol" order_lat_max_ns)" -v s99="$(col "$ol" lat_p99_ns)" '
+    NR > 1 { n++; if (!($p50 > 0 && $p50 <= $p99 && $p99 <= $mx && $p99 > $s99 &&
+                        $a > 0.8 * $r && $a < 1.2 * $r)) bad++ }
+    END { exit !(n > 0 && bad == 0) }' "$ol"
+ins=$tmp/r/insert.csv
+check "insert.csv has the open-loop columns, empty in the closed loop" \
+  awk -F, -v r="$(col "$ins" rate_per_s)" -v p99="$(col "$ins" order_lat_p99_ns)" \
+    -v a="$(col "$ins" achieved_per_s)" '
+    NR > 1 { n++; if ($r != "" || $p99 != "" || !($a > 0 || $2 == "pagesim")) bad++ }
+    END { exit !(r > 0 && p99 > 0 && n > 0 && bad == 0) }' "$ins"
+check "insert.csv: pagesim rows have pages but no time" \
+  awk -F, -v s="$(col "$ins" seconds)" -v i="$(col "$ins" inserts_per_s)" \
+    -v l="$(col "$ins" lat_p99_ns)" -v c="$(col "$ins" commit_p99_ns)" \
+    -v g="$(col "$ins" gen_ns_per_id)" -v lp="$(col "$ins" leaf_pages)" '
+    $2 == "pagesim" { n++; if ($s $i $l $c $g != "" || !($lp > 0)) bad++ }
+    END { exit !(n > 0 && bad == 0) }' "$ins"
+check "plots/latency_rate.png is a PNG" \
+  test "$(head -c 8 "$tmp/r/plots/latency_rate.png" | od -An -tx1 | tr -d ' \n')" = \
+  "89504e470d0a1a0a"
+check "plots/latency_rate.svg is an SVG" grep -q '<svg' "$tmp/r/plots/latency_rate.svg"
+check "report shows latency_rate" grep -q 'plots/latency_rate.png' "$tmp/r/report.md"
+check "report's open-loop sentence" grep -q 'at the highest offered rate, 4,000 orders per second' \
+  "$tmp/r/report.md"
+check "report's inserts sentence leaves pagesim out" \
+  sh -c "! grep -i 'highest median rate' '$tmp/r/report.md' | grep -q pagesim"
+bad "an open-loop run on a model store" "bad.ini:2:" $'[openloop]\nstores = lmdb, pagesim'
+bad "an open-loop rate of 0" "bad.ini:2:" $'[openloop]\nrates = 1000, 0'
+bad "an open-loop rate in hex" "bad.ini:2:" $'[openloop]\nrates = 0x10'
+
 cli_done

@@ -172,8 +172,10 @@ static void test_runs_checked(void **state)
         { "[insert]\nstores = sqlite\n[quick]\nstore.sqlite.page_size = 3000\n",
           ":4: sqlite: page_size=3000 is not a power of two (a run of [insert] with strategy "
           "counter)", 1 },
-        { "[insert]\nstores = sqlite\n[quick]\ninsert.stores = null\n"
+        { "[openloop]\nenabled = 0\n[insert]\nstores = sqlite\n[quick]\ninsert.stores = null\n"
           "[store.sqlite]\npage_size = 3000\n", NULL, 1 },    /* no run on sqlite: fine */
+        { "[openloop]\nstores = lmdb, pagesim\n", ":2: store pagesim is a model and measures "
+          "no time (a run of [openloop] needs a store that does)", 0 },
     };
     idb_matrix *m = malloc(sizeof *m);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

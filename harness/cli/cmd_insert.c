@@ -6,12 +6,15 @@
  * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM or SIGHUP
  * stop the run (idb_tmpdir_make registers it: see tmpdir.h). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "insert.h"
+#include "keys.h"
+#include "openloop.h"
 #include "tmpdir.h"
 
 /* The cache sizes --curve can ask for: as many as a result holds. */
@@ -24,7 +27,7 @@
 #define SHOPS_MAX (1 << 24)             /* --shops */
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
-#define FIELDS_MAX 32                   /* room for result_fields */
+#define FIELDS_MAX 40                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -71,6 +74,11 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "wal_frames", K_I64, &r->st.wal_frames },
         { "read_pages", K_I64, &r->st.read_pages },
         { "order_breaks", K_I64, &r->order_breaks },
+        { "rate_per_s", K_F0, &r->rate_per_s }, { "achieved_per_s", K_F0, &r->achieved_per_s },
+        { "order_lat_p50_ns", K_I64, &r->order_lat_p50_ns },
+        { "order_lat_p99_ns", K_I64, &r->order_lat_p99_ns },
+        { "order_lat_p999_ns", K_I64, &r->order_lat_p999_ns },
+        { "order_lat_max_ns", K_I64, &r->order_lat_max_ns },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
@@ -170,6 +178,7 @@ typedef struct insert_args {
     idb_insert_config cfg;
     const char *store, *strategy, *dir, *format;
     long long ids;
+    int arrivals_set;                   /* --arrivals given (it needs --rate) */
     int64_t curve[CURVE_MAX];           /* cfg.curve_cache_pages points here */
 } insert_args;
 
@@ -184,19 +193,46 @@ static int add_kv(insert_args *a, int c, const char *kv)
     return 0;
 }
 
+/* The long flags' codes (getopt_long's val), above every short flag's character. */
+enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
+       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS };
+
+/* --rate R, --arrivals KIND or --commit-ms T (c is its O_ code) into a->cfg: R and T
+ * finite positive decimals (no hex, inf or nan). Returns 0 or 2 after an error line. */
+static int open_flag(insert_args *a, int c, const char *text)
+{
+    static const struct { int code; const char *flag; size_t off; } nums[] = {
+        { O_RATE, "--rate", offsetof(idb_insert_config, rate) },
+        { O_COMMIT_MS, "--commit-ms", offsetof(idb_insert_config, commit_ms) },
+    };
+    idb_err err = { 0 };
+    if (c == O_ARRIVALS) {
+        a->arrivals_set = 1;
+        return idb_arrivals_parse(text, &a->cfg.arrivals, &err) ? cli_fail_err(&err) : 0;
+    }
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        double v;
+        if (nums[i].code != c) continue;
+        if (idb_parse_double(text, &v) != 0 || !(v > 0))
+            return cli_fail(IDB_EINPUT, "%s: '%s' is not a positive number", nums[i].flag, text);
+        memcpy((char *)&a->cfg + nums[i].off, &v, sizeof v);
+    }
+    return 0;
+}
+
 /* Read insert's flags into *a (which the caller zeroed). Returns 0, or the exit status after
  * printing an error. */
 static int parse_insert_flags(int argc, char **argv, insert_args *a)
 {
-    enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
-           O_CURVE };
     static const struct option longopts[] = {
         { "store", required_argument, 0, O_STORE },
         { "strategy", required_argument, 0, O_STRATEGY },
         { "batch", required_argument, 0, O_BATCH }, { "shards", required_argument, 0, O_SHARDS },
         { "shops", required_argument, 0, O_SHOPS }, { "dir", required_argument, 0, O_DIR },
         { "seed", required_argument, 0, O_SEED }, { "format", required_argument, 0, O_FORMAT },
-        { "curve", required_argument, 0, O_CURVE }, { 0 },
+        { "curve", required_argument, 0, O_CURVE }, { "rate", required_argument, 0, O_RATE },
+        { "arrivals", required_argument, 0, O_ARRIVALS },
+        { "commit-ms", required_argument, 0, O_COMMIT_MS }, { 0 },
     };
     idb_insert_config *cfg = &a->cfg;
     long long v = 0;
@@ -228,6 +264,7 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
             if (!(rc = parse_curve(optarg, a->curve, &cfg->n_curve)))
                 cfg->curve_cache_pages = a->curve;
             break;
+        case O_RATE: case O_ARRIVALS: case O_COMMIT_MS: rc = open_flag(a, c, optarg); break;
         case 'o': case 's': rc = add_kv(a, c, optarg); break;
         default:
             return cli_usage("insert", "insert: unknown flag or missing value '%s'",
@@ -258,6 +295,8 @@ static int resolve_names(insert_args *a)
         return cli_fail(IDB_EINPUT,
                         "--curve needs a store with a miss-ratio curve (pagesim), not %s",
                         a->store);
+    if (a->arrivals_set && !(cfg->rate > 0))
+        return cli_fail(IDB_EINPUT, "--arrivals needs --rate (the open loop)");
     cfg->ids = a->ids;
     return 0;
 }

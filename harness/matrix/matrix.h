@@ -5,7 +5,8 @@
  *   matrix_cells.c     turns the matrix into cells and runs each one isolated (a child
  *                      process per cell, with a time limit), keeping what it measured
  *   matrix_write.c     aggregates repeats (median, min, max) and writes insert.csv,
- *                      positions.csv, curve.csv, generation.csv, ... (temp name + rename)
+ *                      openloop.csv, positions.csv, curve.csv, generation.csv, ... (temp
+ *                      name + rename)
  *   matrix_progress.c  progress on stderr: a one-line bar with an ETA on a terminal,
  *                      plain log lines otherwise
  *   matrix_meta.c      the environment (meta.json) and reading it back
@@ -67,6 +68,9 @@ typedef struct mx_block {
     int64_t key_bytes;                           /* pad keys to this width; 0 = their own */
     int64_t cache_pages[MX_LIST_MAX];            /* curve blocks only */
     int n_cache_pages;
+    double rates[MX_LIST_MAX];                   /* openloop blocks only: orders/s */
+    int n_rates;
+    double commit_ms;                            /* openloop blocks only (0: by batch) */
     unsigned set;                                /* bit i: key i of the block table was set */
     mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;
@@ -97,6 +101,9 @@ typedef struct idb_matrix {
     int n_insert;
     mx_block curve[MX_BLOCKS_MAX];
     int n_curve;
+    /* [openloop...]: insert runs at offered rates (insert --rate), into openloop.csv */
+    mx_block openloop[MX_BLOCKS_MAX];
+    int n_openloop;
     /* [store.NAME] */
     mx_store_opts store_opts[MX_STORES_MAX];
     int n_store_opts;
@@ -158,6 +165,7 @@ typedef struct mx_cell {
     int64_t ids, shards, batch, shops;
     int64_t cache_pages;                         /* MX_CURVE on a store without a curve hook */
     int64_t key_bytes;                           /* the block's key_bytes (0: the strategy's) */
+    double rate, commit_ms;                      /* MX_INSERT of an [openloop] block: > 0 */
     const mx_block *block;                       /* MX_CURVE: the block (its cache sizes) */
     int config;                                  /* cells of one configuration share it */
     int rep;                                     /* 0-based repeat */
@@ -211,7 +219,8 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
 
 /* matrix_write.c ----------------------------------------------------------------------- */
 
-/* insert.csv and positions.csv from every finished insert cell (median over repeats).
+/* insert.csv and positions.csv from every finished closed-loop insert cell (median over
+ * repeats), and openloop.csv (the same columns) from the open-loop ones (rate > 0).
  * Returns 0 or IDB_EIO. */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* curve.csv from every finished curve cell. Returns 0 or IDB_EIO. */

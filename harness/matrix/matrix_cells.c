@@ -2,7 +2,8 @@
  *
  * Every cell runs in a child process, so a cell that fails, crashes or hangs loses only
  * itself: the parent keeps every result already measured, records the failure and goes
- * on. Insert and curve cells fork and call the insert runner (insert.h) in the child,
+ * on. Insert and curve cells (open-loop ones too: insert cells with a rate) fork and call
+ * the insert runner (insert.h) in the child,
  * which sends back its return code, error and result struct through a pipe. The other
  * cells (generation benchmarks, simulations, claims) exec this same program
  * (/proc/self/exe) with the command's own flags, stdout to a file, stderr kept to explain
@@ -64,7 +65,8 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
         if (o->kind == c->kind && o->strategy == c->strategy && o->store == c->store &&
             o->ids == c->ids && o->shards == c->shards && o->batch == c->batch &&
             o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
-            o->key_bytes == c->key_bytes) {
+            o->key_bytes == c->key_bytes && o->rate == c->rate &&
+            o->commit_ms == c->commit_ms) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
         }
@@ -85,17 +87,28 @@ static void run_label(mx_cell *c)
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
+    else if (c->rate > 0)
+        snprintf(c->label, sizeof c->label, "openloop %s %s n=%lld shards=%lld rate=%g #%d",
+                 c->store->name, c->strategy->name, ids, shards, c->rate, c->rep + 1);
     else
         snprintf(c->label, sizeof c->label, "insert %s %s n=%lld shards=%lld%s #%d",
                  c->store->name, c->strategy->name, ids, shards, cache, c->rep + 1);
 }
 
-/* Add the run of block b for strategy s, store st, size z, shards k, cache size q (an
- * index into b's cache sizes, for curve cells on a store without a curve hook), repeat
- * rep, unless the same run is there already. Returns 0 or IDB_ENOMEM. */
-static int add_run(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, int s, int st,
+/* How a block's runs are made: its cell kind, and whether they are open-loop runs. */
+typedef struct block_how {
+    enum mx_kind kind;
+    int open;                                    /* an [openloop] block: a run per rate */
+} block_how;
+
+/* Add the run of block b for strategy s, store st, size z, shards k, point q (an index
+ * into b's cache sizes, for curve cells on a store without a curve hook; into b's rates
+ * for open-loop runs), repeat rep, unless the same run is there already. Returns 0 or
+ * IDB_ENOMEM. */
+static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s, int st,
                    int z, int k, int q, int rep)
 {
+    enum mx_kind kind = how.kind;
     const idb_store *store = b->stores[st];
     mx_cell *c = add_cell(p, cap, kind);
     if (!c) return IDB_ENOMEM;
@@ -109,6 +122,8 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, i
     c->rep = rep;
     c->block = kind == MX_CURVE ? b : NULL;
     c->cache_pages = kind == MX_CURVE && !store->curve ? b->cache_pages[q] : 0;
+    c->rate = how.open ? b->rates[q] : 0;
+    c->commit_ms = how.open ? b->commit_ms : 0;
     int dup, cfg = same_config(p, c, &dup);
     if (dup) {                                   /* two blocks name the same run */
         p->n--;
@@ -121,7 +136,7 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, i
 
 /* Add the cells of one block (every size x shards x store x strategy) for repeat rep.
  * Returns 0 or IDB_ENOMEM. */
-static int add_block(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind, int rep)
+static int add_block(mx_plan *p, int *cap, const mx_block *b, block_how how, int rep)
 {
     for (int z = 0; z < b->n_sizes; z++)
         for (int k = 0; k < b->n_shards; k++)
@@ -129,9 +144,11 @@ static int add_block(mx_plan *p, int *cap, const mx_block *b, enum mx_kind kind,
                 for (int s = 0; s < b->n_strategies; s++) {
                     if (b->key_bytes && b->strategies[s]->bits / 8 > b->key_bytes)
                         continue;                /* wider than the block's key_bytes */
-                    int points = kind == MX_CURVE && !b->stores[st]->curve ? b->n_cache_pages : 1;
+                    int points = how.open ? b->n_rates
+                                 : how.kind == MX_CURVE && !b->stores[st]->curve
+                                     ? b->n_cache_pages : 1;
                     for (int q = 0; q < points; q++)
-                        if (add_run(p, cap, b, kind, s, st, z, k, q, rep)) return IDB_ENOMEM;
+                        if (add_run(p, cap, b, how, s, st, z, k, q, rep)) return IDB_ENOMEM;
                 }
     return 0;
 }
@@ -176,11 +193,15 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
         if (!(c = add_cell(p, &cap, MX_GEN))) rc = IDB_ENOMEM;
         else snprintf(c->label, sizeof c->label, "generation benchmarks");
     }
+    const block_how closed = { MX_INSERT, 0 }, open = { MX_INSERT, 1 }, curve = { MX_CURVE, 0 };
     for (int rep = 0; !rc && rep < m->repeat; rep++)
         for (int b = 0; !rc && b < m->n_insert; b++)
-            if (m->insert[b].enabled) rc = add_block(p, &cap, &m->insert[b], MX_INSERT, rep);
+            if (m->insert[b].enabled) rc = add_block(p, &cap, &m->insert[b], closed, rep);
     for (int b = 0; !rc && b < m->n_curve; b++)
-        if (m->curve[b].enabled) rc = add_block(p, &cap, &m->curve[b], MX_CURVE, 0);
+        if (m->curve[b].enabled) rc = add_block(p, &cap, &m->curve[b], curve, 0);
+    for (int rep = 0; !rc && rep < m->repeat; rep++)      /* after the closed loop's cells */
+        for (int b = 0; !rc && b < m->n_openloop; b++)
+            if (m->openloop[b].enabled) rc = add_block(p, &cap, &m->openloop[b], open, rep);
     if (!rc && m->sim_enabled) rc = add_sims(m, p, &cap);
     if (!rc && m->claims_enabled) {
         if (!(c = add_cell(p, &cap, MX_CLAIMS))) rc = IDB_ENOMEM;
@@ -234,7 +255,7 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
     idb_insert_config cfg = {
         .strategy = c->strategy, .store = c->store, .ids = c->ids, .batch = (int)c->batch,
         .shards = (int)c->shards, .shops = (int)c->shops, .shop_skew = 1.0, .dir = dir,
-        .seed = (uint64_t)x->m->seed,
+        .seed = (uint64_t)x->m->seed, .rate = c->rate, .commit_ms = c->commit_ms,
     };
     char cache_kv[64], width_kv[64];
     const mx_store_opts *so = mx_store_options(x->m, c->store);

@@ -6,6 +6,8 @@
  *   [insert]      enabled, strategies, stores, sizes, shards, batch, shops
  *   [insert.NAME] another block of insert runs; keys it does not set come from [insert]
  *   [curve]       the same keys plus cache_pages; [curve.NAME] like [insert.NAME]
+ *   [openloop]    the insert keys plus rates, commit_ms: open-loop runs (insert --rate) at
+ *                 each rate; [openloop.NAME] like [insert.NAME]
  *   [store.NAME]  options of store NAME for every run on it (as `-s key=value`)
  *   [simulate]    enabled, workloads, strategies, set, timeline_workload, skew_workload,
  *                 skew_ms
@@ -86,6 +88,10 @@ static const idb_key keys[] = {
       .max = IDB_ID_MAX, B(key_bytes) },
     { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
       B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
+    { .section = "openloop", .name = "rates", .type = IDB_KEY_DOUBLES, .def = "1000, 4000",
+      .dmin = 1, .dmax = 1e7, B(rates), IDB_KEY_COUNT(mx_block, n_rates) },
+    { .section = "openloop", .name = "commit_ms", .type = IDB_KEY_DOUBLE, .def = "5",
+      .dmin = 0, .dmax = 3600e3, B(commit_ms) },
     BOOL("simulate", "enabled", "1", M(sim_enabled)),
     { .section = "simulate", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
       .elem = MX_PATH_MAX, M(workloads), IDB_KEY_COUNT(idb_matrix, n_workloads) },
@@ -109,16 +115,45 @@ static const idb_key keys[] = {
 
 /* The sections holding keys of the table; blocks may also be named (insert.NAME). */
 static const struct { const char *name; int block; } sections[] = {
-    { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "simulate", 0 },
-    { "claims", 0 },
+    { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
+    { "simulate", 0 }, { "claims", 0 },
 };
 
-/* Where the [curve] block's defaults differ from [insert]'s. */
-static const struct { const char *section, *key, *def; } curve_defaults[] = {
+/* Where the [curve] and [openloop] blocks' defaults differ from [insert]'s. */
+typedef struct block_default { const char *section, *key, *def; } block_default;
+static const block_default curve_defaults[] = {
     { "insert", "stores", "pagesim" },
     { "insert", "sizes", "200000" },
     { "curve", "cache_pages", "16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384" },
+    { 0 },
 };
+static const block_default openloop_defaults[] = {
+    { "insert", "strategies", "counter, uuidv7, uuidv4" },
+    { "insert", "stores", "sqlite, lmdb" },
+    { "insert", "sizes", "5000" },
+    { 0 },
+};
+
+/* The kinds of block: their section, where m keeps them, their defaults over [insert]'s. */
+typedef struct block_kind {
+    const char *section;
+    size_t list, count;                          /* offsets in idb_matrix */
+    const block_default *defaults;               /* NULL: [insert]'s */
+} block_kind;
+static const block_kind block_kinds[] = {
+    { "insert", offsetof(idb_matrix, insert), offsetof(idb_matrix, n_insert), NULL },
+    { "curve", offsetof(idb_matrix, curve), offsetof(idb_matrix, n_curve), curve_defaults },
+    { "openloop", offsetof(idb_matrix, openloop), offsetof(idb_matrix, n_openloop),
+      openloop_defaults },
+};
+#define N_BLOCK_KINDS (sizeof block_kinds / sizeof *block_kinds)
+
+/* The blocks of kind i in m, and their count. */
+static mx_block *kind_blocks(idb_matrix *m, size_t i, int **n)
+{
+    *n = (int *)((char *)m + block_kinds[i].count);
+    return (mx_block *)((char *)m + block_kinds[i].list);
+}
 
 /* The first block key (its index is bit 0 of mx_block.set). */
 static const idb_key *first_block_key(void)
@@ -129,7 +164,9 @@ static const idb_key *first_block_key(void)
 /* 1 if k is a key of the block sections. */
 static int is_block_key(const idb_key *k)
 {
-    return k->section && (strcmp(k->section, "insert") == 0 || strcmp(k->section, "curve") == 0);
+    for (size_t i = 0; k->section && i < N_BLOCK_KINDS; i++)
+        if (strcmp(k->section, block_kinds[i].section) == 0) return 1;
+    return 0;
 }
 
 /* The names of every store, ", "-separated, into buf. */
@@ -151,16 +188,18 @@ void mx_defaults(idb_matrix *m)
     int rc = 0;
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
         rc |= idb_keys_defaults(keys, top[i], m, NULL, &err);
-    mx_block *b[] = { &m->insert[0], &m->curve[0] };
-    for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
-        snprintf(b[i]->name, sizeof b[i]->name, "%s", i ? "curve" : "insert");
-        rc |= idb_keys_defaults(keys, "insert", b[i], NULL, &err);
+    for (size_t i = 0; i < N_BLOCK_KINDS; i++) {
+        const block_kind *bk = &block_kinds[i];
+        int *n;
+        mx_block *b = kind_blocks(m, i, &n);
+        snprintf(b->name, sizeof b->name, "%s", bk->section);
+        rc |= idb_keys_defaults(keys, "insert", b, NULL, &err);
+        if (i > 0) rc |= idb_keys_defaults(keys, bk->section, b, NULL, &err);
+        for (const block_default *d = bk->defaults; d && d->key; d++)
+            rc |= idb_key_set(idb_keys_find(keys, d->section, d->key), b, NULL, d->def, &err);
+        *n = 1;
     }
-    for (size_t i = 0; i < sizeof curve_defaults / sizeof *curve_defaults; i++)
-        rc |= idb_key_set(idb_keys_find(keys, curve_defaults[i].section, curve_defaults[i].key),
-                          &m->curve[0], NULL, curve_defaults[i].def, &err);
     if (rc) { fprintf(stderr, "idbench: bug: matrix defaults: %s\n", err.msg); abort(); }
-    m->n_insert = m->n_curve = 1;
 }
 
 /* Context of one file being read. */
@@ -356,15 +395,15 @@ static int section_kind(const char *section)
 static const idb_key *find_key(int kind, const char *section, const char *key, idb_err *err)
 {
     const char *sect = sections[kind].name;
-    int curve = strcmp(sect, "curve") == 0;
+    int more_keys = sections[kind].block && strcmp(sect, "insert") != 0;  /* curve, openloop */
     const idb_key *k = idb_keys_find(keys, sect, key);
-    if (!k && curve) k = idb_keys_find(keys, "insert", key);
+    if (!k && more_keys) k = idb_keys_find(keys, "insert", key);
     if (k) return k;
     char names[STORE_LIST_MAX], more[STORE_LIST_MAX];
-    idb_keys_names(keys, curve ? "insert" : sect, names, sizeof names);
-    if (curve) idb_keys_names(keys, sect, more, sizeof more);
+    idb_keys_names(keys, more_keys ? "insert" : sect, names, sizeof names);
+    if (more_keys) idb_keys_names(keys, sect, more, sizeof more);
     idb_fail(err, IDB_EINPUT, "unknown key '%s' in [%s] (keys: %s%s%s)", key, section, names,
-             curve ? ", " : "", curve ? more : "");
+             more_keys ? ", " : "", more_keys ? more : "");
     return NULL;
 }
 
@@ -388,14 +427,19 @@ static int apply(idb_matrix *m, const char *file, mx_where at, const char *secti
     int kind = section_kind(section);
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
-                        "insert, insert.NAME, curve, curve.NAME, store.NAME, simulate, claims, "
-                        "quick)", section);
+                        "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
+                        "store.NAME, simulate, claims, quick)", section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;
     if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);
     int curve = strcmp(sections[kind].name, "curve") == 0;
-    mx_block *b = curve ? find_block(m->curve, &m->n_curve, section, err)
-                        : find_block(m->insert, &m->n_insert, section, err);
+    mx_block *b = NULL;
+    for (size_t i = 0; i < N_BLOCK_KINDS; i++)
+        if (strcmp(sections[kind].name, block_kinds[i].section) == 0) {
+            int *n;
+            mx_block *list = kind_blocks(m, i, &n);
+            b = find_block(list, n, section, err);
+        }
     if (!b) return IDB_EINPUT;
     int rc = idb_key_set(k, b, (void *)file, value, err);
     if (rc) return rc;
@@ -488,7 +532,8 @@ static const char *where_text(const idb_matrix *m, mx_where at, char *buf, size_
 static mx_where block_at(const mx_block *b, const char *key)
 {
     const idb_key *k = idb_keys_find(keys, "insert", key);
-    if (!k) k = idb_keys_find(keys, "curve", key);
+    for (size_t i = 1; !k && i < N_BLOCK_KINDS; i++)
+        k = idb_keys_find(keys, block_kinds[i].section, key);
     return b->at[k - first_block_key()];
 }
 
@@ -573,18 +618,34 @@ static int check_strategy_runs(const idb_matrix *m, const mx_block *b, const idb
     return 0;
 }
 
-/* Every run of every enabled [insert...] and [curve...] block, before anything is run. */
+/* A run of an open-loop block b on st: st must measure time (not a model). */
+static int check_open_store(const idb_matrix *m, const mx_block *b, const idb_store *st,
+                            idb_err *err)
+{
+    if (!st->model) return 0;
+    char where[MX_PATH_MAX + 16];
+    where_text(m, block_at(b, "stores"), where, sizeof where);
+    return idb_fail(err, IDB_EINPUT, "%s: store %s is a model and measures no time (a run of "
+                    "[%s] needs a store that does)", where, st->name, b->name);
+}
+
+/* Every run of every enabled [insert...], [curve...] and [openloop...] block, before
+ * anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
 {
     const struct { const mx_block *v; int n, curve; } kinds[] = {
         { m->insert, m->n_insert, 0 }, { m->curve, m->n_curve, 1 },
+        { m->openloop, m->n_openloop, 0 },
     };
     int rc = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
         for (int i = 0; i < kinds[k].n && !rc; i++) {
             const mx_block *b = &kinds[k].v[i];
-            for (int j = 0; b->enabled && j < b->n_stores && !rc; j++)
+            for (int j = 0; b->enabled && j < b->n_stores && !rc; j++) {
                 rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
+                if (!rc && kinds[k].v == m->openloop)
+                    rc = check_open_store(m, b, b->stores[j], err);
+            }
             for (int j = 0; b->enabled && j < b->n_strategies && !rc; j++)
                 rc = check_strategy_runs(m, b, b->strategies[j], err);
         }
@@ -602,8 +663,11 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err)
                        q->key, q->value, &e);
         if (rc) return idb_fail(err, rc, "%s:%d: %s", q->file, q->line, e.msg);
     }
-    for (int i = 1; i < m->n_insert; i++) inherit(&m->insert[i], &m->insert[0]);
-    for (int i = 1; i < m->n_curve; i++) inherit(&m->curve[i], &m->curve[0]);
+    for (size_t k = 0; k < N_BLOCK_KINDS; k++) {
+        int *n;
+        mx_block *list = kind_blocks(m, k, &n);
+        for (int i = 1; i < *n; i++) inherit(&list[i], &list[0]);
+    }
     if (m->sim_enabled && m->skew_workload[0] && m->n_skew == 0)
         return idb_fail(err, IDB_EINPUT, "%s: [simulate] skew_workload needs skew_ms values",
                         m->files[m->n_files - 1]);

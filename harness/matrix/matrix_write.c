@@ -1,13 +1,14 @@
 /* matrix_write.c — the results files of a matrix run, each written to a temporary name
  * and renamed, so a reader never sees half a file and a failure leaves the old one.
  *
- * insert.csv    one row per configuration (strategy x store x shards x ids x batch x
- *               shops): the insert contract's fields, each the median over the repeats
- *               that succeeded; timing fields also as NAME_min / NAME_max; then shops,
- *               repeats (how many succeeded) and store_options (blank-separated k=v).
- * positions.csv where new keys landed: per configuration and position bin, the inserts
- *               summed over repeats (count) and their share of all inserts (share); not
- *               for blocks with key_bytes (padding keeps the order, so the positions).
+ * insert.csv    one row per closed-loop configuration (strategy x store x shards x ids x
+ *               batch x shops): the insert contract's fields, each the median over the
+ *               repeats that succeeded; timing fields also as NAME_min / NAME_max; then
+ *               shops, repeats (how many succeeded) and store_options (blank-separated k=v).
+ * openloop.csv  the same for the open-loop configurations ([openloop]: insert --rate), a
+ *               commit_ms column after batch, rate_per_s and order_lat_* filled in.
+ * positions.csv where new keys landed (closed loop): per configuration and position bin,
+ *               the inserts summed over repeats (count) and their share of all inserts.
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
  */
@@ -58,6 +59,12 @@ static const num_field fields[] = {
     { "wal_frames", R(st.wal_frames), 1, 0, 0 },
     { "read_pages", R(st.read_pages), 1, 0, 0 },
     { "order_breaks", R(order_breaks), 1, 0, 0 },
+    { "rate_per_s", R(rate_per_s), 0, 0, 0 },
+    { "achieved_per_s", R(achieved_per_s), 0, 1, 0 },
+    { "order_lat_p50_ns", R(order_lat_p50_ns), 1, 1, 0 },
+    { "order_lat_p99_ns", R(order_lat_p99_ns), 1, 1, 0 },
+    { "order_lat_p999_ns", R(order_lat_p999_ns), 1, 1, 0 },
+    { "order_lat_max_ns", R(order_lat_max_ns), 1, 1, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
@@ -100,12 +107,25 @@ static int gather(const mx_plan *p, enum mx_kind kind, int cfg, const mx_cell **
     return n;
 }
 
-/* One row of insert.csv for the results r[0..n) of one configuration. */
+/* The header of insert.csv, or with open of openloop.csv (a commit_ms column more). */
+static void insert_header(FILE *f, int open)
+{
+    fprintf(f, "strategy,store,shards,ids,key_bytes,batch%s", open ? ",commit_ms" : "");
+    for (size_t k = 0; k < NFIELDS; k++) {
+        fprintf(f, ",%s", fields[k].name);
+        if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
+    }
+    fputs(",shops,repeats,store_options\n", f);
+}
+
+/* One row of insert.csv (openloop.csv for an open-loop configuration: with commit_ms) for
+ * the results r[0..n) of one configuration. */
 static void insert_row(FILE *f, const mx_cell *const *r, int n)
 {
     const mx_cell *c = r[0];
     fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
             (long long)c->ids, c->res->key_bytes, (long long)c->batch);
+    if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     double v[MX_REPEATS_MAX];
     for (size_t k = 0; k < NFIELDS; k++) {
         double med, lo, hi;
@@ -124,7 +144,32 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     fputc('\n', f);
 }
 
-/* Rewrite insert.csv and positions.csv from every insert cell finished so far (see matrix.h). */
+/* Rewrite openloop.csv from every open-loop insert cell finished so far; nothing when the
+ * plan has none. Returns 0 or IDB_EIO. */
+static int write_openloop(const mx_ctx *x, const mx_plan *p, idb_err *err)
+{
+    int any = 0;
+    for (int i = 0; i < p->n && !any; i++)
+        any = p->cells[i].kind == MX_INSERT && p->cells[i].rate > 0;
+    if (!any) return 0;
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/openloop.csv", x->dir);
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
+    if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    insert_header(f, 1);
+    const mx_cell *r[MX_REPEATS_MAX];
+    for (int cfg = 0; cfg < p->n_configs; cfg++) {
+        int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
+        if (n > 0 && r[0]->rate > 0) insert_row(f, r, n);
+    }
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Rewrite insert.csv and positions.csv from every closed-loop insert cell finished so far,
+ * and openloop.csv from the open-loop ones (see matrix.h). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
 {
     char path[MX_FILE_MAX], ppath[MX_FILE_MAX];
@@ -136,17 +181,12 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
         if (f) idb_atomic_commit(&a, 1);
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", f ? ppath : path, strerror(errno));
     }
-    fputs("strategy,store,shards,ids,key_bytes,batch", f);
-    for (size_t k = 0; k < NFIELDS; k++) {
-        fprintf(f, ",%s", fields[k].name);
-        if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
-    }
-    fputs(",shops,repeats,store_options\n", f);
+    insert_header(f, 0);
     fputs("strategy,store,shards,ids,bin_lo,bin_hi,count,share\n", pf);
     const mx_cell *r[MX_REPEATS_MAX];
     for (int cfg = 0; cfg < p->n_configs; cfg++) {
         int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
-        if (n == 0) continue;
+        if (n == 0 || r[0]->rate > 0) continue;             /* open loop: openloop.csv */
         insert_row(f, r, n);
         if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
@@ -165,7 +205,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     int bad = idb_atomic_commit(&a, 0);
     if (idb_atomic_commit(&pa, bad) != 0 || bad)
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    return write_openloop(x, p, err);
 }
 
 /* Rewrite curve.csv from every curve cell finished so far (see matrix.h). */

@@ -79,6 +79,7 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
     X(miss_ratio, "Miss-ratio curves")                                      \
     X(positions, "Where new keys land in the index")                        \
     X(latency, "Insert latency percentiles")                                \
+    X(latency_rate, "Order latency against offered rate (open loop)")       \
     X(inversion_skew, "Clock skew against ID order")                        \
     X(outage, "Orders failed during the counter outage")
 

@@ -168,7 +168,7 @@ static int latency_panel(const mx_results *r, const char *scratch, const mx_name
 
 #define LATENCY_PANELS 3                         /* stores drawn side by side, at most */
 
-/* latency: per store a panel (null excepted). */
+/* latency: per store that measured latency a panel (null excepted). */
 int mx_prep_latency(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
     if (r->ins.nrow == 0) return idb_fail(why, IDB_EINPUT, "no insert.csv rows");
@@ -177,7 +177,9 @@ int mx_prep_latency(const mx_results *r, const char *scratch, FILE *v, idb_err *
     int nst, np = 0;
     mx_ins_names(r, &s, stores, &nst);
     for (int i = 0; i < nst && np < LATENCY_PANELS; i++) {
-        if (!strcmp(stores[i], "null")) continue;
+        int lo, hi;                              /* a model (pagesim) measures no time */
+        if (!strcmp(stores[i], "null") || !mx_extremes(r, stores[i], "lat_p50_ns", 1, &lo, &hi))
+            continue;
         char file[32];
         snprintf(file, sizeof file, "lat%d.dat", ++np);
         if (latency_panel(r, scratch, &s, stores[i], file, why)) return IDB_EIO;
@@ -187,7 +189,7 @@ int mx_prep_latency(const mx_results *r, const char *scratch, FILE *v, idb_err *
     if (mx_put_names(v, "", &s, NULL, why)) return IDB_EINPUT;
     fprintf(v, "panels = %d\n", np);
     fprintf(v, "width = panels > 1 ? 560 * panels + 80 : 1000\nheight = 580\n");
-    return np ? 0 : idb_fail(why, IDB_EINPUT, "no store but null in insert.csv");
+    return np ? 0 : idb_fail(why, IDB_EINPUT, "no store but null measured latency in insert.csv");
 }
 
 /* Sentences ---------------------------------------------------------------------------- */

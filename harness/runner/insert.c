@@ -31,6 +31,7 @@
 
 #include "harness_kv.h"
 #include "metrics.h"
+#include "openloop.h"
 #include "random.h"
 #include "rundir.h"
 #include "zipf.h"
@@ -38,6 +39,9 @@
 /* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
  * apart from the workload's own generator. */
 #define IDS_SEED_SALT 0x1d5eed1d5eedULL
+#define OPEN_SEED_SALT 0xa221a1ULL       /* the arrival schedule's seed: --seed ^ this */
+#define OPEN_RATE_MAX 1e9                /* orders per second */
+#define OPEN_COMMIT_MS_MAX 3600e3        /* an hour */
 
 typedef struct shard {
     void *inst;                        /* strategy instance */
@@ -144,6 +148,17 @@ static void close_run(run *r)
     free(r->commit_lat);
 }
 
+/* The next order of the workload into *row (its ID not yet made) and its shard: a shop
+ * drawn from the Zipf popularity, the shop's next display number, a total. */
+static void draw_row(run *r, idb_rng *rng, int64_t created_ms, idb_row *row, int *row_shard)
+{
+    int64_t shop = idb_zipf_draw(&r->zipf, rng);
+    *row_shard = r->shop_shard[shop];
+    *row = (idb_row){ .shop = (uint32_t)shop, .display_no = 1000 + ++r->shop_orders[shop],
+                      .created_ms = created_ms,
+                      .total_cents = (int64_t)idb_rng_below(rng, 50000) };
+}
+
 /* The timed part: every batch's generation, inserts and commits. */
 static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
 {
@@ -164,14 +179,8 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     while (done < cfg->ids && !rc) {
         int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
         int64_t created = idb_clock_now_ms(idb_clock_real());
-        for (int i = 0; i < b; i++) {                 /* the workload: not timed */
-            int64_t shop = idb_zipf_draw(&r->zipf, &rng);
-            row_shard[i] = r->shop_shard[shop];
-            rows[i] = (idb_row){ .shop = (uint32_t)shop,
-                                 .display_no = 1000 + ++r->shop_orders[shop],
-                                 .created_ms = created,
-                                 .total_cents = (int64_t)idb_rng_below(&rng, 50000) };
-        }
+        for (int i = 0; i < b; i++)                   /* the workload: not timed */
+            draw_row(r, &rng, created, &rows[i], &row_shard[i]);
         int64_t t0 = idb_mono_ns();
         for (int i = 0; i < b && !rc; i++)
             rc = s->next(r->shards[row_shard[i]].inst, &rows[i].id, err);
@@ -202,6 +211,93 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
     res->inserts_per_s = (double)cfg->ids / ((double)(ins_ns + commit_ns) / 1e9);
     return rc;
+}
+
+/* The open loop's state for its two operations (openloop.h): the run, the workload's
+ * generator, and the times summed as in the closed loop. */
+typedef struct open_ctx {
+    run *r;
+    idb_rng rng;
+    int64_t gen_ns, ins_ns, commit_ns;
+} open_ctx;
+
+/* Open loop: order i's row drawn, its ID made (timed as generation), inserted (timed as
+ * the statement's latency) and kept for locality. */
+static int open_order(void *ctx, int64_t i, idb_err *err)
+{
+    open_ctx *o = ctx;
+    run *r = o->r;
+    idb_row row;
+    int k;
+    draw_row(r, &o->rng, idb_clock_now_ms(idb_clock_real()), &row, &k);
+    int64_t t0 = idb_mono_ns();
+    int rc = r->cfg->strategy->next(r->shards[k].inst, &row.id, err);
+    int64_t t1 = idb_mono_ns();
+    if (!rc) rc = r->cfg->store->insert(r->shards[k].store, &row, err);
+    int64_t t2 = idb_mono_ns();
+    o->gen_ns += t1 - t0;
+    o->ins_ns += t2 - t1;
+    r->lat[i] = t2 - t1;
+    return rc ? rc : keep_key(&r->shards[k], &row.id, r->cfg->ids, err);
+}
+
+/* Open loop: every shard's store committed, each commit timed. */
+static int open_commit(void *ctx, idb_err *err)
+{
+    open_ctx *o = ctx;
+    run *r = o->r;
+    int rc = 0;
+    for (int k = 0; k < r->cfg->shards && !rc; k++) {
+        int64_t t0 = idb_mono_ns();
+        rc = r->cfg->store->commit(r->shards[k].store, err);
+        int64_t t = idb_mono_ns() - t0;
+        r->commit_lat[r->ncommits++] = t;
+        o->commit_ns += t;
+    }
+    return rc;
+}
+
+/* The timed part in the open loop (cfg->rate > 0): orders on the seeded schedule of
+ * openloop.c; seconds and inserts_per_s as in the closed loop (busy time, waits
+ * excluded), plus the order latencies and the achieved rate. */
+static int open_loop(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    size_t most = (size_t)(cfg->ids + 1) * (size_t)cfg->shards;   /* a commit per order */
+    int64_t *cl = realloc(r->commit_lat, most * sizeof *cl);
+    if (!cl) return idb_fail(err, IDB_ENOMEM, "out of memory for %zu commits", most);
+    r->commit_lat = cl;
+    open_ctx o = { .r = r };
+    idb_rng_seed(&o.rng, cfg->seed);
+    idb_openloop_plan plan = { .n = cfg->ids, .rate = cfg->rate, .arrivals = cfg->arrivals,
+                               .seed = cfg->seed ^ OPEN_SEED_SALT, .batch = cfg->batch,
+                               .commit_ms = cfg->commit_ms };
+    idb_openloop_ops ops = { &o, open_order, open_commit };
+    idb_openloop_out out;
+    int rc = idb_openloop_run(&plan, &ops, &out, err);
+    if (rc) return rc;
+    res->seconds = (double)(o.gen_ns + o.ins_ns + o.commit_ns) / 1e9;
+    res->gen_ns_per_id = (double)o.gen_ns / (double)cfg->ids;
+    res->inserts_per_s = (double)cfg->ids / ((double)(o.ins_ns + o.commit_ns) / 1e9);
+    res->order_lat_p50_ns = out.p50_ns;
+    res->order_lat_p99_ns = out.p99_ns;
+    res->order_lat_p999_ns = out.p999_ns;
+    res->order_lat_max_ns = out.max_ns;
+    res->rate_per_s = cfg->rate;
+    res->achieved_per_s = out.achieved_per_s;
+    return 0;
+}
+
+/* A model store (pagesim) measures no time: its time figures are left unknown (-1). */
+static void blank_model_times(idb_insert_result *res)
+{
+    double *d[] = { &res->seconds, &res->gen_ns_per_id, &res->inserts_per_s,
+                    &res->rate_per_s, &res->achieved_per_s };
+    int64_t *i[] = { &res->lat_p50_ns, &res->lat_p99_ns, &res->lat_p999_ns, &res->lat_max_ns,
+                     &res->commit_p99_ns, &res->order_lat_p50_ns, &res->order_lat_p99_ns,
+                     &res->order_lat_p999_ns, &res->order_lat_max_ns };
+    for (size_t k = 0; k < sizeof d / sizeof *d; k++) *d[k] = -1;
+    for (size_t k = 0; k < sizeof i / sizeof *i; k++) *i[k] = -1;
 }
 
 /* After the timed part: store stats summed over shards, the curve, locality. */
@@ -299,6 +395,27 @@ static int check_strategy(const idb_insert_config *cfg, idb_err *err)
     return rc;
 }
 
+/* The open-loop settings of cfg: a finite rate up to OPEN_RATE_MAX (0: closed loop), a
+ * known arrival kind, commit_ms only with a rate, and not on a model store. Returns 1 when
+ * they are fine, else 0 with err (IDB_EINPUT). */
+static int open_ok(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!(cfg->rate >= 0 && cfg->rate <= OPEN_RATE_MAX))
+        return !idb_fail(err, IDB_EINPUT, "--rate must be above 0 and at most %g orders/s",
+                         OPEN_RATE_MAX);
+    if (!(cfg->commit_ms >= 0 && cfg->commit_ms <= OPEN_COMMIT_MS_MAX))
+        return !idb_fail(err, IDB_EINPUT, "--commit-ms must be above 0 and at most %g",
+                         OPEN_COMMIT_MS_MAX);
+    if (cfg->arrivals != IDB_ARRIVALS_POISSON && cfg->arrivals != IDB_ARRIVALS_FIXED)
+        return !idb_fail(err, IDB_EINPUT, "unknown arrival kind %d", cfg->arrivals);
+    if (cfg->commit_ms > 0 && cfg->rate == 0)
+        return !idb_fail(err, IDB_EINPUT, "--commit-ms needs --rate (the open loop)");
+    if (cfg->rate > 0 && cfg->store->model)
+        return !idb_fail(err, IDB_EINPUT, "--rate: store %s is a model and measures no time",
+                         cfg->store->name);
+    return 1;
+}
+
 /* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
@@ -308,6 +425,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     if (cfg->shops < 1) return idb_fail(err, IDB_EINPUT, "--shops must be at least 1");
     if (cfg->n_curve > IDB_CURVE_MAX)
         return idb_fail(err, IDB_EINPUT, "--curve takes at most %d cache sizes", IDB_CURVE_MAX);
+    if (!open_ok(cfg, err)) return IDB_EINPUT;
     if (cfg->n_curve > 0 && !cfg->store->curve)
         return idb_fail(err, IDB_EINPUT,
                         "store %s has no miss-ratio curve (--curve needs pagesim)",
@@ -353,8 +471,13 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
     int64_t w0 = idb_proc_write_bytes();
-    int rc = timed_loop(r, res, err);
+    res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
+    res->order_lat_p999_ns = res->order_lat_max_ns = -1;
+    res->rate_per_s = -1;
+    int rc = cfg->rate > 0 ? open_loop(r, res, err) : timed_loop(r, res, err);
+    if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
     if (!rc) rc = collect(r, res, err);
+    if (!rc && cfg->store->model) blank_model_times(res);
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;

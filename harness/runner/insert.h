@@ -4,7 +4,8 @@
  * `shards` shards; each shard is its own store (in DIR/shard-K/) with its own strategy
  * instance where the strategy is per shard (see strategy.h: options shard/shards/worker).
  * Rows are committed in transactions of `batch`. The runner times everything: ID
- * generation apart from inserts, each insert, each commit. Locality figures
+ * generation apart from inserts, each insert, each commit. With a rate (openloop.h) orders
+ * arrive on a seeded schedule instead and each order's latency is measured too. Locality figures
  * (tail_insert_frac, insert_pos_p50) are computed afterwards, outside the timed part.
  */
 #ifndef IDB_INSERT_H
@@ -36,6 +37,12 @@ typedef struct idb_insert_config {
     uint64_t seed;
     const int64_t *curve_cache_pages; /* optional: cache sizes for the miss-ratio curve */
     int n_curve;
+    /* Open loop (openloop.h): orders arrive at `rate` per second (0: closed loop, each
+     * order as soon as the last one is done), `arrivals` apart (enum idb_arrivals), and a
+     * commit also comes `commit_ms` after the first uncommitted order arrived (0: none). */
+    double rate;
+    int arrivals;
+    double commit_ms;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
@@ -45,6 +52,12 @@ typedef struct idb_insert_result {
     double inserts_per_s;             /* ids / (insert + commit time) */
     int64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
     int64_t commit_p99_ns;
+    /* Open loop only (-1 in the closed loop): from each order's scheduled arrival to the end
+     * of the commit that made it durable; the offered rate. */
+    int64_t order_lat_p50_ns, order_lat_p99_ns, order_lat_p999_ns, order_lat_max_ns;
+    double rate_per_s;
+    double achieved_per_s;            /* ids / wall time from the first order to the last
+                                       * commit (open loop: from the first arrival) */
     idb_store_stats st;               /* summed over shards (depth, fill: see insert.c) */
     double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
     double tail_insert_frac;

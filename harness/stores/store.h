@@ -80,6 +80,9 @@ typedef struct idb_store {
      * (values that do not fit together or with the width), so that a run can refuse them
      * before it creates anything. open() makes them too. Returns 0 or IDB_EINPUT. */
     int (*check)(const idb_opts *opts, int key_bytes, idb_err *err);
+    /* 1 for a model (pagesim): it counts pages but measures no time, so its runs report
+     * no latency or throughput (insert.c leaves those unknown). */
+    int model;
 } idb_store;
 
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */

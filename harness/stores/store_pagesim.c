@@ -296,4 +296,5 @@ const idb_store idb_store_pagesim = {
     .curve = pagesim_curve,
     .scan = pagesim_scan,
     .check = pagesim_check,
+    .model = 1,
 };
