@@ -15,7 +15,16 @@ const char *__ubsan_default_options(void)
     return "halt_on_error=1:print_stacktrace=1";
 }
 
-/* Say which property broke, then abort (see fuzz_util.h). */
+static char tmp_dir[PATH_MAX];         /* "" until the first fuzz_tmp_path */
+
+/* atexit: remove the private directory. */
+static void tmp_remove(void)
+{
+    if (tmp_dir[0]) idb_tmpdir_remove(tmp_dir);
+}
+
+/* Say which property broke, remove the private directory (libFuzzer keeps the input
+ * itself), then abort (see fuzz_util.h). */
 void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 {
     va_list ap;
@@ -24,6 +33,7 @@ void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ..
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    tmp_remove();
     abort();
 }
 
@@ -52,13 +62,6 @@ int fuzz_lines(char *text, char **lines, int max)
     return n;
 }
 
-static char tmp_dir[PATH_MAX];         /* "" until the first fuzz_tmp_path */
-
-/* atexit: remove the private directory. */
-static void tmp_remove(void)
-{
-    if (tmp_dir[0]) idb_tmpdir_remove(tmp_dir);
-}
 
 /* A path in the private temporary directory, made on first use (see fuzz_util.h). */
 char *fuzz_tmp_path(const char *name, char *buf, size_t len)
