@@ -38,4 +38,8 @@ expect 0 "a pagesim run" -- "$IDB" insert --store pagesim --strategy uuidv4 -n 2
 check "pagesim: no time figures" test -z "$(field seconds)$(field inserts_per_s)$(field \
   lat_p99_ns)$(field commit_p99_ns)$(field gen_ns_per_id)$(field achieved_per_s)"
 check "pagesim: pages" awk -v p="$(field leaf_pages)" 'BEGIN { exit !(p > 0) }'
+# keys padded to key_bytes in the open loop too (it once inserted them unpadded)
+expect 0 "an open-loop run with key_bytes=16" -- \
+  "$IDB" insert --store sqlite --strategy counter -n 500 --rate 5000 --commit-ms 2 -s key_bytes=16
+check "open loop with key_bytes=16: 16-byte keys" test "$(field key_bytes)" = 16
 cli_done

@@ -187,6 +187,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         int64_t t = idb_mono_ns();
         gen_ns += t - t0;
         for (int i = 0; i < b && !rc; i++) pad_key(&rows[i].id, r->width);
+        t = idb_mono_ns();                            /* padding is the harness's: not timed */
         for (int i = 0; i < b && !rc; i++) {
             int64_t prev = t;
             rc = st->insert(r->shards[row_shard[i]].store, &rows[i], err);
@@ -233,6 +234,10 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t0 = idb_mono_ns();
     int rc = r->cfg->strategy->next(r->shards[k].inst, &row.id, err);
     int64_t t1 = idb_mono_ns();
+    if (!rc && row.id.len < r->width) {           /* key_bytes: padding is not timed */
+        pad_key(&row.id, r->width);
+        t1 = idb_mono_ns();
+    }
     if (!rc) rc = r->cfg->store->insert(r->shards[k].store, &row, err);
     int64_t t2 = idb_mono_ns();
     o->gen_ns += t1 - t0;
