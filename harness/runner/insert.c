@@ -90,6 +90,24 @@ static int make_instances(run *r, idb_err *err)
     return rc;
 }
 
+/* The options shard k's store opens with: the run's, plus its place when the store
+ * declares the options (IDB_STORE_SHARD, IDB_STORE_SHARDS; store.h): the runner's value. */
+static int place_store_opts(const idb_store *st, const idb_opts *run_opts, int k, int shards,
+                            idb_opts *out, idb_err *err)
+{
+    static const char *const names[] = { IDB_STORE_SHARD, IDB_STORE_SHARDS };
+    const int values[] = { k, shards };
+    *out = *run_opts;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!idb_opts_declared(st->options, names[i])) continue;
+        char text[IDB_OPT_VALUE_MAX];
+        snprintf(text, sizeof text, "%d", values[i]);
+        int rc = idb_opts_set(out, names[i], text, st->name, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Make every shard's directory DIR/shard-K and open its store there, in shard order. */
 static int open_stores(run *r, const idb_rundir *rd, const idb_opts *store_opts,
                        idb_err *err)
@@ -98,9 +116,10 @@ static int open_stores(run *r, const idb_rundir *rd, const idb_opts *store_opts,
     int rc = 0;
     for (int k = 0; k < cfg->shards && !rc; k++) {
         char path[PATH_MAX];
+        idb_opts placed;
         rc = idb_rundir_shard(rd, k, path, sizeof path, err);
-        if (!rc)
-            rc = cfg->store->open(path, store_opts, r->width, &r->shards[k].store, err);
+        if (!rc) rc = place_store_opts(cfg->store, store_opts, k, cfg->shards, &placed, err);
+        if (!rc) rc = cfg->store->open(path, &placed, r->width, &r->shards[k].store, err);
     }
     return rc;
 }

@@ -85,6 +85,13 @@ typedef struct idb_store {
     int model;
 } idb_store;
 
+/* Options a store may declare (INT) to learn where it stands: the insert runner sets them
+ * for each shard's open() (a user's value is overwritten): its shard number k (0-based)
+ * and the run's shard count. A server store uses them to pick the k-th of a list of
+ * servers. */
+#define IDB_STORE_SHARD "shard"
+#define IDB_STORE_SHARDS "shards"
+
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */
 extern const idb_store *const idb_stores[];
 const idb_store *idb_store_find(const char *name);
