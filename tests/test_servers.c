@@ -35,6 +35,7 @@ typedef struct kind_case {
     const char *write;                 /* client command storing 42 */
     const char *read;                  /* client command printing it back */
     const char *restart_setting;       /* a setting the restart test needs, or NULL */
+    const char *broken;                /* a setting the server refuses at start */
 } kind_case;
 
 /* Client commands: SOCKDIR, SOCKET and PORT (postgres's, 5432 without TCP) are replaced. */
@@ -44,12 +45,13 @@ typedef struct kind_case {
 static const kind_case cases[] = {
     { "postgres", "shared_buffers=24MB", PSQL "'show shared_buffers'", "24MB",
       PSQL "'create table t(v int); insert into t values (42)'", PSQL "'select v from t'",
-      NULL },
+      NULL, "shared_buffers=lots" },
     { "mariadb", "max_connections=77", MYSQL "'select @@max_connections'", "77",
       MYSQL "'create database d; create table d.t(v int primary key) engine=InnoDB; "
-      "insert into d.t values (42)'", MYSQL "'select v from d.t'", NULL },
+      "insert into d.t values (42)'", MYSQL "'select v from d.t'", NULL,
+      "no_such_variable=1" },
     { "redis", "maxclients=77", REDIS "--raw config get maxclients | sed -n 2p", "77",
-      REDIS "set v 42", REDIS "get v", "appendonly=yes" },
+      REDIS "set v 42", REDIS "get v", "appendonly=yes", "maxclients=lots" },
 };
 
 #define BASE_LEN 1024
@@ -155,7 +157,9 @@ static void test_start_stop(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const kind_case *k = &cases[i];
         if (!wanted(k->kind)) continue;
-        idb_server *s = start(k->kind, "start-stop", &k->setting, 1, 0);
+        char name[OUT_LEN];
+        snprintf(name, sizeof name, "start-stop-%s", k->kind);
+        idb_server *s = start(k->kind, name, &k->setting, 1, 0);
         char out[OUT_LEN], sockdir[CMD_LEN], path[CMD_LEN];
         int pid = idb_server_pid(s);
         assert_true(pid > 0);
@@ -170,7 +174,7 @@ static void test_start_stop(void **state)
         idb_server_stop(s);
         assert_true(gone(pid));
         assert_int_equal(access(sockdir, F_OK), -1);
-        snprintf(path, sizeof path, "%s/start-stop/idbench-server.pid", base);
+        snprintf(path, sizeof path, "%s/%s/idbench-server.pid", base, name);
         assert_int_equal(access(path, F_OK), -1);
     }
 }
@@ -182,7 +186,9 @@ static void test_kill_restart(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const kind_case *k = &cases[i];
         if (!wanted(k->kind)) continue;
-        idb_server *s = start(k->kind, "kill", &k->restart_setting, !!k->restart_setting, 0);
+        char name[OUT_LEN];
+        snprintf(name, sizeof name, "start-stop-%s", k->kind);   /* its data, initialised */
+        idb_server *s = start(k->kind, name, &k->restart_setting, !!k->restart_setting, 0);
         char out[OUT_LEN], sock[CMD_LEN];
         idb_err err = { 0 };
         assert_int_equal(client(s, k->write, out), 0);
@@ -208,6 +214,30 @@ static void test_kill_restart(void **state)
     }
 }
 
+/* A server that exits while starting (on the data of test_start_stop): IDB_EIO, one line
+ * naming its log, no pid file left. */
+static void test_exits_at_start(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const kind_case *k = &cases[i];
+        if (!wanted(k->kind)) continue;
+        char dir[BASE_LEN + CMD_LEN], pidfile[BASE_LEN + 2 * CMD_LEN];
+        snprintf(dir, sizeof dir, "%s/start-stop-%s", base, k->kind);
+        snprintf(pidfile, sizeof pidfile, "%s/idbench-server.pid", dir);
+        idb_server_conf c = { .kind = k->kind, .dir = dir, .settings = &k->broken,
+                              .nsettings = 1 };
+        idb_server *s = NULL;
+        idb_err err = { 0 };
+        assert_int_equal(idb_server_start(&c, &s, &err), IDB_EIO);
+        assert_null(s);
+        assert_non_null(strstr(err.msg, "exited while starting"));
+        assert_non_null(strstr(err.msg, "/server.log"));
+        assert_null(strchr(err.msg, '\n'));
+        assert_int_equal(access(pidfile, F_OK), -1);
+    }
+}
+
 /* 1 when a TCP connect to 127.0.0.1:port succeeds. */
 static int tcp_accepts(int port)
 {
@@ -224,10 +254,10 @@ static void test_tcp_long_dir(void **state)
 {
     (void)state;
     char name[BASE_LEN];
-    snprintf(name, sizeof name, "long-%0120d/shard-0", 0);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const kind_case *k = &cases[i];
         if (!wanted(k->kind)) continue;
+        snprintf(name, sizeof name, "long-%0120d/%s", 0, k->kind);
         idb_server *s = start(k->kind, name, NULL, 0, 1);
         char out[OUT_LEN];
         assert_true(strlen(base) + strlen(name) > 107);
@@ -300,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_start_stop),
         cmocka_unit_test(test_kill_restart),
+        cmocka_unit_test(test_exits_at_start),
         cmocka_unit_test(test_tcp_long_dir),
         cmocka_unit_test(test_preflight),
     };

@@ -104,11 +104,17 @@ static void reach_child(const srv_cred *cred, const char *path)
     _exit(REACH_OK);
 }
 
-/* Check that cred can search every directory down to the existing part of dir. */
+/* Check that cred can search every directory down to the existing part of dir's parent
+ * (dir itself is given to the server user at the start). */
 static int check_reach(const srv_kind *k, const srv_cred *cred, const char *dir, idb_err *err)
 {
-    char abs[PATH_MAX], have[PATH_MAX];
-    if (existing_ancestor(dir, have, sizeof have) != 0 || !realpath(have, abs))
+    char abs[PATH_MAX], have[PATH_MAX], parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    for (size_t n = strlen(parent); n > 1 && parent[n - 1] == '/'; n--) parent[n - 1] = 0;
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, sizeof parent, ".");
+    else slash[slash == parent] = 0;                   /* "/x" keeps the root "/" */
+    if (existing_ancestor(parent, have, sizeof have) != 0 || !realpath(have, abs))
         return idb_fail(err, IDB_EIO, "%s: cannot resolve %s", k->name, dir);
     fflush(NULL);
     pid_t p = fork();

@@ -9,6 +9,7 @@
 
 #include "server_int.h"
 
+#define MY_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define MY_CONF_LEN 8192
 #define MY_SOCKET "mysqld.sock"
 
@@ -74,7 +75,7 @@ const srv_kind srv_mariadb = {
     .bins = { { "IDBENCH_MARIADBD", "/usr/sbin/mariadbd" },
               { "IDBENCH_MARIADB_INSTALL_DB", "/usr/bin/mariadb-install-db" } },
     .stop_signal = SIGTERM,
-    .min_free_bytes = 256ull << 20,
+    .min_free_bytes = MY_MIN_FREE_BYTES,
     .version_marker = "Ver ",
     .product = "MariaDB",
     .socket_path = my_socket_path,

@@ -10,6 +10,7 @@
 
 #include "server_int.h"
 
+#define PG_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define PG_BIN "/usr/lib/postgresql/15/bin"
 #define PG_SOCKET_PORT 5432            /* names the socket file when there is no TCP port */
 #define PG_DB_USER "idbench"
@@ -93,7 +94,7 @@ const srv_kind srv_postgres = {
     .package = "postgresql-15",
     .bins = { { "IDBENCH_POSTGRES", PG_BIN "/postgres" }, { "IDBENCH_INITDB", PG_BIN "/initdb" } },
     .stop_signal = SIGINT,             /* fast shutdown: SIGTERM would wait for clients */
-    .min_free_bytes = 256ull << 20,
+    .min_free_bytes = PG_MIN_FREE_BYTES,
     .version_marker = "(PostgreSQL) ",
     .product = "PostgreSQL",
     .socket_path = pg_socket_path,

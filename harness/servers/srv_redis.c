@@ -13,6 +13,7 @@
 
 #include "server_int.h"
 
+#define REDIS_MIN_FREE_BYTES (64ull << 20)  /* free space asked by the preflight: data, logs */
 #define REDIS_CONF_LEN 8192
 #define REDIS_SOCKET "redis.sock"
 #define PING_TIMEOUT_US 500000         /* a PING's answer during readiness polls */
@@ -77,7 +78,7 @@ const srv_kind srv_redis = {
     .package = "redis-server",
     .bins = { { "IDBENCH_REDIS_SERVER", "/usr/bin/redis-server" } },
     .stop_signal = SIGTERM,
-    .min_free_bytes = 64ull << 20,
+    .min_free_bytes = REDIS_MIN_FREE_BYTES,
     .version_marker = "v=",
     .product = "Redis",
     .socket_path = rd_socket_path,
