@@ -247,6 +247,7 @@ static void pg_close(void *h)
                          PQtransactionStatus(s->c) != PQTRANS_IDLE)) {
         PQfinish(s->c);
         s->c = PQconnectdb(s->dsn);
+        PQsetNoticeProcessor(s->c, quiet, NULL);
     }
     if (s->c && drop && PQstatus(s->c) == CONNECTION_OK) {
         char sql[SQL_MAX];
