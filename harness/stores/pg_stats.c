@@ -14,12 +14,15 @@
  *   index_bytes, table_bytes, file_bytes
  *                  pg_relation_size of the index and of the table (main forks);
  *                  pg_total_relation_size of the table (every index, TOAST, free-space map).
- *   wal_bytes      the WAL insert position now minus at the start (LSN difference): every
- *                  byte of WAL the server wrote meanwhile, commits and checkpoints included
- *                  (on a server shared with other work or other shards, theirs too).
- *   fpi, splits    pg_get_wal_records_info over that range (up to the flushed position):
- *                  full-page images of our schema's relations (block references marked FPW),
- *                  and Btree SPLIT_L/SPLIT_R records of the ID's index.
+ *   fpi, splits, wal_bytes
+ *                  pg_get_wal_records_info from the start to the flushed position: full-page
+ *                  images of our schema's relations (block references marked FPW); Btree
+ *                  SPLIT_L/SPLIT_R records of the ID's index; the bytes (record_length, block
+ *                  images included) of every record that touches our relations or belongs to
+ *                  a transaction that did (its commit): the run's own WAL, not that of other
+ *                  sessions or shards on the same server, nor checkpoint records. Without
+ *                  pg_walinspect, wal_bytes is the WAL insert position difference (everything
+ *                  the server wrote meanwhile) and fpi, splits are unknown.
  *   cache_misses   heap_blks_read + idx_blks_read of the table (pg_statio_all_tables): blocks
  *                  the server read from the OS because shared_buffers lacked them (after
  *                  pg_stat_force_next_flush(), so this session's counts are in).
@@ -154,21 +157,27 @@ static int wal_records(pg_store *s, idb_store_stats *st, idb_err *err)
     char sql[SQL_MAX], q[PG_NAME_MAX * 2 + 2];
     quote_ident(s, s->ext_walinspect, q, sizeof q);
     snprintf(sql, sizeof sql,
-        "WITH rel AS (SELECT '(' || string_agg(relfilenode::text, '|') || ')' AS any_rel, "
-        "  (SELECT relfilenode FROM pg_class WHERE oid = 'orders_id'::regclass) AS idx "
-        "  FROM pg_class WHERE relnamespace = $2::regnamespace AND relfilenode <> 0), "
-        "db AS (SELECT oid FROM pg_database WHERE datname = current_database()) "
-        "SELECT coalesce(sum(regexp_count(w.block_ref, 'rel \\d+/' || db.oid || '/' || "
-        "  rel.any_rel || ' fork \\w+ blk \\d+ \\(FPW')), 0), "
-        " count(*) FILTER (WHERE w.resource_manager = 'Btree' AND w.record_type LIKE 'SPLIT%%' "
-        "  AND w.block_ref LIKE '%%/' || db.oid || '/' || rel.idx || ' fork %%') "
-        "FROM rel, db, %s.pg_get_wal_records_info($1::pg_lsn, "
-        "  least(pg_current_wal_flush_lsn(), pg_current_wal_insert_lsn())) w", q);
+        "WITH db AS (SELECT 'rel \\d+/' || oid || '/' AS pfx FROM pg_database "
+        "  WHERE datname = current_database()), "
+        "rel AS (SELECT db.pfx || '(' || string_agg(relfilenode::text, '|') || ') ' AS pat, "
+        "  db.pfx || (SELECT relfilenode FROM pg_class WHERE oid = 'orders_id'::regclass) || "
+        "  ' ' AS idx FROM db, pg_class WHERE relnamespace = $2::regnamespace AND "
+        "  relfilenode <> 0 GROUP BY db.pfx), "
+        "w AS (SELECT w.*, w.block_ref ~ rel.pat AS mine FROM rel, "
+        "  %s.pg_get_wal_records_info($1::pg_lsn, least(pg_current_wal_flush_lsn(), "
+        "  pg_current_wal_insert_lsn())) w), "
+        "x AS (SELECT DISTINCT xid FROM w WHERE mine AND xid <> '0') "
+        "SELECT coalesce(sum(regexp_count(w.block_ref, rel.pat || 'fork \\w+ blk \\d+ "
+        "\\(FPW')), 0), count(*) FILTER (WHERE w.resource_manager = 'Btree' AND "
+        "  w.record_type LIKE 'SPLIT%%' AND w.block_ref ~ rel.idx), "
+        " coalesce(sum(w.record_length) FILTER (WHERE w.mine OR w.xid IN (SELECT xid FROM x)), "
+        "  0) FROM w, rel", q);
     const char *v[] = { s->start_lsn, s->schema };
     PGresult *r = PQexecParams(s->c, sql, 2, NULL, v, NULL, NULL, 0);
     if (PQresultStatus(r) == PGRES_TUPLES_OK) {
         st->fpi = get_i64(r, 0);
         st->splits = get_i64(r, 1);
+        st->wal_bytes = get_i64(r, 2);
     }
     PQclear(r);          /* WAL no longer there (no slot): the figures stay unknown */
     return PQstatus(s->c) == CONNECTION_OK ? 0 : pg_fail(s, err, IDB_EIO, "pg_walinspect");
