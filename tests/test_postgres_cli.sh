@@ -85,6 +85,26 @@ check "... one idbench: line, no result" \
 sed 's/^/  /' "$tmp/err"
 check "... the live server's schema is dropped" test "$(schemas "$A")" = 0
 
+# The matrix: postgres cells on a given server (meta.json names it; wal_fpi is drawn), and
+# listed as skipped, not failed, when there is no server and no binaries.
+mx() {
+  printf '[matrix]\nrepeat = 1\n[generation]\nenabled = 0\n[insert]\nstrategies = counter, uuidv4
+stores = postgres\nsizes = 2000\n[store.postgres]\n%s\ncheckpoint_every = 500\n[curve]\nenabled = 0
+[curve.sqlite]\nenabled = 0\n[openloop]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]
+enabled = 0\n' "$1" >"$tmp/mx.ini"
+}
+mx "dsn = $A"
+expect 0 "a matrix of postgres cells" -- "$IDB" matrix "$tmp/mx.ini" --out "$tmp/mx"
+check "... meta.json names the server" grep -q '"servers": \["postgres: PostgreSQL 15' "$tmp/mx/meta.json"
+check "... wal_fpi is drawn" test -s "$tmp/mx/plots/wal_fpi.png"
+check "... insert.csv has the WAL column" grep -q ',postgres,.*[0-9]' "$tmp/mx/insert.csv"
+mx ""
+IDB_PG_BINDIR=$tmp/none expect 0 "a matrix without PostgreSQL" -- \
+  "$IDB" matrix "$tmp/mx.ini" --out "$tmp/mx2"
+check "... says postgres is skipped, and why" grep -q 'store postgres skipped: .*missing' "$tmp/err"
+check "... meta.json lists it as skipped" grep -q '"skipped": \["postgres: ' "$tmp/mx2/meta.json"
+check "... and no failed cell" grep -q '"cells_failed": 0' "$tmp/mx2/meta.json"
+
 expect 0 "sqlite: the server columns are empty" -- "$IDB" insert --store sqlite --strategy counter -n 100
 check "... wal_bytes_per_id fpi_per_id splits_per_id leaf_fragmentation index_bytes table_bytes" \
   test -z "$(field wal_bytes_per_id)$(field fpi_per_id)$(field splits_per_id)$(field \

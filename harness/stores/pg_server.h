@@ -17,5 +17,9 @@ int pg_server_start(const char *dir, const idb_opts *opts, struct idb_server **s
                     size_t cap, idb_err *err);
 /* Stop the server (NULL is fine). */
 void pg_server_stop(struct idb_server *srv);
+/* The store's `available` hook (store.h): 0 when kv gives a dsn or dsn_file, or when the
+ * server's binaries are installed (their version into version); else IDB_EIO saying which
+ * is missing. */
+int pg_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
 
 #endif

@@ -92,6 +92,11 @@ typedef struct idb_store {
     /* 1 for a model (pagesim): it counts pages but measures no time, so its runs report
      * no latency or throughput (insert.c leaves those unknown). */
     int model;
+    /* Optional: whether the store can run on this machine with the -s options kv[0..nkv):
+     * 0 with its server's version in version (cap bytes; "" when it has none), or IDB_EIO
+     * with why saying what is missing (a server's binaries). The matrix lists the runs of a
+     * store that is not available as skipped instead of failing them. */
+    int (*available)(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
 } idb_store;
 
 /* Options a store may declare (INT) to learn where it stands: the insert runner sets them

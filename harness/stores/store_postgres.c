@@ -324,4 +324,5 @@ const idb_store idb_store_postgres = {
     .close = pg_close,
     .scan = pg_scan,
     .check = pg_check,
+    .available = pg_available,
 };
