@@ -85,6 +85,28 @@ check "... one idbench: line, no result" \
 sed 's/^/  /' "$tmp/err"
 check "... the live server's schema is dropped" test "$(schemas "$A")" = 0
 
+# Private servers (no dsn): one per shard in DIR/shard-K/postgres, all stopped at the end;
+# one killed mid-run fails the run (exit 1, one line) and the other shard's is stopped.
+chmod 711 "$tmp"                  # the server user (postgres, as root) must reach DIR
+expect 0 "two shards on two private servers" -- "$IDB" insert --store postgres \
+  --strategy uuidv7 -n 3000 --shards 2 --dir "$tmp/run"
+check "... both servers stopped" test -z "$(pgrep -f "$tmp/run/")"
+check "... pages counted" awk -v p="$(field leaf_pages)" 'BEGIN { exit !(p > 0) }'
+"$IDB" insert --store postgres --strategy uuidv4 -n 3000000 --shards 2 --dir "$tmp/run2" \
+  >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+pidfile=$tmp/run2/shard-1/postgres/idbench-server.pid
+for _ in $(seq 600); do [ -s "$pidfile" ] && break; sleep 0.1; done
+sleep 2
+kill -9 "$(awk '$1 == "pid" { print $2 }' "$pidfile")"
+wait $pid
+st=$?
+check "private server killed mid-run: exit 1 (got $st)" test "$st" = 1
+check "... one idbench: line, no result" \
+  bash -c "[ \$(wc -l <'$tmp/err') = 1 ] && grep -q '^idbench: ' '$tmp/err' && ! [ -s '$tmp/out' ]"
+sed 's/^/  /' "$tmp/err"
+check "... no server left running" test -z "$(pgrep -f "$tmp/run2/")"
+
 # The matrix: postgres cells on a given server (meta.json names it; wal_fpi is drawn), and
 # listed as skipped, not failed, when there is no server and no binaries.
 mx() {
@@ -99,7 +121,7 @@ check "... meta.json names the server" grep -q '"servers": \["postgres: PostgreS
 check "... wal_fpi is drawn" test -s "$tmp/mx/plots/wal_fpi.png"
 check "... insert.csv has the WAL column" grep -q ',postgres,.*[0-9]' "$tmp/mx/insert.csv"
 mx ""
-IDB_PG_BINDIR=$tmp/none expect 0 "a matrix without PostgreSQL" -- \
+IDBENCH_POSTGRES=$tmp/none expect 0 "a matrix without PostgreSQL" -- \
   "$IDB" matrix "$tmp/mx.ini" --out "$tmp/mx2"
 check "... says postgres is skipped, and why" grep -q 'store postgres skipped: .*missing' "$tmp/err"
 check "... meta.json lists it as skipped" grep -q '"skipped": \["postgres: ' "$tmp/mx2/meta.json"

@@ -7,20 +7,51 @@
 #include <unistd.h>
 
 #include "pg_server.h"
+#include "server.h"
 
 #define PG_BIN_DIR "/usr/lib/postgresql/15/bin"    /* Debian's postgresql-15 */
-#define PG_BIN_ENV "IDB_PG_BINDIR"                 /* overrides it (tests: a missing one) */
 #define PATH_CHARS 1024
+#define SETTINGS_MAX 8                             /* settings of a private server */
+#define SETTING_CHARS 320                          /* one "name=value" */
+
+/* The settings of a private server: the store's, then those that make its checkpoints the
+ * run's own (no timed ones, none forced by WAL volume: checkpoint_every decides). */
+static int settings(const idb_opts *o, char (*buf)[SETTING_CHARS], const char **out)
+{
+    const char *fixed[] = { "checkpoint_timeout=1d", "max_wal_size=64GB" };
+    int n = 0;
+    snprintf(buf[n], SETTING_CHARS, "shared_buffers=%s", idb_opts_str(o, "shared_buffers"));
+    out[n] = buf[n];
+    n++;
+    snprintf(buf[n], SETTING_CHARS, "synchronous_commit=%s",
+             idb_opts_str(o, "synchronous_commit"));
+    out[n] = buf[n];
+    n++;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) out[n++] = fixed[i];
+    return n;
+}
 
 int pg_server_start(const char *dir, const idb_opts *opts, struct idb_server **srv, char *dsn,
                     size_t cap, idb_err *err)
 {
-    (void)dir; (void)opts; (void)srv; (void)dsn; (void)cap;
-    return idb_fail(err, IDB_EINPUT, "postgres: give -s dsn=CONNINFO or -s dsn_file=FILE "
-                    "(private servers are not built in yet)");
+    char path[PATH_CHARS], buf[SETTINGS_MAX][SETTING_CHARS];
+    const char *set[SETTINGS_MAX];
+    if (snprintf(path, sizeof path, "%s/postgres", dir) >= (int)sizeof path)
+        return idb_fail(err, IDB_EINPUT, "postgres: directory name too long: %s", dir);
+    idb_server_conf c = { .kind = "postgres", .dir = path, .settings = set,
+                          .nsettings = settings(opts, buf, set), .tcp = 0 };
+    int rc = idb_server_start(&c, srv, err);
+    if (rc) return rc;
+    if (snprintf(dsn, cap, "host=%s user=%s dbname=postgres", idb_server_socket_dir(*srv),
+                 idb_server_user(*srv)) >= (int)cap) {
+        idb_server_stop(*srv);
+        *srv = NULL;
+        return idb_fail(err, IDB_EIO, "postgres: the server's conninfo is too long");
+    }
+    return 0;
 }
 
-void pg_server_stop(struct idb_server *srv) { (void)srv; }
+void pg_server_stop(struct idb_server *srv) { idb_server_stop(srv); }
 
 /* The value of option key= in kv[0..nkv) ("" when not given). */
 static const char *kv_value(const char *const *kv, int nkv, const char *key)
@@ -49,21 +80,23 @@ static void server_version(const char *dsn, char *version, size_t cap)
 
 int pg_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why)
 {
-    static const char *const bins[] = { "postgres", "initdb" };
-    const char *dir = getenv(PG_BIN_ENV), *dsn = kv_value(kv, nkv, "dsn");
+    static const char *const bins[][2] = {              /* as harness/servers finds them */
+        { "IDBENCH_POSTGRES", PG_BIN_DIR "/postgres" }, { "IDBENCH_INITDB", PG_BIN_DIR "/initdb" },
+    };
+    const char *dsn = kv_value(kv, nkv, "dsn"), *path[2];
     version[0] = 0;
     if (dsn[0]) server_version(dsn, version, cap);
     if (dsn[0] || kv_value(kv, nkv, "dsn_file")[0]) return 0;
-    if (!dir || !dir[0]) dir = PG_BIN_DIR;
-    char path[PATH_CHARS];
     for (size_t i = 0; i < sizeof bins / sizeof *bins; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, bins[i]);
-        if (access(path, X_OK) != 0)
+        const char *env = getenv(bins[i][0]);
+        path[i] = env && env[0] ? env : bins[i][1];
+        if (access(path[i], X_OK) != 0)
             return idb_fail(why, IDB_EIO, "no PostgreSQL server: %.200s is missing (install "
-                            "postgresql-15: ./bootstrap), or give -s dsn=", path);
+                            "postgresql-15: ./bootstrap), or give -s dsn=", path[i]);
     }
-    snprintf(path, sizeof path, "'%s/postgres' --version 2>/dev/null", dir);
-    FILE *p = strchr(dir, '\'') ? NULL : popen(path, "r");
+    char cmd[PATH_CHARS];
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", path[0]);
+    FILE *p = strchr(path[0], '\'') ? NULL : popen(cmd, "r");
     if (p) {
         if (!fgets(version, (int)cap, p)) version[0] = 0;
         version[strcspn(version, "\n")] = 0;
