@@ -55,6 +55,7 @@ done
 
 base=(insert --store postgres --strategy counter -n 100)
 expect 2 "a malformed dsn" -- "$IDB" "${base[@]}" -s "dsn=host='unterminated"
+expect 2 "a dsn with a comma (a host list)" -- "$IDB" "${base[@]}" -s "dsn=host=a,b"
 expect 2 "a dsn without key=value" -- "$IDB" "${base[@]}" -s "dsn=nonsense"
 expect 2 "dsn and dsn_file together" -- "$IDB" "${base[@]}" -s "dsn=$A" -s "dsn_file=$tmp/dsns"
 expect 2 "a dsn_file that is not there" -- "$IDB" "${base[@]}" -s "dsn_file=$tmp/none"

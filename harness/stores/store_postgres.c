@@ -162,6 +162,9 @@ static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
     const char *dsn = idb_opts_str(o, "dsn"), *file = idb_opts_str(o, "dsn_file");
     if (dsn[0] && file[0])
         return idb_fail(err, IDB_EINPUT, "postgres: give dsn or dsn_file, not both");
+    if (strchr(dsn, ',') || strchr(file, ','))     /* the options are echoed as CSV fields */
+        return idb_fail(err, IDB_EINPUT, "postgres: a comma in dsn or dsn_file would break the "
+                        "CSV results: put the conninfo in a dsn_file");
     if (!size_setting_ok(idb_opts_str(o, "shared_buffers")))
         return idb_fail(err, IDB_EINPUT, "postgres: shared_buffers=%s: expected N, NkB, NMB or "
                         "NGB", idb_opts_str(o, "shared_buffers"));
