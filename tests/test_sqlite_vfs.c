@@ -347,6 +347,7 @@ static const struct {
     { "lmdb", UNKNOWN, UNKNOWN, UNKNOWN },     /* no log; reads are page faults */
     { "pagesim", UNKNOWN, UNKNOWN, MISSES },   /* a model: a page is read only on a miss */
     { "null", ZERO, ZERO, ZERO },              /* no files */
+    { "postgres", UNKNOWN, UNKNOWN, UNKNOWN }, /* a private server: not counted per table */
 };
 #define N_IO_COLS (sizeof io_cols / sizeof *io_cols)
 

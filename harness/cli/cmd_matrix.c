@@ -438,6 +438,12 @@ static void start_meta(run *r, const char *command, int quick)
     meta->repeat = m->repeat;
     meta->quick = quick;
     meta->cells = r->plan.n;
+    meta->checks = r->plan.checks;
+    meta->n_checks = r->plan.n_checks;
+    for (int i = 0; i < r->plan.n_checks; i++)
+        if (!r->plan.checks[i].ok)
+            mx_progress_note(NULL, "store %s skipped: %s", r->plan.checks[i].store->name,
+                             r->plan.checks[i].why);
     r->t0_ns = idb_mono_ns();
 }
 

@@ -182,10 +182,20 @@ typedef struct mx_cell {
     idb_insert_result *res;                      /* MX_INSERT, MX_CURVE (owned) */
 } mx_cell;
 
+/* A store with an `available` hook (store.h), checked once per plan. */
+typedef struct mx_store_check {
+    const idb_store *store;
+    int ok;
+    char version[128];                           /* its server's version ("" when none) */
+    char why[256];                               /* not ok: what is missing */
+} mx_store_check;
+
 typedef struct mx_plan {
     mx_cell *cells;
     int n;
     int n_configs;
+    mx_store_check checks[MX_STORES_MAX];        /* the stores skipped have ok == 0 */
+    int n_checks;
 } mx_plan;
 
 /* Build every cell of m in run order (generation, insert repeats, curves, simulations,
@@ -291,6 +301,8 @@ typedef struct mx_meta {
     int n_failures;
     const char *status;                          /* MX_STATUS_*; NULL: running */
     int cells, cells_done, cells_failed;         /* planned, ran to an end, failed */
+    const mx_store_check *checks;                /* the plan's: servers and skipped stores */
+    int n_checks;
 } mx_meta;
 
 /* Write DIR/meta.json: the run's facts and the environment (git revision, compiler,

@@ -134,14 +134,34 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s
     return 0;
 }
 
-/* Add the cells of one block (every size x shards x store x strategy) for repeat rep.
- * Returns 0 or IDB_ENOMEM. */
-static int add_block(mx_plan *p, int *cap, const mx_block *b, block_how how, int rep)
+/* 0 when store s cannot run here (its `available` hook says why, once per plan, with the
+ * matrix's [store.NAME] options): its runs are skipped. */
+static int store_ok(const idb_matrix *m, mx_plan *p, const idb_store *s)
+{
+    if (!s->available) return 1;
+    for (int i = 0; i < p->n_checks; i++)
+        if (p->checks[i].store == s) return p->checks[i].ok;
+    if (p->n_checks == MX_STORES_MAX) return 1;
+    mx_store_check *c = &p->checks[p->n_checks++];
+    const mx_store_opts *so = mx_store_options(m, s);
+    const char *kv[MX_KV_MAX];
+    for (int i = 0; so && i < so->n; i++) kv[i] = so->kv[i];
+    idb_err why = { 0 };
+    c->store = s;
+    c->ok = s->available(kv, so ? so->n : 0, c->version, sizeof c->version, &why) == 0;
+    snprintf(c->why, sizeof c->why, "%s", c->ok ? "" : why.msg);
+    return c->ok;
+}
+
+/* Add the cells of one block (every size x shards x store x strategy) for repeat rep, but
+ * none of a store that cannot run here (store_ok). Returns 0 or IDB_ENOMEM. */
+static int add_block(const idb_matrix *m, mx_plan *p, int *cap, const mx_block *b,
+                     block_how how, int rep)
 {
     for (int z = 0; z < b->n_sizes; z++)
         for (int k = 0; k < b->n_shards; k++)
             for (int st = 0; st < b->n_stores; st++)
-                for (int s = 0; s < b->n_strategies; s++) {
+                for (int s = 0; s < b->n_strategies && store_ok(m, p, b->stores[st]); s++) {
                     if (b->key_bytes && b->strategies[s]->bits / 8 > b->key_bytes)
                         continue;                /* wider than the block's key_bytes */
                     int points = how.open ? b->n_rates
@@ -196,12 +216,12 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
     const block_how closed = { MX_INSERT, 0 }, open = { MX_INSERT, 1 }, curve = { MX_CURVE, 0 };
     for (int rep = 0; !rc && rep < m->repeat; rep++)
         for (int b = 0; !rc && b < m->n_insert; b++)
-            if (m->insert[b].enabled) rc = add_block(p, &cap, &m->insert[b], closed, rep);
+            if (m->insert[b].enabled) rc = add_block(m, p, &cap, &m->insert[b], closed, rep);
     for (int b = 0; !rc && b < m->n_curve; b++)
-        if (m->curve[b].enabled) rc = add_block(p, &cap, &m->curve[b], curve, 0);
+        if (m->curve[b].enabled) rc = add_block(m, p, &cap, &m->curve[b], curve, 0);
     for (int rep = 0; !rc && rep < m->repeat; rep++)      /* after the closed loop's cells */
         for (int b = 0; !rc && b < m->n_openloop; b++)
-            if (m->openloop[b].enabled) rc = add_block(p, &cap, &m->openloop[b], open, rep);
+            if (m->openloop[b].enabled) rc = add_block(m, p, &cap, &m->openloop[b], open, rep);
     if (!rc && m->sim_enabled) rc = add_sims(m, p, &cap);
     if (!rc && m->claims_enabled) {
         if (!(c = add_cell(p, &cap, MX_CLAIMS))) rc = IDB_ENOMEM;

@@ -5,7 +5,9 @@
  * line, so the report can read it back without a JSON library:
  *   command, started_utc, finished_utc, wall_s, seed, repeat, quick, matrix_files, status,
  *   cells, cells_done, cells_failed, git_revision, git_dirty, compiler, build, sqlite, lmdb,
- *   google_benchmark, cpu_model, cores, memory_kib, kernel, failures[]
+ *   google_benchmark, cpu_model, cores, memory_kib, kernel, servers[] (server stores'
+ *   versions), skipped[] (stores that cannot run here, and why; on one line each),
+ *   failures[]
  */
 #include "matrix.h"
 
@@ -132,6 +134,25 @@ static void write_env(FILE *f, const env *e)
     json_str(f, e->kernel);
 }
 
+/* "servers" (each available server store's version) and "skipped" (the stores that cannot
+ * run here, and why), one line each. */
+static void write_servers(FILE *f, const mx_meta *meta)
+{
+    static const char *const keys[] = { "servers", "skipped" };
+    for (int ok = 1; ok >= 0; ok--) {
+        fprintf(f, ",\n  \"%s\": [", keys[!ok]);
+        for (int i = 0, n = 0; i < meta->n_checks; i++) {
+            const mx_store_check *c = &meta->checks[i];
+            if (c->ok != ok || (ok && !c->version[0])) continue;
+            char line[sizeof c->why + 64];
+            snprintf(line, sizeof line, "%s: %s", c->store->name, ok ? c->version : c->why);
+            fputs(n++ ? ", " : "", f);
+            json_str(f, line);
+        }
+        fputc(']', f);
+    }
+}
+
 /* Gather the environment and write meta.json through a temporary name (see matrix.h). */
 int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err)
 {
@@ -154,6 +175,7 @@ int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err)
             meta->status ? meta->status : MX_STATUS_RUNNING, meta->cells, meta->cells_done,
             meta->cells_failed);
     write_env(f, &e);
+    write_servers(f, meta);
     fprintf(f, ",\n  \"failures\": [");
     for (int i = 0; i < meta->n_failures; i++) {
         fputs(i ? ",\n    " : "\n    ", f);

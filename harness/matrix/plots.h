@@ -76,6 +76,7 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
     X(inserts, "Inserts per second")                                        \
     X(pages_written, "Pages written per ID")                                \
     X(fill_factor, "Leaf fill factor")                                      \
+    X(wal_fpi, "WAL bytes and full-page images per ID (server stores)")     \
     X(miss_ratio, "Miss-ratio curves")                                      \
     X(positions, "Where new keys land in the index")                        \
     X(latency, "Insert latency percentiles")                                \

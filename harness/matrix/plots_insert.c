@@ -23,6 +23,7 @@ typedef struct bar_spec {
     int per_id;                                  /* divide by the headline IDs */
     int range;                                   /* also COL_min and COL_max columns */
     const char *none;                            /* why not drawn: no store reported ... */
+    const char *col2;                            /* a second value per strategy (or NULL) */
 } bar_spec;
 
 /* The values of store's row (per strategy of s) for b into vals; 1 when any is > 0. */
@@ -40,6 +41,9 @@ static int bar_values(const mx_results *r, const bar_spec *b, const mx_names *s,
         vals[j][0] = x;
         vals[j][1] = row < 0 ? NAN : mx_table_num(&r->ins, row, clo);
         vals[j][2] = row < 0 ? NAN : mx_table_num(&r->ins, row, chi);
+        if (b->col2)
+            vals[j][1] = row < 0 ? NAN : mx_table_num(&r->ins, row,
+                                                      mx_table_col(&r->ins, b->col2));
         any |= x > 0;
     }
     return any;
@@ -66,7 +70,7 @@ static int prep_bars(const mx_results *r, const char *scratch, FILE *v, idb_err 
         rc = mx_gp_string(v, stores[i], why);
         fprintf(f, "%d", rows);
         for (int j = 0; j < s.n; j++)
-            for (int k = 0; k < (b->range ? 3 : 1); k++) {
+            for (int k = 0; k < (b->range ? 3 : b->col2 ? 2 : 1); k++) {
                 fputc('\t', f);
                 mx_put(f, vals[j][k], "");
             }
@@ -80,21 +84,29 @@ static int prep_bars(const mx_results *r, const char *scratch, FILE *v, idb_err 
 /* inserts: inserts per second, median with min and max. */
 int mx_prep_inserts(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
-    static const bar_spec b = { "inserts.dat", "inserts_per_s", 0, 1, "an insert rate" };
+    static const bar_spec b = { "inserts.dat", "inserts_per_s", 0, 1, "an insert rate", NULL };
     return prep_bars(r, scratch, v, why, &b);
 }
 
 /* pages_written: page writes per ID inserted. */
 int mx_prep_pages_written(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
-    static const bar_spec b = { "pages_written.dat", "pages_written", 1, 0, "pages written" };
+    static const bar_spec b = { "pages_written.dat", "pages_written", 1, 0, "pages written", NULL };
     return prep_bars(r, scratch, v, why, &b);
 }
 
 /* fill_factor: leaf fill. */
 int mx_prep_fill_factor(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
-    static const bar_spec b = { "fill_factor.dat", "fill_factor", 0, 0, "a fill factor" };
+    static const bar_spec b = { "fill_factor.dat", "fill_factor", 0, 0, "a fill factor", NULL };
+    return prep_bars(r, scratch, v, why, &b);
+}
+
+/* wal_fpi: per server store and strategy, WAL bytes and full-page images per ID. */
+int mx_prep_wal_fpi(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    static const bar_spec b = { "wal_fpi.dat", "wal_bytes_per_id", 0, 0,
+                                "WAL bytes (no server store in the run)", "fpi_per_id" };
     return prep_bars(r, scratch, v, why, &b);
 }
 
@@ -399,5 +411,30 @@ int mx_say_latency(const mx_results *r, FILE *f)
                "(`%s`).\n", store, mx_num(mx_table_num(t, lo, c) / 1000, a),
             mx_table_str(t, lo, cs), mx_num(mx_table_num(t, hi, c) / 1000, b),
             mx_table_str(t, hi, cs));
+    return 0;
+}
+
+/* wal_fpi: per store, the strategies with the most and the least WAL per ID, and how
+ * their full-page images compare. */
+int mx_say_wal_fpi(const mx_results *r, FILE *f)
+{
+    const mx_table *t = &r->ins;
+    const char *stores[MX_STORES_MAX];
+    int nst = stores_by_name(r, stores), said = 0, lo, hi;
+    int cs = mx_table_col(t, "strategy"), cw = mx_table_col(t, "wal_bytes_per_id");
+    int cf = mx_table_col(t, "fpi_per_id");
+    for (int s = 0; s < nst; s++) {
+        if (!mx_extremes(r, stores[s], "wal_bytes_per_id", 1, &lo, &hi)) continue;
+        char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN], d[MX_NUM_LEN];
+        fprintf(f, "%sOn %s, `%s` wrote %s WAL bytes and %s full-page images per ID, `%s` %s "
+                "and %s (%.1f× the WAL).", said ? " " : "", stores[s], mx_table_str(t, hi, cs),
+                mx_num(mx_table_num(t, hi, cw), a), mx_num(mx_table_num(t, hi, cf), b),
+                mx_table_str(t, lo, cs), mx_num(mx_table_num(t, lo, cw), c),
+                mx_num(mx_table_num(t, lo, cf), d),
+                mx_table_num(t, hi, cw) / mx_table_num(t, lo, cw));
+        said = 1;
+    }
+    if (!said) return IDB_EINPUT;
+    fputc('\n', f);
     return 0;
 }

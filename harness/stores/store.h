@@ -41,6 +41,15 @@ typedef struct idb_store_stats {
     int64_t cache_misses;     /* pages read because the store's cache lacked them */
     int64_t read_pages;       /* pages read from the store's files (the OS's view of misses) */
     int64_t splits;           /* page splits (-1 if unknown) */
+    /* Server stores' figures. A store that leaves has_server 0 (every zero-initialised
+     * stats) has none of them: the runner reports them unknown. With has_server 1, -1 marks
+     * one figure the store cannot tell. */
+    int has_server;
+    int64_t wal_bytes;        /* write-ahead log bytes written during the run */
+    int64_t fpi;              /* full-page images in that log */
+    int64_t index_bytes;      /* the ID's index, on disk */
+    int64_t table_bytes;      /* the table (heap), on disk */
+    double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
 } idb_store_stats;
 
 /* One point of a miss-ratio curve. */
@@ -83,6 +92,11 @@ typedef struct idb_store {
     /* 1 for a model (pagesim): it counts pages but measures no time, so its runs report
      * no latency or throughput (insert.c leaves those unknown). */
     int model;
+    /* Optional: whether the store can run on this machine with the -s options kv[0..nkv):
+     * 0 with its server's version in version (cap bytes; "" when it has none), or IDB_EIO
+     * with why saying what is missing (a server's binaries). The matrix lists the runs of a
+     * store that is not available as skipped instead of failing them. */
+    int (*available)(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
 } idb_store;
 
 /* Options a store may declare (INT) to learn where it stands: the insert runner sets them

@@ -1,0 +1,106 @@
+/* pg_server.c — the postgres store's private servers (pg_server.h), and whether it can run
+ * here at all (the store's `available` hook: a dsn, or the server's binaries). */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pg_server.h"
+#include "server.h"
+
+#define PG_BIN_DIR "/usr/lib/postgresql/15/bin"    /* Debian's postgresql-15 */
+#define PATH_CHARS 1024
+#define SETTINGS_MAX 8                             /* settings of a private server */
+#define SETTING_CHARS 320                          /* one "name=value" */
+
+/* The settings of a private server: the store's, then those that make its checkpoints the
+ * run's own (no timed ones, none forced by WAL volume: checkpoint_every decides). */
+static int settings(const idb_opts *o, char (*buf)[SETTING_CHARS], const char **out)
+{
+    const char *fixed[] = { "checkpoint_timeout=1d", "max_wal_size=64GB" };
+    int n = 0;
+    snprintf(buf[n], SETTING_CHARS, "shared_buffers=%s", idb_opts_str(o, "shared_buffers"));
+    out[n] = buf[n];
+    n++;
+    snprintf(buf[n], SETTING_CHARS, "synchronous_commit=%s",
+             idb_opts_str(o, "synchronous_commit"));
+    out[n] = buf[n];
+    n++;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) out[n++] = fixed[i];
+    return n;
+}
+
+int pg_server_start(const char *dir, const idb_opts *opts, struct idb_server **srv, char *dsn,
+                    size_t cap, idb_err *err)
+{
+    char path[PATH_CHARS], buf[SETTINGS_MAX][SETTING_CHARS];
+    const char *set[SETTINGS_MAX];
+    if (snprintf(path, sizeof path, "%s/postgres", dir) >= (int)sizeof path)
+        return idb_fail(err, IDB_EINPUT, "postgres: directory name too long: %s", dir);
+    idb_server_conf c = { .kind = "postgres", .dir = path, .settings = set,
+                          .nsettings = settings(opts, buf, set), .tcp = 0 };
+    int rc = idb_server_start(&c, srv, err);
+    if (rc) return rc;
+    if (snprintf(dsn, cap, "host=%s user=%s dbname=postgres", idb_server_socket_dir(*srv),
+                 idb_server_user(*srv)) >= (int)cap) {
+        idb_server_stop(*srv);
+        *srv = NULL;
+        return idb_fail(err, IDB_EIO, "postgres: the server's conninfo is too long");
+    }
+    return 0;
+}
+
+void pg_server_stop(struct idb_server *srv) { idb_server_stop(srv); }
+
+/* The value of option key= in kv[0..nkv) ("" when not given). */
+static const char *kv_value(const char *const *kv, int nkv, const char *key)
+{
+    size_t n = strlen(key);
+    const char *v = "";
+    for (int i = 0; i < nkv; i++)
+        if (strncmp(kv[i], key, n) == 0 && kv[i][n] == '=') v = kv[i] + n + 1;
+    return v;
+}
+
+/* The version and shared_buffers of the server at dsn into version ("" if it does not
+ * answer: the run will say why). */
+static void server_version(const char *dsn, char *version, size_t cap)
+{
+    PGconn *c = PQconnectdb(dsn);
+    PGresult *r = PQstatus(c) == CONNECTION_OK
+        ? PQexec(c, "SELECT 'PostgreSQL ' || current_setting('server_version'), "
+                 "current_setting('shared_buffers')") : NULL;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        snprintf(version, cap, "%s; shared_buffers=%s", PQgetvalue(r, 0, 0),
+                 PQgetvalue(r, 0, 1));
+    PQclear(r);
+    PQfinish(c);
+}
+
+int pg_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why)
+{
+    static const char *const bins[][2] = {              /* as harness/servers finds them */
+        { "IDBENCH_POSTGRES", PG_BIN_DIR "/postgres" }, { "IDBENCH_INITDB", PG_BIN_DIR "/initdb" },
+    };
+    const char *dsn = kv_value(kv, nkv, "dsn"), *path[2];
+    version[0] = 0;
+    if (dsn[0]) server_version(dsn, version, cap);
+    if (dsn[0] || kv_value(kv, nkv, "dsn_file")[0]) return 0;
+    for (size_t i = 0; i < sizeof bins / sizeof *bins; i++) {
+        const char *env = getenv(bins[i][0]);
+        path[i] = env && env[0] ? env : bins[i][1];
+        if (access(path[i], X_OK) != 0)
+            return idb_fail(why, IDB_EIO, "no PostgreSQL server: %.200s is missing (install "
+                            "postgresql-15: ./bootstrap), or give -s dsn=", path[i]);
+    }
+    char cmd[PATH_CHARS];
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", path[0]);
+    FILE *p = strchr(path[0], '\'') ? NULL : popen(cmd, "r");
+    if (p) {
+        if (!fgets(version, (int)cap, p)) version[0] = 0;
+        version[strcspn(version, "\n")] = 0;
+        pclose(p);
+    }
+    return 0;
+}
