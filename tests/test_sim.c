@@ -2,7 +2,7 @@
  * interleaved IDs 1..9; a counter outage fails exactly the orders in its window; the
  * counter server's queue by hand and at saturation), the events (worker-ID clash, naive vs
  * safe re-allocation, a moved shop, a clock step, a flash sale), determinism, the metrics
- * on hand-made inputs, and the speed.
+ * on hand-made inputs.
  * Strategies are taken from the registry by their declared properties.
  */
 #include <stdarg.h>
@@ -410,31 +410,6 @@ static void test_metrics_any_width(void **state)
     assert_int_equal(out.inversions, 1);
 }
 
-/* At least a million simulated orders per CPU second (release builds only). */
-static void test_speed(void **state)
-{
-    (void)state;
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-    sim_workload w;
-    workload(&w);
-    w.duration_s = 10;
-    w.orders_per_s = 100000;
-    sim_stream s;
-    idb_err err = { 0 };
-    assert_int_equal(sim_stream_make(&w, &s, &err), 0);
-    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
-        sim_result r;
-        run(&w, &s, *p, NULL, &r);
-        double rate = (double)r.orders / r.cpu_s;
-        printf("# %s: %.0f orders per CPU second\n", (*p)->name, rate);
-        assert_true(rate >= 1e6);
-    }
-    sim_stream_free(&s);
-#else
-    skip();
-#endif
-}
-
 /* Run every test of this file. */
 int main(void)
 {
@@ -450,7 +425,6 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_metrics_any_width),
-        cmocka_unit_test(test_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
