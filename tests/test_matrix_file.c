@@ -45,7 +45,7 @@ static void test_defaults(void **state)
     idb_matrix *m = malloc(sizeof *m);
     mx_defaults(m);
     assert_int_equal(m->seed, 1);
-    assert_int_equal(m->repeat, 3);
+    assert_int_equal(m->repeat, 5);
     assert_int_equal(m->cell_timeout_s, 900);
     assert_true(m->gen_min_time == 0.5);
     assert_int_equal(m->n_insert, 1);

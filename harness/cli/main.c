@@ -28,6 +28,9 @@ const cli_command cli_commands[] = {
       cmd_matrix },
     { "plot", "plot RESULTS_DIR", cmd_plot },
     { "clean", "clean DIR", cmd_clean },
+    { "compare", "compare RESULTS_A RESULTS_B | --within RESULTS --a S1 --b S2 [--metric M]... "
+                 "[--alpha 0.05] [--format table|csv|json] [--fail-on-regression PCT]",
+      cmd_compare },
     { 0 },
 };
 

@@ -230,8 +230,8 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
 /* matrix_write.c ----------------------------------------------------------------------- */
 
 /* insert.csv and positions.csv from every finished closed-loop insert cell (median over
- * repeats), and openloop.csv (the same columns) from the open-loop ones (rate > 0).
- * Returns 0 or IDB_EIO. */
+ * repeats), and openloop.csv (the same columns) from the open-loop ones (rate > 0); every
+ * repeat's own figures into insert_runs.csv and openloop_runs.csv. Returns 0 or IDB_EIO. */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* curve.csv from every finished curve cell. Returns 0 or IDB_EIO. */
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err);
@@ -280,6 +280,12 @@ void mx_fmt_duration(double s, char *buf, size_t len);
 void mx_fmt_eta(double known_s, int unknown, char *buf, size_t len);
 
 /* matrix_meta.c ------------------------------------------------------------------------ */
+
+/* The results directory's format, meta.json's "format_version": raised whenever a results
+ * file changes in a way a reader of the old one would misread. 1 (no format_version in
+ * meta.json): before insert_runs.csv; 2: insert_runs.csv and openloop_runs.csv hold every
+ * repeat's figures. `idbench compare` refuses two directories of different versions. */
+#define MX_FORMAT_VERSION 2
 
 #define MX_FAILURES_MAX 64                       /* failed cells listed in meta.json */
 #define MX_FAILURE_LEN 512                       /* "label: error", with its NUL */

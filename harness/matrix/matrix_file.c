@@ -61,7 +61,7 @@ static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char
 static const idb_key keys[] = {
     { .section = "matrix", .name = "seed", .type = IDB_KEY_INT, .def = "1", .min = 0,
       .max = INT64_MAX, M(seed) },
-    { .section = "matrix", .name = "repeat", .type = IDB_KEY_INT, .def = "3", .min = 1,
+    { .section = "matrix", .name = "repeat", .type = IDB_KEY_INT, .def = "5", .min = 1,
       .max = 100, M(repeat) },
     { .section = "matrix", .name = "cell_timeout_s", .type = IDB_KEY_INT, .def = "900",
       .min = 1, .max = 86400, M(cell_timeout_s) },

@@ -3,7 +3,8 @@
  * Written once when a run starts (so even an interrupted run says what it was) and again
  * at the end with the finish time and the failed cells. The file is flat JSON, one key per
  * line, so the report can read it back without a JSON library:
- *   command, started_utc, finished_utc, wall_s, seed, repeat, quick, matrix_files, status,
+ *   format_version (MX_FORMAT_VERSION), command, started_utc, finished_utc, wall_s, seed,
+ *   repeat, quick, matrix_files, status,
  *   cells, cells_done, cells_failed, git_revision, git_dirty, compiler, build, sqlite, lmdb,
  *   google_benchmark, cpu_model, cores, memory_kib, kernel, servers[] (server stores'
  *   versions), skipped[] (stores that cannot run here, and why; on one line each),
@@ -163,7 +164,7 @@ int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err)
     idb_atomic a;
     FILE *f = idb_atomic_open(&a, path);
     if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "{\n  \"command\": ");
+    fprintf(f, "{\n  \"format_version\": %d,\n  \"command\": ", MX_FORMAT_VERSION);
     json_str(f, meta->command);
     fprintf(f, ",\n  \"started_utc\": \"%s\",\n  \"finished_utc\": \"%s\",\n  \"wall_s\": %.1f,\n",
             meta->started, meta->finished, meta->wall_s);

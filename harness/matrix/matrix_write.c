@@ -11,6 +11,9 @@
  *               the inserts summed over repeats (count) and their share of all inserts.
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
+ * insert_runs.csv, openloop_runs.csv  every repeat's own figures (what `idbench compare`
+ *               tests): insert.csv's (openloop.csv's) columns without the _min/_max ones,
+ *               and `repeat` (1-based) in place of `repeats`.
  */
 #include "matrix.h"
 
@@ -174,6 +177,8 @@ static int write_openloop(const mx_ctx *x, const mx_plan *p, idb_err *err)
     return 0;
 }
 
+static int write_runs(const mx_ctx *x, const mx_plan *p, int open, idb_err *err);
+
 /* Rewrite insert.csv and positions.csv from every closed-loop insert cell finished so far,
  * and openloop.csv from the open-loop ones (see matrix.h). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
@@ -211,7 +216,58 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     int bad = idb_atomic_commit(&a, 0);
     if (idb_atomic_commit(&pa, bad) != 0 || bad)
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
-    return write_openloop(x, p, err);
+    int rc = write_openloop(x, p, err);
+    if (!rc) rc = write_runs(x, p, 0, err);
+    return rc ? rc : write_runs(x, p, 1, err);
+}
+
+/* The header of insert_runs.csv, or with open of openloop_runs.csv: one repeat a row. */
+static void runs_header(FILE *f, int open)
+{
+    fprintf(f, "strategy,store,shards,ids,key_bytes,batch%s", open ? ",commit_ms" : "");
+    for (size_t k = 0; k < NFIELDS; k++) fprintf(f, ",%s", fields[k].name);
+    fputs(",shops,repeat,store_options\n", f);
+}
+
+/* One row of insert_runs.csv (openloop_runs.csv) for the finished cell c. */
+static void runs_row(FILE *f, const mx_cell *c)
+{
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
+            (long long)c->ids, c->res->key_bytes, (long long)c->batch);
+    if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
+    for (size_t k = 0; k < NFIELDS; k++) {
+        double v = field_value(&fields[k], c->res);
+        put_num(f, fields[k].prec, v < 0 ? NAN : v, ",");
+    }
+    fprintf(f, "%lld,%d,", (long long)c->shops, c->rep + 1);
+    const idb_opts *o = &c->res->store_opts;
+    for (int i = 0; i < o->n; i++)
+        fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
+    fputc('\n', f);
+}
+
+/* Rewrite insert_runs.csv (open: openloop_runs.csv, none when the plan has no open-loop
+ * cell) from every insert cell of that loop finished so far. Returns 0 or IDB_EIO. */
+static int write_runs(const mx_ctx *x, const mx_plan *p, int open, idb_err *err)
+{
+    int any = !open;
+    for (int i = 0; i < p->n && !any; i++)
+        any = p->cells[i].kind == MX_INSERT && p->cells[i].rate > 0;
+    if (!any) return 0;
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/%s", x->dir, open ? "openloop_runs.csv" : "insert_runs.csv");
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
+    if (!f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    runs_header(f, open);
+    for (int i = 0; i < p->n; i++) {
+        const mx_cell *c = &p->cells[i];
+        if (c->kind == MX_INSERT && c->status == MX_DONE && c->res && (c->rate > 0) == open)
+            runs_row(f, c);
+    }
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
 }
 
 /* Rewrite curve.csv from every curve cell finished so far (see matrix.h). */

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# test_compare.sh — `idbench compare` end to end on results directories made by a tiny
+# matrix (tests/compare.ini, 5 repeats): two copies of one run are the same (exit 0); a
+# copy with one metric made worse is flagged worse with p < 0.05 and exits 3 with
+# --fail-on-regression, while the same change made better does not; with 3 repeats the
+# change is "not tested" and judged by its size alone; --within compares two strategies;
+# bad input (not a results directory, another format_version, a spoiled file, bad flags)
+# exits 2 with one idbench: line and nothing on stdout.
+# Usage: test_compare.sh IDBENCH SOURCE_DIR
+set -u
+IDB=${1:?usage: test_compare.sh path/to/idbench SOURCE_DIR}
+SRC=${2:?usage: test_compare.sh path/to/idbench SOURCE_DIR}
+. "$(dirname "$0")/cli_lib.sh"
+
+# status DESCRIPTION WANT -- COMMAND...: run, check only the exit status (exit 3 prints
+# its table on stdout); stdout in $tmp/out, stderr in $tmp/err.
+status() {
+  local what=$1 want=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  check "$what (status $got, want $want)" test "$got" -eq "$want"
+}
+
+# scale DIR STRATEGY STORE COLUMN FACTOR: multiply COLUMN of DIR/insert_runs.csv by FACTOR
+# in the rows of STRATEGY on STORE.
+scale() {
+  local f=$1/insert_runs.csv
+  awk -F, -v OFS=, -v s="$2" -v st="$3" -v col="$4" -v k="$5" '
+    NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+    $1 == s && $2 == st { $c = $c * k } { print }' "$f" >"$f.new" && mv "$f.new" "$f"
+}
+
+# verdict CSVFILE STRATEGY_STORE METRIC: the verdict column of that row of compare's CSV.
+verdict() {
+  awk -F, -v cell="$2" -v m="$3" 'index($2, cell) == 1 && $3 == m { print $12 }' "$1"
+}
+# field CSVFILE CELL METRIC N: column N of that row.
+field() {
+  awk -F, -v cell="$2" -v m="$3" -v n="$4" 'index($2, cell) == 1 && $3 == m { print $n }' "$1"
+}
+
+"$IDB" matrix "$SRC/workloads/matrix.ini" "$SRC/tests/compare.ini" --repeat 5 \
+  --out "$tmp/a" >/dev/null 2>"$tmp/matrix.err" || { cat "$tmp/matrix.err"; exit 1; }
+check "insert_runs.csv: 5 repeats of each of 6 cells" \
+  test "$(tail -n +2 "$tmp/a/insert_runs.csv" | wc -l)" -eq 30
+check "insert_runs.csv: a repeat column" grep -q ',repeat,' "$tmp/a/insert_runs.csv"
+check "openloop_runs.csv: 5 repeats" test "$(tail -n +2 "$tmp/a/openloop_runs.csv" | wc -l)" -eq 5
+check "meta.json: format_version" grep -q '"format_version": 2,' "$tmp/a/meta.json"
+cp -r "$tmp/a" "$tmp/b"
+
+# Two copies of one run: nothing changed.
+status "copies: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" --fail-on-regression 1
+check "copies: table lists same" grep -q ' same$' "$tmp/out"
+check "copies: nothing worse" bash -c "! grep -qE '(worse|better)$|<< regression' '$tmp/out'"
+status "copies: csv" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" --format csv
+cp "$tmp/out" "$tmp/same.csv"
+check "copies: every csv row same" \
+  test "$(tail -n +2 "$tmp/same.csv" | cut -d, -f12 | sort -u)" = same
+check "copies: closed and open loop rows" \
+  test "$(cut -d, -f1 "$tmp/same.csv" | sort -u | wc -l)" -eq 3
+status "copies: json" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" --format json
+check "copies: json parses" python3 -c "import json,sys; d=json.load(open('$tmp/out')); \
+assert d['rows'] and all(r['verdict'] == 'same' for r in d['rows'])"
+
+# One metric worse in B: fill factor (higher is better) down 20 % for uuidv7 on pagesim.
+scale "$tmp/b" uuidv7 pagesim fill_factor 0.8
+status "worse fill: exit 3" 3 -- "$IDB" compare "$tmp/a" "$tmp/b" --fail-on-regression 5
+check "worse fill: one idbench: line" \
+  grep -q '^idbench: compare: 1 change worse than 5%$' "$tmp/err"
+check "worse fill: flagged in the table" grep -q 'fill_factor .* worse  << regression' "$tmp/out"
+status "worse fill, csv" 3 -- "$IDB" compare "$tmp/a" "$tmp/b" --format csv --fail-on-regression 5
+cp "$tmp/out" "$tmp/worse.csv"
+W=$tmp/worse.csv
+check "worse fill: verdict worse" test "$(verdict "$W" "uuidv7 pagesim" fill_factor)" = worse
+check "worse fill: p < 0.05" awk -v p="$(field "$W" "uuidv7 pagesim" fill_factor 8)" \
+  'BEGIN { exit !(p > 0 && p < 0.05) }'
+check "worse fill: change -20%" test "$(field "$W" "uuidv7 pagesim" fill_factor 7)" = -20.0000
+check "worse fill: other cells same" test "$(verdict "$W" "uuidv4 pagesim" fill_factor)" = same
+status "worse fill beyond 30%: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" --fail-on-regression 30
+status "worse fill, no flag: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/b"
+status "other metric only: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" \
+  --metric pages_written_per_id --fail-on-regression 5
+
+# Direction: inserts/s up and latency down are better, never a regression. By a factor of
+# 10^9, so that every run of one side is beyond every run of the other: the null store's
+# timings of 2,000 IDs vary a hundredfold on a loaded machine (seen under the sanitizers).
+cp -r "$tmp/a" "$tmp/c"
+scale "$tmp/c" counter null inserts_per_s 1e9
+scale "$tmp/c" counter null lat_p99_ns 1e-9
+status "better: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/c" --format csv --fail-on-regression 5
+check "better inserts/s" test "$(verdict "$tmp/out" "counter null" inserts_per_s)" = better
+check "better latency" test "$(verdict "$tmp/out" "counter null" lat_p99_ns)" = better
+status "reversed: exit 3" 3 -- "$IDB" compare "$tmp/c" "$tmp/a" --format csv --fail-on-regression 5
+check "reversed: inserts/s worse" test "$(verdict "$tmp/out" "counter null" inserts_per_s)" = worse
+check "reversed: latency worse" test "$(verdict "$tmp/out" "counter null" lat_p99_ns)" = worse
+
+# Three repeats a side cannot reach p < 0.05: not tested, judged by the change alone.
+for d in a b; do
+  cp -r "$tmp/$d" "$tmp/${d}3"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "repeat") c = i; print; next }
+           $c <= 3' "$tmp/$d/insert_runs.csv" >"$tmp/${d}3/insert_runs.csv"
+done
+status "3 repeats: exit 3" 3 -- "$IDB" compare "$tmp/a3" "$tmp/b3" --format csv \
+  --fail-on-regression 5
+check "3 repeats: not tested" \
+  test "$(verdict "$tmp/out" "uuidv7 pagesim" fill_factor)" = "not tested"
+check "3 repeats: no p" test -z "$(field "$tmp/out" "uuidv7 pagesim" fill_factor 8)"
+status "3 repeats, within PCT: exit 0" 0 -- "$IDB" compare "$tmp/a3" "$tmp/b3" \
+  --fail-on-regression 25
+check "3 repeats: the table says why" \
+  grep -q 'not tested: .*3 vs 3: p cannot go below 0.1' "$tmp/out"
+
+# A cell on one side only is listed.
+grep -v '^counter,null,' "$tmp/a/insert_runs.csv" >"$tmp/a3/insert_runs.csv"
+status "one side only: exit 0" 0 -- "$IDB" compare "$tmp/a3" "$tmp/a"
+check "one side only: listed" grep -q '^only in B: counter null n=2000' "$tmp/out"
+
+# Two strategies of one run.
+status "within: exit 0" 0 -- "$IDB" compare --within "$tmp/a" --a uuidv7 --b uuidv4 --format csv
+check "within: uuidv4's fill is worse than uuidv7's" \
+  test "$(verdict "$tmp/out" "pagesim" fill_factor)" = worse
+expect 2 "within: unknown strategy" -- "$IDB" compare --within "$tmp/a" --a uuidv7 --b nosuch
+expect 2 "within: no --b" -- "$IDB" compare --within "$tmp/a" --a uuidv7
+
+# Bad input: one idbench: line, exit 2, nothing on stdout.
+mkdir -p "$tmp/empty"
+expect 2 "missing directory" -- "$IDB" compare "$tmp/nosuch" "$tmp/a"
+expect 2 "not a results directory" -- "$IDB" compare "$tmp/a" "$tmp/empty"
+expect 2 "a file, not a directory" -- "$IDB" compare "$tmp/a/meta.json" "$tmp/a"
+cp -r "$tmp/a" "$tmp/v3"
+sed -i 's/"format_version": 2,/"format_version": 3,/' "$tmp/v3/meta.json"
+expect 2 "different format_version" -- "$IDB" compare "$tmp/a" "$tmp/v3"
+check "different format_version: says so" grep -q 'format_version 2 but .* has 3' "$tmp/err"
+expect 2 "both of another format_version" -- "$IDB" compare "$tmp/v3" "$tmp/v3"
+cp -r "$tmp/a" "$tmp/v1"
+sed -i '/"format_version"/d' "$tmp/v1/meta.json"
+expect 2 "no format_version (version 1)" -- "$IDB" compare "$tmp/v1" "$tmp/a"
+expect 2 "results/sample (version 1)" -- "$IDB" compare "$SRC/results/sample" "$tmp/a"
+cp -r "$tmp/a" "$tmp/noruns"
+rm "$tmp/noruns/insert_runs.csv"
+expect 2 "no insert_runs.csv" -- "$IDB" compare "$tmp/a" "$tmp/noruns"
+cp -r "$tmp/a" "$tmp/spoiled"
+scale "$tmp/spoiled" counter pagesim fill_factor -1
+expect 2 "a negative figure" -- "$IDB" compare "$tmp/a" "$tmp/spoiled"
+check "a negative figure: FILE:LINE" grep -q 'insert_runs.csv:2: fill_factor' "$tmp/err"
+sed -i '3s/,[0-9.]*,/,x1,/' "$tmp/spoiled/insert_runs.csv"
+expect 2 "not a number" -- "$IDB" compare "$tmp/spoiled" "$tmp/a"
+expect 2 "unknown metric" -- "$IDB" compare "$tmp/a" "$tmp/b" --metric nosuch
+expect 2 "alpha 0" -- "$IDB" compare "$tmp/a" "$tmp/b" --alpha 0
+expect 2 "alpha not a number" -- "$IDB" compare "$tmp/a" "$tmp/b" --alpha x
+expect 2 "negative PCT" -- "$IDB" compare "$tmp/a" "$tmp/b" --fail-on-regression -1
+expect 2 "bad format" -- "$IDB" compare "$tmp/a" "$tmp/b" --format xml
+expect 2 "one directory" -- "$IDB" compare "$tmp/a"
+expect 2 "--a without --within" -- "$IDB" compare "$tmp/a" "$tmp/b" --a uuidv7
+
+cli_done
