@@ -72,6 +72,8 @@ typedef struct mx_block {
     int n_rates;
     double commit_ms;                            /* openloop blocks only (0: by batch) */
     int64_t window;                              /* series blocks only: inserts per row */
+    int64_t series_cache[MX_LIST_MAX];           /* series blocks only: cache_pages values */
+    int n_series_cache;
     unsigned set;                                /* bit i: key i of the block table was set */
     mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;

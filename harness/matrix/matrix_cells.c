@@ -125,9 +125,9 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s
     c->rep = rep;
     c->block = kind == MX_CURVE || kind == MX_SERIES ? b : NULL;
     c->cache_pages = (kind == MX_CURVE && !store->curve) ||
-                             (kind == MX_SERIES && b->n_cache_pages > 0 &&
+                             (kind == MX_SERIES && b->n_series_cache > 0 &&
                               idb_opts_declared(store->options, "cache_pages"))
-                         ? b->cache_pages[q] : 0;
+                         ? (kind == MX_SERIES ? b->series_cache[q] : b->cache_pages[q]) : 0;
     c->window = kind == MX_SERIES ? b->window : 0;
     c->rate = how.open ? b->rates[q] : 0;
     c->commit_ms = how.open ? b->commit_ms : 0;
@@ -148,7 +148,7 @@ static int cache_points(const mx_block *b, block_how how, int st)
     const idb_store *s = b->stores[st];
     int n = how.kind == MX_CURVE && !s->curve ? b->n_cache_pages
             : how.kind == MX_SERIES && idb_opts_declared(s->options, "cache_pages")
-                ? b->n_cache_pages : 1;
+                ? b->n_series_cache : 1;
     return n > 0 ? n : 1;
 }
 

@@ -98,7 +98,7 @@ static const idb_key keys[] = {
     { .section = "series", .name = "window", .type = IDB_KEY_INT, .def = "10000", .min = 1,
       .max = 1000000000, B(window) },
     { .section = "series", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1,
-      .max = 1 << 30, B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
+      .max = 1 << 30, B(series_cache), IDB_KEY_COUNT(mx_block, n_series_cache) },
     BOOL("simulate", "enabled", "1", M(sim_enabled)),
     { .section = "simulate", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
       .elem = MX_PATH_MAX, M(workloads), IDB_KEY_COUNT(idb_matrix, n_workloads) },
@@ -588,12 +588,14 @@ static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
 {
     const mx_store_opts *so = mx_store_options(m, st);
     int cached = curve == CACHE_CURVE ? !st->curve
-                 : curve == CACHE_SERIES && b->n_cache_pages > 0 &&
+                 : curve == CACHE_SERIES && b->n_series_cache > 0 &&
                        idb_opts_declared(st->options, "cache_pages");
-    for (int q = 0; q < (cached ? b->n_cache_pages : 1); q++) {
+    const int64_t *sizes = curve == CACHE_SERIES ? b->series_cache : b->cache_pages;
+    int nsizes = curve == CACHE_SERIES ? b->n_series_cache : b->n_cache_pages;
+    for (int q = 0; q < (cached ? nsizes : 1); q++) {
         char cache_kv[IDB_OPT_NAME_MAX + IDB_OPT_VALUE_MAX];
         if (cached)
-            snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)b->cache_pages[q]);
+            snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)sizes[q]);
         for (int i = 0; i < b->n_strategies; i++) {
             int width = b->strategies[i]->bits / 8;
             idb_err why = { 0 };
