@@ -241,11 +241,12 @@ static void test_series_block(void **state)
     assert_int_equal(m->series[0].sizes[0], 200000);
     assert_int_equal(m->series[0].window, 10000);
     assert_int_equal(m->series[0].n_series_cache, 0);
+    assert_int_equal(m->series[0].enabled, 0);                 /* on only where a file says */
     idb_err err = { 0 };
     char path[PATH_LEN], want[512];
     const char *text = "[generation]\nenabled = 0\n[insert]\nenabled = 0\n[curve]\n"
                        "enabled = 0\n[openloop]\nenabled = 0\n[simulate]\nenabled = 0\n"
-                       "[claims]\nenabled = 0\n[series]\ncache_pages = 50, 100\n";
+                       "[claims]\nenabled = 0\n[series]\nenabled = 1\ncache_pages = 50, 100\n";
     if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
     mx_plan p;
     assert_int_equal(mx_plan_make(m, &p, &err), 0);
@@ -261,9 +262,9 @@ static void test_series_block(void **state)
     assert_int_equal(cells, 3 * (2 + 2 + 1));        /* sqlite, pagesim: 2 caches; lmdb: 1 */
     assert_int_equal(lmdb, 3);
     mx_plan_free(&p);
-    assert_int_equal(load(m, "[series]\nbatch = 1000\nwindow = 1500\n", 0, path, &err),
-                     IDB_EINPUT);
-    snprintf(want, sizeof want, "%s:3: window 1500 of [series] is not a multiple of its "
+    assert_int_equal(load(m, "[series]\nenabled = 1\nbatch = 1000\nwindow = 1500\n", 0, path,
+                          &err), IDB_EINPUT);
+    snprintf(want, sizeof want, "%s:4: window 1500 of [series] is not a multiple of its "
              "batch 1000", path);
     assert_string_equal(err.msg, want);
     free(m);

@@ -141,6 +141,7 @@ static const block_default openloop_defaults[] = {
     { 0 },
 };
 static const block_default series_defaults[] = {
+    { "insert", "enabled", "0" },                /* off unless a file turns it on */
     { "insert", "strategies", "counter, uuidv7, uuidv4" },
     { "insert", "stores", "sqlite, lmdb, pagesim" },
     { "insert", "sizes", "200000" },
