@@ -172,8 +172,8 @@ static void test_runs_checked(void **state)
         { "[insert]\nstores = sqlite\n[quick]\nstore.sqlite.page_size = 3000\n",
           ":4: sqlite: page_size=3000 is not a power of two (a run of [insert] with strategy "
           "counter)", 1 },
-        { "[openloop]\nenabled = 0\n[insert]\nstores = sqlite\n[quick]\ninsert.stores = null\n"
-          "[store.sqlite]\npage_size = 3000\n", NULL, 1 },    /* no run on sqlite: fine */
+        { "[openloop]\nenabled = 0\n[series]\nenabled = 0\n[insert]\nstores = sqlite\n[quick]\n"
+          "insert.stores = null\n[store.sqlite]\npage_size = 3000\n", NULL, 1 },  /* no sqlite */
         { "[openloop]\nstores = lmdb, pagesim\n", ":2: store pagesim is a model and measures "
           "no time (a run of [openloop] needs a store that does)", 0 },
     };
@@ -226,10 +226,55 @@ static void test_shards_checked(void **state)
 }
 
 /* Run every test of this file. */
+/* [series] blocks (issue 13): their defaults; a run per cache size on the stores that
+ * declare cache_pages (one run, no cache, on LMDB), once whatever repeat says; a window that
+ * is not a multiple of the batch is refused at the line that set it. */
+static void test_series_block(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    mx_defaults(m);
+    assert_int_equal(m->n_series, 1);
+    assert_string_equal(m->series[0].name, "series");
+    assert_int_equal(m->series[0].n_strategies, 3);
+    assert_int_equal(m->series[0].n_stores, 3);
+    assert_int_equal(m->series[0].sizes[0], 200000);
+    assert_int_equal(m->series[0].window, 10000);
+    assert_int_equal(m->series[0].n_series_cache, 0);
+    assert_int_equal(m->series[0].enabled, 0);                 /* on only where a file says */
+    idb_err err = { 0 };
+    char path[PATH_LEN], want[512];
+    const char *text = "[generation]\nenabled = 0\n[insert]\nenabled = 0\n[curve]\n"
+                       "enabled = 0\n[openloop]\nenabled = 0\n[simulate]\nenabled = 0\n"
+                       "[claims]\nenabled = 0\n[series]\nenabled = 1\ncache_pages = 50, 100\n";
+    if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
+    mx_plan p;
+    assert_int_equal(mx_plan_make(m, &p, &err), 0);
+    int cells = 0, lmdb = 0;
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.cells[i].kind, MX_SERIES);
+        assert_int_equal(p.cells[i].window, 10000);
+        cells++;
+        if (!strcmp(p.cells[i].store->name, "lmdb")) lmdb++;
+        assert_true(!strcmp(p.cells[i].store->name, "lmdb") ? p.cells[i].cache_pages == 0
+                                                           : p.cells[i].cache_pages >= 50);
+    }
+    assert_int_equal(cells, 3 * (2 + 2 + 1));        /* sqlite, pagesim: 2 caches; lmdb: 1 */
+    assert_int_equal(lmdb, 3);
+    mx_plan_free(&p);
+    assert_int_equal(load(m, "[series]\nenabled = 1\nbatch = 1000\nwindow = 1500\n", 0, path,
+                          &err), IDB_EINPUT);
+    snprintf(want, sizeof want, "%s:4: window 1500 of [series] is not a multiple of its "
+             "batch 1000", path);
+    assert_string_equal(err.msg, want);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_series_block),
         cmocka_unit_test(test_blocks_and_quick),
         cmocka_unit_test(test_later_file_overrides),
         cmocka_unit_test(test_errors),

@@ -27,7 +27,7 @@
 #define SHOPS_MAX (1 << 24)             /* --shops */
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
-#define FIELDS_MAX 40                   /* room for result_fields */
+#define FIELDS_MAX 48                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -84,6 +84,8 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "leaf_fragmentation", K_F4, &r->st.leaf_fragmentation },
         { "index_bytes", K_I64, &r->st.index_bytes },
         { "table_bytes", K_I64, &r->st.table_bytes },
+        { "modelled_device_s", K_F3, &r->modelled_device_s },
+        { "modelled_inserts_per_s", K_F0, &r->modelled_inserts_per_s },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
@@ -200,7 +202,7 @@ static int add_kv(insert_args *a, int c, const char *kv)
 
 /* The long flags' codes (getopt_long's val), above every short flag's character. */
 enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
-       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS };
+       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES };
 
 /* --rate R, --arrivals KIND or --commit-ms T (c is its O_ code) into a->cfg: R and T
  * finite positive decimals (no hex, inf or nan). Returns 0 or 2 after an error line. */
@@ -237,7 +239,9 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         { "seed", required_argument, 0, O_SEED }, { "format", required_argument, 0, O_FORMAT },
         { "curve", required_argument, 0, O_CURVE }, { "rate", required_argument, 0, O_RATE },
         { "arrivals", required_argument, 0, O_ARRIVALS },
-        { "commit-ms", required_argument, 0, O_COMMIT_MS }, { 0 },
+        { "commit-ms", required_argument, 0, O_COMMIT_MS },
+        { "window", required_argument, 0, O_WINDOW }, { "series", required_argument, 0, O_SERIES },
+        { 0 },
     };
     idb_insert_config *cfg = &a->cfg;
     long long v = 0;
@@ -270,6 +274,8 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
                 cfg->curve_cache_pages = a->curve;
             break;
         case O_RATE: case O_ARRIVALS: case O_COMMIT_MS: rc = open_flag(a, c, optarg); break;
+        case O_WINDOW: rc = cli_parse_count("--window", optarg, 1, IDS_MAX, &cfg->window); break;
+        case O_SERIES: cfg->series = optarg; break;
         case 'o': case 's': rc = add_kv(a, c, optarg); break;
         default:
             return cli_usage("insert", "insert: unknown flag or missing value '%s'",

@@ -248,6 +248,12 @@ static int collect(run *r, mx_cell *c, const char *out)
         break;
     case MX_INSERT: rc = mx_write_insert(&r->x, &r->plan, &c->err); break;
     case MX_CURVE: rc = mx_write_curve(&r->x, &r->plan, &c->err); break;
+    case MX_SERIES:                              /* its rows into series.csv, by block */
+        snprintf(path, sizeof path, "%s/series.csv", r->x.dir);
+        mx_series_path(&r->x, src, sizeof src);
+        rc = mx_append_csv(path, src, "block", c->block->name, &c->err);
+        unlink(src);
+        break;
     case MX_SIM: case MX_SKEW: rc = collect_sim(r, c, out, &c->err); break;
     case MX_CLAIMS:
         snprintf(path, sizeof path, "%s/claims.md", r->x.dir);

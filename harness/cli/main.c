@@ -17,7 +17,8 @@ const cli_command cli_commands[] = {
     { "bench", "bench [--benchmark_* flags]", cmd_bench },
     { "insert", "insert --store S --strategy NAME -n COUNT [--batch B] [--shards K] [--shops N] "
                 "[--dir DIR] [-o KEY=VALUE]... [-s KEY=VALUE]... [--seed N] [--format csv|json] "
-                "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]]",
+                "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]] "
+                "[--window W --series FILE]",
       cmd_insert },
     { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] "
                   "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]",

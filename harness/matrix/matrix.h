@@ -71,6 +71,9 @@ typedef struct mx_block {
     double rates[MX_LIST_MAX];                   /* openloop blocks only: orders/s */
     int n_rates;
     double commit_ms;                            /* openloop blocks only (0: by batch) */
+    int64_t window;                              /* series blocks only: inserts per row */
+    int64_t series_cache[MX_LIST_MAX];           /* series blocks only: cache_pages values */
+    int n_series_cache;
     unsigned set;                                /* bit i: key i of the block table was set */
     mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;
@@ -104,6 +107,10 @@ typedef struct idb_matrix {
     /* [openloop...]: insert runs at offered rates (insert --rate), into openloop.csv */
     mx_block openloop[MX_BLOCKS_MAX];
     int n_openloop;
+    /* [series...]: insert runs with --window/--series (series.h), into series.csv; its
+     * cache_pages (stores that declare the option) make the index outgrow the cache */
+    mx_block series[MX_BLOCKS_MAX];
+    int n_series;
     /* [store.NAME] */
     mx_store_opts store_opts[MX_STORES_MAX];
     int n_store_opts;
@@ -150,7 +157,7 @@ const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
 /* matrix_cells.c ----------------------------------------------------------------------- */
 
-enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_KINDS };
+enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_SERIES, MX_KINDS };
 
 /* Where a cell stands: not run yet, run and its results kept, or failed (err says why). */
 enum mx_status { MX_FAILED = -1, MX_PENDING = 0, MX_DONE = 1 };
@@ -166,7 +173,9 @@ typedef struct mx_cell {
     int64_t cache_pages;                         /* MX_CURVE on a store without a curve hook */
     int64_t key_bytes;                           /* the block's key_bytes (0: the strategy's) */
     double rate, commit_ms;                      /* MX_INSERT of an [openloop] block: > 0 */
-    const mx_block *block;                       /* MX_CURVE: the block (its cache sizes) */
+    const mx_block *block;                       /* MX_CURVE: the block (its cache sizes);
+                                                  * MX_SERIES: the block (its name) */
+    int64_t window;                              /* MX_SERIES: inserts per series row */
     int config;                                  /* cells of one configuration share it */
     int rep;                                     /* 0-based repeat */
     const char *workload;                        /* MX_SIM, MX_SKEW: path */
@@ -226,6 +235,10 @@ typedef struct mx_ctx {
  * res. tick is called about five times a second while the child runs (may be NULL). */
 void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out_path,
                  void (*tick)(void *ctx), void *tick_ctx);
+
+/* The file a series cell (MX_SERIES) writes its rows to, in x's scratch directory, into
+ * buf (len bytes, at least MX_FILE_MAX). */
+void mx_series_path(const mx_ctx *x, char *buf, size_t len);
 
 /* matrix_write.c ----------------------------------------------------------------------- */
 
@@ -373,6 +386,7 @@ int mx_insert_row(const mx_table *t, const char *strategy, const char *store, lo
 typedef struct mx_results {
     const char *dir;
     mx_table ins, pos, curve, gen, skew, tl, sim;   /* insert.csv, positions.csv, ... */
+    mx_table series;                             /* series.csv */
     long long ids, shards;                       /* the headline configuration */
     int reps;                                    /* most repeats behind an insert.csv row */
     int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */

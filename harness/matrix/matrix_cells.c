@@ -87,6 +87,9 @@ static void run_label(mx_cell *c)
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
+    else if (c->kind == MX_SERIES)
+        snprintf(c->label, sizeof c->label, "%s %s %s n=%lld window=%lld%s", c->block->name,
+                 c->store->name, c->strategy->name, ids, (long long)c->window, cache);
     else if (c->rate > 0)
         snprintf(c->label, sizeof c->label, "openloop %s %s n=%lld shards=%lld rate=%g #%d",
                  c->store->name, c->strategy->name, ids, shards, c->rate, c->rep + 1);
@@ -120,8 +123,12 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s
     c->shops = b->shops;
     c->key_bytes = b->key_bytes;
     c->rep = rep;
-    c->block = kind == MX_CURVE ? b : NULL;
-    c->cache_pages = kind == MX_CURVE && !store->curve ? b->cache_pages[q] : 0;
+    c->block = kind == MX_CURVE || kind == MX_SERIES ? b : NULL;
+    c->cache_pages = (kind == MX_CURVE && !store->curve) ||
+                             (kind == MX_SERIES && b->n_series_cache > 0 &&
+                              idb_opts_declared(store->options, "cache_pages"))
+                         ? (kind == MX_SERIES ? b->series_cache[q] : b->cache_pages[q]) : 0;
+    c->window = kind == MX_SERIES ? b->window : 0;
     c->rate = how.open ? b->rates[q] : 0;
     c->commit_ms = how.open ? b->commit_ms : 0;
     int dup, cfg = same_config(p, c, &dup);
@@ -153,6 +160,17 @@ static int store_ok(const idb_matrix *m, mx_plan *p, const idb_store *s)
     return c->ok;
 }
 
+/* How many cache sizes a block's runs on its store st take: a curve block's on a store
+ * without a curve hook, a series block's on a store that declares cache_pages; else 1. */
+static int cache_points(const mx_block *b, block_how how, int st)
+{
+    const idb_store *s = b->stores[st];
+    int n = how.kind == MX_CURVE && !s->curve ? b->n_cache_pages
+            : how.kind == MX_SERIES && idb_opts_declared(s->options, "cache_pages")
+                ? b->n_series_cache : 1;
+    return n > 0 ? n : 1;
+}
+
 /* Add the cells of one block (every size x shards x store x strategy) for repeat rep, but
  * none of a store that cannot run here (store_ok). Returns 0 or IDB_ENOMEM. */
 static int add_block(const idb_matrix *m, mx_plan *p, int *cap, const mx_block *b,
@@ -164,9 +182,7 @@ static int add_block(const idb_matrix *m, mx_plan *p, int *cap, const mx_block *
                 for (int s = 0; s < b->n_strategies && store_ok(m, p, b->stores[st]); s++) {
                     if (b->key_bytes && b->strategies[s]->bits / 8 > b->key_bytes)
                         continue;                /* wider than the block's key_bytes */
-                    int points = how.open ? b->n_rates
-                                 : how.kind == MX_CURVE && !b->stores[st]->curve
-                                     ? b->n_cache_pages : 1;
+                    int points = how.open ? b->n_rates : cache_points(b, how, st);
                     for (int q = 0; q < points; q++)
                         if (add_run(p, cap, b, how, s, st, z, k, q, rep)) return IDB_ENOMEM;
                 }
@@ -219,6 +235,9 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
             if (m->insert[b].enabled) rc = add_block(m, p, &cap, &m->insert[b], closed, rep);
     for (int b = 0; !rc && b < m->n_curve; b++)
         if (m->curve[b].enabled) rc = add_block(m, p, &cap, &m->curve[b], curve, 0);
+    const block_how series = { MX_SERIES, 0 };          /* once: a run is its own series */
+    for (int b = 0; !rc && b < m->n_series; b++)
+        if (m->series[b].enabled) rc = add_block(m, p, &cap, &m->series[b], series, 0);
     for (int rep = 0; !rc && rep < m->repeat; rep++)      /* after the closed loop's cells */
         for (int b = 0; !rc && b < m->n_openloop; b++)
             if (m->openloop[b].enabled) rc = add_block(m, p, &cap, &m->openloop[b], open, rep);
@@ -269,6 +288,12 @@ static void child_setup(const mx_ctx *x, pid_t parent)
     setenv("TMPDIR", x->scratch, 1);
 }
 
+/* Where a series cell's rows go before cmd_matrix.c collects them (see matrix.h). */
+void mx_series_path(const mx_ctx *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/series.csv", x->scratch);
+}
+
 /* In the child: run the insert cell c in dir and write the outcome to fd. Never returns. */
 static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int fd)
 {
@@ -292,6 +317,12 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
     if (c->kind == MX_CURVE && c->store->curve) {
         cfg.curve_cache_pages = c->block->cache_pages;
         cfg.n_curve = c->block->n_cache_pages;
+    }
+    char series[MX_FILE_MAX];
+    if (c->kind == MX_SERIES) {                        /* cmd_matrix.c collects the file */
+        mx_series_path(x, series, sizeof series);
+        cfg.window = c->window;
+        cfg.series = series;
     }
     child_msg *msg = calloc(1, sizeof *msg);
     if (!msg) _exit(EXIT_CHILD_NOMEM);
@@ -445,7 +476,7 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
     int64_t t0 = idb_mono_ns();
     c->status = MX_FAILED;
     c->err = (idb_err){ 0 };
-    int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE;
+    int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE || c->kind == MX_SERIES;
     int fds[2] = { -1, -1 };
     if (mkdir(dir, 0700) != 0 || (isinsert && pipe(fds) != 0)) {
         idb_fail(&c->err, IDB_EIO, "cannot prepare the cell: %s", strerror(errno));

@@ -8,6 +8,9 @@
  *   [curve]       the same keys plus cache_pages; [curve.NAME] like [insert.NAME]
  *   [openloop]    the insert keys plus rates, commit_ms: open-loop runs (insert --rate) at
  *                 each rate; [openloop.NAME] like [insert.NAME]
+ *   [series]      the insert keys plus window, cache_pages: runs with a row per window
+ *                 (insert --window --series) into series.csv, one per cache size (on the
+ *                 stores that declare cache_pages); [series.NAME] like [insert.NAME]
  *   [store.NAME]  options of store NAME for every run on it (as `-s key=value`)
  *   [simulate]    enabled, workloads, strategies, set, timeline_workload, skew_workload,
  *                 skew_ms
@@ -92,6 +95,10 @@ static const idb_key keys[] = {
       .dmin = 1, .dmax = 1e7, B(rates), IDB_KEY_COUNT(mx_block, n_rates) },
     { .section = "openloop", .name = "commit_ms", .type = IDB_KEY_DOUBLE, .def = "5",
       .dmin = 0, .dmax = 3600e3, B(commit_ms) },
+    { .section = "series", .name = "window", .type = IDB_KEY_INT, .def = "10000", .min = 1,
+      .max = 1000000000, B(window) },
+    { .section = "series", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1,
+      .max = 1 << 30, B(series_cache), IDB_KEY_COUNT(mx_block, n_series_cache) },
     BOOL("simulate", "enabled", "1", M(sim_enabled)),
     { .section = "simulate", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
       .elem = MX_PATH_MAX, M(workloads), IDB_KEY_COUNT(idb_matrix, n_workloads) },
@@ -116,7 +123,7 @@ static const idb_key keys[] = {
 /* The sections holding keys of the table; blocks may also be named (insert.NAME). */
 static const struct { const char *name; int block; } sections[] = {
     { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
-    { "simulate", 0 }, { "claims", 0 },
+    { "series", 1 }, { "simulate", 0 }, { "claims", 0 },
 };
 
 /* Where the [curve] and [openloop] blocks' defaults differ from [insert]'s. */
@@ -133,6 +140,13 @@ static const block_default openloop_defaults[] = {
     { "insert", "sizes", "5000" },
     { 0 },
 };
+static const block_default series_defaults[] = {
+    { "insert", "enabled", "0" },                /* off unless a file turns it on */
+    { "insert", "strategies", "counter, uuidv7, uuidv4" },
+    { "insert", "stores", "sqlite, lmdb, pagesim" },
+    { "insert", "sizes", "200000" },
+    { 0 },
+};
 
 /* The kinds of block: their section, where m keeps them, their defaults over [insert]'s. */
 typedef struct block_kind {
@@ -145,6 +159,7 @@ static const block_kind block_kinds[] = {
     { "curve", offsetof(idb_matrix, curve), offsetof(idb_matrix, n_curve), curve_defaults },
     { "openloop", offsetof(idb_matrix, openloop), offsetof(idb_matrix, n_openloop),
       openloop_defaults },
+    { "series", offsetof(idb_matrix, series), offsetof(idb_matrix, n_series), series_defaults },
 };
 #define N_BLOCK_KINDS (sizeof block_kinds / sizeof *block_kinds)
 
@@ -428,7 +443,7 @@ static int apply(idb_matrix *m, const char *file, mx_where at, const char *secti
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
                         "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
-                        "store.NAME, simulate, claims, quick)", section);
+                        "series, series.NAME, store.NAME, simulate, claims, quick)", section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;
     if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);
@@ -563,17 +578,25 @@ static mx_where blame_store(const mx_block *b, const idb_store *st, const mx_sto
     return block_at(b, cached ? "cache_pages" : "strategies");
 }
 
+/* How a block kind adds cache_pages to its runs (matrix_cells.c). */
+enum { CACHE_NONE, CACHE_CURVE, CACHE_SERIES };
+
 /* Every run of block b on store st: its options (and, in a curve block on a store without
- * a curve hook, each cache_pages=Q as matrix_cells.c adds it) with each strategy's width. */
+ * a curve hook, or a series block on a store that declares cache_pages, each cache_pages=Q
+ * as matrix_cells.c adds it) with each strategy's width. */
 static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
                             const idb_store *st, idb_err *err)
 {
     const mx_store_opts *so = mx_store_options(m, st);
-    int cached = curve && !st->curve;
-    for (int q = 0; q < (cached ? b->n_cache_pages : 1); q++) {
+    int cached = curve == CACHE_CURVE ? !st->curve
+                 : curve == CACHE_SERIES && b->n_series_cache > 0 &&
+                       idb_opts_declared(st->options, "cache_pages");
+    const int64_t *sizes = curve == CACHE_SERIES ? b->series_cache : b->cache_pages;
+    int nsizes = curve == CACHE_SERIES ? b->n_series_cache : b->n_cache_pages;
+    for (int q = 0; q < (cached ? nsizes : 1); q++) {
         char cache_kv[IDB_OPT_NAME_MAX + IDB_OPT_VALUE_MAX];
         if (cached)
-            snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)b->cache_pages[q]);
+            snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)sizes[q]);
         for (int i = 0; i < b->n_strategies; i++) {
             int width = b->strategies[i]->bits / 8;
             idb_err why = { 0 };
@@ -629,18 +652,29 @@ static int check_open_store(const idb_matrix *m, const mx_block *b, const idb_st
                     "[%s] needs a store that does)", where, st->name, b->name);
 }
 
-/* Every run of every enabled [insert...], [curve...] and [openloop...] block, before
- * anything is run. */
+/* A series block b: its window a multiple of its batch (a window ends with a commit). */
+static int check_window(const idb_matrix *m, const mx_block *b, idb_err *err)
+{
+    if (!b->enabled || b->window % b->batch == 0) return 0;
+    char where[MX_PATH_MAX + 16];
+    where_text(m, block_at(b, "window"), where, sizeof where);
+    return idb_fail(err, IDB_EINPUT, "%s: window %lld of [%s] is not a multiple of its batch "
+                    "%lld", where, (long long)b->window, b->name, (long long)b->batch);
+}
+
+/* Every run of every enabled [insert...], [curve...], [openloop...] and [series...] block,
+ * before anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
 {
     const struct { const mx_block *v; int n, curve; } kinds[] = {
-        { m->insert, m->n_insert, 0 }, { m->curve, m->n_curve, 1 },
-        { m->openloop, m->n_openloop, 0 },
+        { m->insert, m->n_insert, CACHE_NONE }, { m->curve, m->n_curve, CACHE_CURVE },
+        { m->openloop, m->n_openloop, CACHE_NONE }, { m->series, m->n_series, CACHE_SERIES },
     };
     int rc = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
         for (int i = 0; i < kinds[k].n && !rc; i++) {
             const mx_block *b = &kinds[k].v[i];
+            if (kinds[k].v == m->series) rc = check_window(m, b, err);
             for (int j = 0; b->enabled && j < b->n_stores && !rc; j++) {
                 rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
                 if (!rc && kinds[k].v == m->openloop)

@@ -90,6 +90,12 @@ static const col_spec timeline_cols[] = {
     INT("orders", 0, COUNT_MAX), INT("failed_orders", 0, COUNT_MAX), END,
 };
 static const col_spec simulate_cols[] = { NAME("workload"), NAME("strategy"), END };
+static const col_spec series_cols[] = {
+    NAME("block"), NAME("strategy"), NAME("store"), INT("rows", 1, COUNT_MAX),
+    COUNT("index_bytes"), MEASURE("inserts_per_s"), COUNT("cache_misses"),
+    COUNT("pages_written"), COUNT("read_pages"), COUNT("lat_p99_ns"), COUNT("cache_bytes"),
+    MEASURE("modelled_inserts_per_s"), END,
+};
 
 /* Every results table: its file, where it goes in mx_results, its schema. */
 static const struct {
@@ -104,6 +110,7 @@ static const struct {
     { "skew.csv", offsetof(mx_results, skew), skew_cols },
     { "timeline.csv", offsetof(mx_results, tl), timeline_cols },
     { "simulate.csv", offsetof(mx_results, sim), simulate_cols },
+    { "series.csv", offsetof(mx_results, series), series_cols },
 };
 #define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
 

@@ -65,6 +65,10 @@ const char *mx_num(double v, char *buf);
 int mx_extremes(const mx_results *r, const char *store, const char *col, int positive,
                 int *lo, int *hi);
 
+/* The report's sections of series.csv (plots_scale.c): the cost per insert against size
+ * with its fitted growth, and the device model's ratios beside the published ones. */
+void mx_report_scale(const mx_results *r, FILE *f);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
@@ -82,7 +86,10 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
     X(latency, "Insert latency percentiles")                                \
     X(latency_rate, "Order latency against offered rate (open loop)")       \
     X(inversion_skew, "Clock skew against ID order")                        \
-    X(outage, "Orders failed during the counter outage")
+    X(outage, "Orders failed during the counter outage")                   \
+    X(series, "Throughput as the table grows")                              \
+    X(series_misses, "Cache misses per insert against index size / cache size") \
+    X(cliff, "The cache cliff: throughput relative to counter")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \

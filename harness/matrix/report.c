@@ -232,6 +232,7 @@ static void report_tables(rctx *rc)
     fprintf(f, "\n## Inserts: medians (min–max) over the repeats\n");
     if (!rc->r->ins.nrow) fprintf(f, "\nNo insert results.\n");
     insert_tables(rc);
+    mx_report_scale(rc->r, f);
     fprintf(f, "\n## Simulations (simulate.csv)\n\n");
     if (rc->r->sim.nrow) whole_table(f, &rc->r->sim);
     else fprintf(f, "No simulation results.\n");

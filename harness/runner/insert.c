@@ -29,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "harness_kv.h"
 #include "metrics.h"
 #include "openloop.h"
 #include "random.h"
 #include "rundir.h"
+#include "series.h"
 #include "zipf.h"
 
 /* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
@@ -60,6 +62,8 @@ typedef struct run {
     int64_t *lat, *commit_lat;
     int64_t ncommits;
     int width;                         /* key width in the stores (key_bytes, store.h) */
+    idb_device dev;                    /* the device model (device.h) */
+    idb_series *series;                /* --series, or NULL */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
@@ -165,6 +169,36 @@ static void close_run(run *r)
     free(r->shop_orders);
     free(r->lat);
     free(r->commit_lat);
+    idb_series_free(r->series);
+}
+
+/* Every shard's running figures summed (series.h), all unknown without a progress hook. */
+static int progress_sum(run *r, idb_store_progress *sum, idb_err *err)
+{
+    *sum = (idb_store_progress){ 0 };
+    for (int k = 0; k < r->cfg->shards; k++) {
+        idb_store_progress p = { -1, -1, -1, -1, -1 };
+        int rc = r->cfg->store->progress ? r->cfg->store->progress(r->shards[k].store, &p, err)
+                                         : 0;
+        if (rc) return rc;
+        idb_series_add(sum, &p);
+    }
+    return 0;
+}
+
+/* --series: close the window ending at `done` inserts (busy_ns: insert + commit time so
+ * far); its counts now, or for the run's last window after the statistics (measure). */
+static int series_tick(run *r, int64_t done, int64_t busy_ns, idb_err *err)
+{
+    int64_t start = (done - 1) / r->cfg->window * r->cfg->window;
+    idb_series_window w = { .rows = done, .busy_ns = r->cfg->store->model ? -1 : busy_ns,
+                            .lat = r->cfg->store->model ? NULL : r->lat + start,
+                            .nlat = done - start };
+    int rc = idb_series_window_end(r->series, &w, err);
+    if (rc || done == r->cfg->ids) return rc;
+    idb_store_progress cum;
+    if (!(rc = progress_sum(r, &cum, err))) rc = idb_series_counts(r->series, &cum, err);
+    return rc;
 }
 
 /* The next order of the workload into *row (its ID not yet made) and its shard: a shop
@@ -224,6 +258,8 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
             rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, cfg->ids, err);
         done += b;
+        if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
+            rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
     }
     free(rows);
     free(row_shard);
@@ -466,7 +502,19 @@ static int open_ok(const idb_insert_config *cfg, idb_err *err)
     if (cfg->rate > 0 && cfg->store->model)
         return !idb_fail(err, IDB_EINPUT, "--rate: store %s is a model and measures no time",
                          cfg->store->name);
+    if (cfg->rate > 0 && cfg->series)
+        return !idb_fail(err, IDB_EINPUT, "--series: the open loop (--rate) has no windows");
     return 1;
+}
+
+/* The --window / --series pair (series.h). Returns 0 or IDB_EINPUT. */
+static int series_ok(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!cfg->series != !cfg->window)
+        return idb_fail(err, IDB_EINPUT, "--window and --series go together");
+    if (cfg->series && cfg->n_curve > 0)
+        return idb_fail(err, IDB_EINPUT, "--series and --curve are separate runs");
+    return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
 }
 
 /* Check cfg without creating anything (see insert.h). */
@@ -479,6 +527,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     if (cfg->n_curve > IDB_CURVE_MAX)
         return idb_fail(err, IDB_EINPUT, "--curve takes at most %d cache sizes", IDB_CURVE_MAX);
     if (!open_ok(cfg, err)) return IDB_EINPUT;
+    if (series_ok(cfg, err)) return IDB_EINPUT;
     if (cfg->n_curve > 0 && !cfg->store->curve)
         return idb_fail(err, IDB_EINPUT,
                         "store %s has no miss-ratio curve (--curve needs pagesim)",
@@ -488,6 +537,8 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     int width;
     int rc = check_store(cfg, o, &width, err);
     free(o);
+    idb_device dev;
+    if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);
     if (!rc) rc = check_strategy(cfg, err);
     if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
     return rc;
@@ -518,6 +569,27 @@ static int alloc_run(run *r, idb_err *err)
     return 0;
 }
 
+/* After collect: the device model's figures (device.h) and the series' last window, whose
+ * counts are the run's final statistics (so the windows add up to the run); then the
+ * series file. */
+static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    double busy = cfg->store->model ? 0 : (double)cfg->ids / res->inserts_per_s;
+    res->modelled_device_s = idb_device_seconds(&r->dev, res->st.read_pages,
+                                                res->st.pages_written);
+    res->modelled_inserts_per_s =
+        res->modelled_device_s < 0 ? -1 : (double)cfg->ids / (busy + res->modelled_device_s);
+    if (!r->series) return 0;
+    idb_store_progress cum;
+    int rc = progress_sum(r, &cum, err);
+    cum.pages_written = res->st.pages_written;
+    cum.read_pages = res->st.read_pages;
+    cum.cache_misses = res->st.cache_misses;
+    if (!rc) rc = idb_series_counts(r->series, &cum, err);
+    return rc ? rc : idb_series_write(r->series, err);
+}
+
 /* The measured part on the opened shards: the timed loop, the statistics, then the stores
  * closed (their final writes count in write_bytes_per_id). */
 static int measure(run *r, idb_insert_result *res, idb_err *err)
@@ -530,6 +602,7 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     int rc = cfg->rate > 0 ? open_loop(r, res, err) : timed_loop(r, res, err);
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
     if (!rc) rc = collect(r, res, err);
+    if (!rc) rc = model_and_series(r, res, err);
     if (!rc && cfg->store->model) blank_model_times(res);
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);
@@ -548,6 +621,10 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     run r = { .cfg = cfg };
     int rc = idb_insert_check(cfg, err);
     if (!rc) rc = check_store(cfg, &res->store_opts, &r.width, err);   /* kept for the output */
+    if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &r.dev, err);
+    if (!rc && cfg->series &&
+        !(r.series = idb_series_new(cfg->series, cfg->strategy->name, cfg->store->name, &r.dev)))
+        rc = idb_fail(err, IDB_ENOMEM, "out of memory");
     if (rc) return rc;
     res->key_bytes = r.width;
 

@@ -43,6 +43,10 @@ typedef struct idb_insert_config {
     double rate;
     int arrivals;
     double commit_ms;
+    /* Throughput over time (series.h): a row per `window` inserts to the CSV file `series`
+     * (both or neither; closed loop only; window a multiple of batch). */
+    long long window;
+    const char *series;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
@@ -68,6 +72,10 @@ typedef struct idb_insert_result {
     int64_t pos_hist[IDB_LOC_BUCKETS];   /* where new keys land: counts per position bin */
     idb_curve_point curve[IDB_CURVE_MAX];   /* when n_curve > 0 */
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */
+    /* The device model (device.h; store options device, read_us, write_us), -1 when off
+     * or a count it needs is unknown: the modelled device seconds of the run's page reads
+     * and writes, and ids / (measured insert + commit time + those seconds). */
+    double modelled_device_s, modelled_inserts_per_s;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then

@@ -52,6 +52,16 @@ typedef struct idb_store_stats {
     double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
 } idb_store_stats;
 
+/* A store's running figures while a run goes on (the progress hook): cumulative since
+ * open, -1 = the store cannot tell. */
+typedef struct idb_store_progress {
+    int64_t index_bytes;      /* bytes of the store's B-tree pages now */
+    int64_t cache_bytes;      /* the store's own page cache (its option), in bytes */
+    int64_t pages_written;    /* as idb_store_stats, so far (no checkpoint or flush forced) */
+    int64_t read_pages;
+    int64_t cache_misses;
+} idb_store_progress;
+
 /* One point of a miss-ratio curve. */
 typedef struct idb_curve_point {
     int64_t cache_pages;
@@ -97,6 +107,10 @@ typedef struct idb_store {
      * with why saying what is missing (a server's binaries). The matrix lists the runs of a
      * store that is not available as skipped instead of failing them. */
     int (*available)(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
+    /* Optional: the running figures of idb_store_progress, cheaply and without changing
+     * what the run does (no checkpoint, no page walk, no cache traffic): the insert
+     * runner calls it between transactions for --series. Returns 0 or IDB_EIO. */
+    int (*progress)(void *h, idb_store_progress *p, idb_err *err);
 } idb_store;
 
 /* Options a store may declare (INT) to learn where it stands: the insert runner sets them
@@ -118,7 +132,9 @@ int idb_store_check_table(const idb_store *const *table, idb_err *err);
 /* Options every store takes, declared once here and applied by the insert runner, not by
  * the store (a store sees only its own options):
  *   key_bytes  INT, default 0  pad every key to N bytes, big-endian with leading zero bytes
- *              (order kept); 0 = the strategy's own width; less than it is refused. */
+ *              (order kept); 0 = the strategy's own width; less than it is refused.
+ *   device, read_us, write_us  the device model (runner/device.h): modelled microseconds
+ *              per page read / written, or a preset; accounted, never slept. */
 extern const idb_opt_decl idb_store_common_options[];
 
 /* Parse kv[0..nkv) ("key=value", -s options) for store st: the common options into width

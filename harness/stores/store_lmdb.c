@@ -345,6 +345,19 @@ static int lm_stats(void *h, idb_store_stats *st, idb_err *err)
     return 0;
 }
 
+/* The running figures (store.h: progress): the pages in use now and the pages written so
+ * far (its commits' count); LMDB has no cache of its own and its reads are page faults,
+ * so those are unknown (-1). IDB_EIO if mdb_stat fails. */
+static int lm_progress(void *h, idb_store_progress *p, idb_err *err)
+{
+    idb_store_stats st;
+    int rc = lm_stats(h, &st, err);
+    *p = (idb_store_progress){ .index_bytes = st.file_bytes, .cache_bytes = -1,
+                               .pages_written = st.pages_written, .read_pages = -1,
+                               .cache_misses = -1 };
+    return rc;
+}
+
 /* Call fn on every row in key order (cursor walk, in the open write txn if any); IDB_EIO if a
  * record has the wrong size or a payload its key does not imply. Stops when fn returns != 0. */
 static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err)
@@ -396,4 +409,5 @@ const idb_store idb_store_lmdb = {
     .stats = lm_stats,
     .close = lm_close,
     .scan = lm_scan,
+    .progress = lm_progress,
 };

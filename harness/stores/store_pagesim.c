@@ -79,6 +79,7 @@ typedef struct pagesim {
     size_t ntrace, trace_cap;
     ps_row *rows;                /* by insertion number */
     uint32_t nrows, rows_cap;
+    int64_t cache_bytes;         /* cache_pages * page_size (progress) */
 } pagesim;
 
 /* The tree's access callback: record the access and run it through the LRU pool. Room was
@@ -174,7 +175,8 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
     pagesim *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
     *s = (pagesim){ .kb = key_bytes, .page_size = page_size, .capacity = capacity,
-                    .leaf_cell = leaf_cell };
+                    .leaf_cell = leaf_cell,
+                    .cache_bytes = idb_opts_int(opts, "cache_pages") * page_size };
     if (!(s->lru = psl_new(idb_opts_int(opts, "cache_pages"))) || psl_reserve(s->lru, 1) ||
         trace_reserve(s, 1) ||
         !(s->tree = pst_new(key_bytes, (uint32_t)leaf_max, (uint32_t)branch_max, split,
@@ -228,6 +230,21 @@ static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
         .checkpoint_pages = -1, .wal_frames = -1,   /* the model has no log */
     };
     return 0;
+}
+
+/* The running figures (store.h: progress): stats()'s pages, reads and writes (the flush
+ * of the dirty pages still cached included, so the figures of successive calls telescope
+ * to the run's), the pool's size in bytes. No side effects. */
+static int pagesim_progress(void *h, idb_store_progress *p, idb_err *err)
+{
+    pagesim *s = h;
+    idb_store_stats st;
+    int rc = pagesim_stats(h, &st, err);
+    *p = (idb_store_progress){ .index_bytes = st.file_bytes,
+                               .cache_bytes = s->cache_bytes,
+                               .pages_written = st.pages_written, .read_pages = st.read_pages,
+                               .cache_misses = st.cache_misses };
+    return rc;
 }
 
 /* Misses and writes per insert at each of the n pool sizes, in one pass over the trace. */
@@ -297,4 +314,5 @@ const idb_store idb_store_pagesim = {
     .scan = pagesim_scan,
     .check = pagesim_check,
     .model = 1,
+    .progress = pagesim_progress,
 };

@@ -111,6 +111,7 @@ typedef struct sq_store {
     int64_t stat_misses;      /* cache misses of those walks */
     sqlite3_stmt *ins;        /* the one INSERT, reset and rebound per row */
     int key_bytes, rowid, row_bytes, in_txn;
+    int64_t page_bytes, cache_bytes;  /* page_size; cache_pages * page_size */
     uint8_t *payload;         /* row_bytes scratch bytes */
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
@@ -301,6 +302,8 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     s->key_bytes = key_bytes;
     s->rowid = rowid;
     s->row_bytes = (int)idb_opts_int(o, "row_bytes");
+    s->page_bytes = idb_opts_int(o, "page_size");
+    s->cache_bytes = idb_opts_int(o, "cache_pages") * s->page_bytes;
     s->payload = malloc((size_t)s->row_bytes + 1);
     s->check = malloc((size_t)s->row_bytes + 1);
     if (!s->payload || !s->check) {
@@ -458,6 +461,35 @@ static int sq_stats(void *h, idb_store_stats *st, idb_err *err)
     return rc;
 }
 
+/* The running figures (store.h: progress) from the VFS counts and the connection's page
+ * count (PRAGMA page_count, the database as the pager sees it, WAL pages included): no
+ * checkpoint and no walk. Whatever the pragma reads is kept out of later figures as
+ * stats() keeps its walk out. IDB_EIO if the pragma fails. */
+static int sq_progress(void *h, idb_store_progress *p, idb_err *err)
+{
+    sq_store *s = h;
+    idb_vfs_counts c;
+    idb_vfs_get(s->vfs, &c);
+    int64_t reads0 = read_pages(&c), miss0 = cache_misses(s->db);
+    if (miss0 < 0) return sq_fail(err, IDB_EIO, s->db, "sqlite3_db_status");
+    *p = (idb_store_progress){
+        .cache_bytes = s->cache_bytes,
+        .pages_written = c.write[IDB_VFS_DB].pages + c.write[IDB_VFS_WAL].pages +
+                         c.write[IDB_VFS_JOURNAL].pages,
+        .read_pages = reads0 - s->stat_reads, .cache_misses = miss0 - s->stat_misses,
+    };
+    sqlite3_stmt *q = NULL;
+    int ok = sqlite3_prepare_v2(s->db, "PRAGMA page_count", -1, &q, NULL) == SQLITE_OK &&
+             sqlite3_step(q) == SQLITE_ROW;
+    if (ok) p->index_bytes = sqlite3_column_int64(q, 0) * s->page_bytes;
+    sqlite3_finalize(q);
+    if (!ok) return sq_fail(err, IDB_EIO, s->db, "page_count");
+    idb_vfs_get(s->vfs, &c);
+    s->stat_reads += read_pages(&c) - reads0;
+    s->stat_misses += cache_misses(s->db) - miss0;
+    return 0;
+}
+
 /* Call fn on every row in key order, rebuilt from the table; IDB_EIO if a row's payload is
  * not the one its key implies (or its key has the wrong width). Stops when fn returns != 0. */
 static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err)
@@ -514,4 +546,5 @@ const idb_store idb_store_sqlite = {
     .close = sq_close,
     .scan = sq_scan,
     .check = sq_check,
+    .progress = sq_progress,
 };

@@ -55,6 +55,15 @@ const idb_opt_decl idb_store_common_options[] = {
     { .name = "key_bytes", .type = IDB_OPT_INT, .def = "0",
       .help = "pad every key to N bytes, big-endian with leading zeros (order kept); 0 = the "
               "strategy's width", .min = 0, .max = IDB_ID_MAX },
+    { .name = "device", .type = IDB_OPT_ENUM, .def = "none",
+      .help = "modelled device: read_us and write_us of a cited specification (docs/scale.md)",
+      .choices = "none|nvme|ssd|hdd" },
+    { .name = "read_us", .type = IDB_KEY_DOUBLE, .def = "0",
+      .help = "modelled microseconds per page read (accounted, not slept)", .dmin = 0,
+      .dmax = 1e6 },
+    { .name = "write_us", .type = IDB_KEY_DOUBLE, .def = "0",
+      .help = "modelled microseconds per page written (accounted, not slept)", .dmin = 0,
+      .dmax = 1e6 },
     { 0 },
 };
 
