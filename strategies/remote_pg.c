@@ -45,6 +45,7 @@ static int wait_sock(PGconn *conn, int write, int64_t deadline, idb_err *err)
 static void pg_msg(PGconn *conn, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", PQerrorMessage(conn));
+    buf[strcspn(buf, "\n")] = 0;                     /* libpq's hint lines: not on one line */
     size_t n = strlen(buf);
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = 0;
 }
@@ -158,6 +159,12 @@ static int connect_poll(PGconn *conn, int64_t deadline, idb_err *err)
     }
 }
 
+/* Server notices (e.g. "already exists, skipping") are not idbench's output. */
+static void quiet(void *arg, const char *message)
+{
+    (void)arg; (void)message;
+}
+
 static int pg_connect(const idb_remote_conf *c, int setup_it, int64_t deadline, void **out,
                       idb_err *err)
 {
@@ -165,6 +172,7 @@ static int pg_connect(const idb_remote_conf *c, int setup_it, int64_t deadline, 
     if (!conn) return idb_fail(err, IDB_ENOMEM, "postgres: out of memory");
     int rc = PQstatus(conn) == CONNECTION_BAD ? pg_fail(conn, IDB_EUNAVAIL, "connect", err)
                                               : connect_poll(conn, deadline, err);
+    if (!rc) PQsetNoticeProcessor(conn, quiet, NULL);
     if (!rc && PQsetnonblocking(conn, 1) != 0) rc = pg_fail(conn, IDB_EIO, "nonblocking", err);
     if (!rc && setup_it) rc = setup(conn, c, deadline, err);
     if (!rc) rc = prepare(conn, c, deadline, err);
