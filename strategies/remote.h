@@ -60,8 +60,8 @@ typedef struct idb_remote idb_remote;
     { .name = "url", .type = IDB_OPT_STR, .def = "", \
       .help = "backend=redis: unix:PATH or HOST:PORT (default: idbench starts one)" }, \
     { .name = "timeout_ms", .type = IDB_OPT_INT, .def = IDB_REMOTE_TIMEOUT_DEFAULT, .min = 1, \
-      .max = IDB_REMOTE_TIMEOUT_MAX, .help = "deadline of one round trip to the counter server, retries " \
-                              "included" }, \
+      .max = IDB_REMOTE_TIMEOUT_MAX, \
+      .help = "deadline of one round trip to the counter server, retries included" }, \
     { .name = "rtt_us", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = IDB_REMOTE_RTT_MAX, \
       .help = "emulated network delay added to each round trip (labelled emulated)" }, \
     { .name = "durability", .type = IDB_OPT_ENUM, .def = "none", \

@@ -43,6 +43,11 @@ typedef struct idb_insert_config {
     double rate;
     int arrivals;
     double commit_ms;
+    /* The fault --fault kill-counter@N[:RESTART_MS] (0: none): the run's counter server
+     * (ctrsrv.h) is SIGKILLed before order N+1 and started again at the first order
+     * restart_ms later; meanwhile orders that get no ID are counted in failed_orders. */
+    int64_t kill_counter_at;
+    int kill_restart_ms;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
@@ -66,6 +71,11 @@ typedef struct idb_insert_result {
     int64_t pos_hist[IDB_LOC_BUCKETS];   /* where new keys land: counts per position bin */
     idb_curve_point curve[IDB_CURVE_MAX];   /* when n_curve > 0 */
     idb_opts store_opts;              /* the store's options as used (echoed in the output) */
+    /* With a counter server (backend=postgres|redis): orders that got no ID (only with the
+     * kill-counter fault; otherwise an unavailable server ends the run), and IDs the store's
+     * primary key refused because they were handed out before (counted, not fatal). */
+    int64_t failed_orders;
+    int64_t duplicate_ids;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then
