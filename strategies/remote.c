@@ -129,7 +129,11 @@ int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err)
     pthread_mutex_init(&r->lock, NULL);
     void *conn;
     int64_t deadline = idb_remote_now_ns() + (int64_t)c->timeout_ms * NS_PER_MS;
-    rc = drv->connect(&r->conf, 1, deadline, &conn, err);
+    while ((rc = drv->connect(&r->conf, 1, deadline, &conn, err)) == IDB_EUNAVAIL) {
+        int64_t left = deadline - idb_remote_now_ns();    /* retried as a take is */
+        if (left <= 0) break;
+        sleep_ns(left < RETRY_NS ? left : RETRY_NS);
+    }
     if (rc) {
         pthread_mutex_destroy(&r->lock);
         free(r);

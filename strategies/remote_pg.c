@@ -29,6 +29,7 @@
 
 #define STMT "idb_take"
 #define SQL_MAX 512
+#define SETUP_MIN_NS 10000000000LL   /* making the counter at create: at least 10 s */
 
 /* Wait until conn's socket is readable (or writable), or the deadline. 0 or IDB_EUNAVAIL. */
 static int wait_sock(PGconn *conn, int write, int64_t deadline, idb_err *err)
@@ -174,8 +175,10 @@ static int pg_connect(const idb_remote_conf *c, int setup_it, int64_t deadline, 
                                               : connect_poll(conn, deadline, err);
     if (!rc) PQsetNoticeProcessor(conn, quiet, NULL);
     if (!rc && PQsetnonblocking(conn, 1) != 0) rc = pg_fail(conn, IDB_EIO, "nonblocking", err);
-    if (!rc && setup_it) rc = setup(conn, c, deadline, err);
-    if (!rc) rc = prepare(conn, c, deadline, err);
+    int64_t setup_by = idb_remote_now_ns() + SETUP_MIN_NS;   /* not an order's round trip */
+    if (setup_by < deadline) setup_by = deadline;
+    if (!rc && setup_it) rc = setup(conn, c, setup_by, err);
+    if (!rc) rc = prepare(conn, c, setup_it ? setup_by : deadline, err);
     if (rc) { PQfinish(conn); return rc; }
     *out = conn;
     return 0;

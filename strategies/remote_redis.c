@@ -8,10 +8,15 @@
  *
  * Address (url=): unix:PATH (a Unix socket) or HOST:PORT (TCP; idbench uses loopback).
  * The connection and every reply have the deadline as hiredis's connect and command
- * timeouts.
+ * timeouts. hiredis writes with write(): to a server that was killed that raises SIGPIPE,
+ * which would kill idbench, so SIGPIPE is blocked in the calling thread around each command
+ * and one it raised is consumed (as libpq does), leaving the process's handlers alone.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #define PORT_MAX 65535
 #define HOST_MAX 256
 #define US_PER_MS 1000
+#define LOADING "LOADING"               /* the error of a server still reading its AOF/RDB */
 
 /* Split addr into host and port (TCP) or a socket path (*port = 0). 0 or IDB_EINPUT. */
 static int parse_url(const char *addr, char *host, size_t hlen, int *port, idb_err *err)
@@ -89,16 +95,46 @@ static int redis_connect(const idb_remote_conf *c, int setup, int64_t deadline, 
     return 0;
 }
 
+/* Block SIGPIPE in this thread; *old gets the mask to give back to unblock_pipe. */
+static void block_pipe(sigset_t *old, int *was_pending)
+{
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigpending(&pending);
+    *was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, old);
+}
+
+/* Consume a SIGPIPE raised while blocked (not one pending before), then restore old. */
+static void unblock_pipe(const sigset_t *old, int was_pending)
+{
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigpending(&pending);
+    if (!was_pending && sigismember(&pending, SIGPIPE)) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {}
+    }
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static int redis_take(void *cp, const idb_remote_conf *c, uint64_t n, int64_t deadline,
                       uint64_t *first, idb_err *err)
 {
     (void)deadline;                    /* the command timeout, set at connect, bounds it */
     redisContext *ctx = cp;
+    sigset_t old;
+    int was;
+    block_pipe(&old, &was);
     redisReply *r = redisCommand(ctx, "INCRBY %s %" PRIu64, c->name, n);
+    unblock_pipe(&old, was);
     if (!r) return conn_fail(ctx, "INCRBY", err);
     int rc = 0;
-    if (r->type == REDIS_REPLY_ERROR)
-        rc = idb_fail(err, IDB_EIO, "redis: INCRBY: %.120s", r->str);
+    if (r->type == REDIS_REPLY_ERROR)        /* LOADING: restarted, reading its file */
+        rc = idb_fail(err, strncmp(r->str, LOADING, strlen(LOADING)) == 0 ? IDB_EUNAVAIL
+                      : IDB_EIO, "redis: INCRBY: %.120s", r->str);
     else if (r->type != REDIS_REPLY_INTEGER || r->integer < (long long)n)
         rc = idb_fail(err, IDB_EIO, "redis: INCRBY: a reply that is not a number >= %" PRIu64
                       " (type %d)", n, r->type);

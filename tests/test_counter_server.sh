@@ -16,8 +16,16 @@ field() {
 }
 # exactly N: the IDs in $tmp/out are exactly 1..N, each once.
 exactly() { sort -n "$tmp/out" | cmp -s - <(seq 1 "$1"); }
-# none_left: no process mentions the run directory $1 (its servers live there).
-none_left() { ! pgrep -f "$1" >/dev/null; }
+# The servers' files go under idbench's temporary directories: under $TMPDIR, here.
+export TMPDIR="$tmp/t"
+mkdir -p "$TMPDIR"
+chmod 711 "$tmp"
+# none_left: no process works in $TMPDIR (a server's cwd is its data or its directory) and
+# idbench removed its directories there.
+none_left() {
+  ! find /proc -maxdepth 2 -name cwd -exec readlink {} + 2>/dev/null | grep -q "^$TMPDIR" &&
+    [ -z "$(ls -A "$TMPDIR")" ]
+}
 
 # --- exactly 1..N from 2 threads, per backend
 N=2000
@@ -76,28 +84,28 @@ t0=$(date +%s%N)
 expect 1 "a silent server: the timeout ends the wait" -- \
   "$IDB" gen counter -n 1 -o backend=redis -o "url=unix:$tmp/silent.sock" -o timeout_ms=300
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "no server left after the first runs" none_left
 check "a silent server: gave up after 300..3000 ms (took $ms)" test "$ms" -ge 300 -a "$ms" -lt 3000
 expect 1 "a garbage reply" -- \
   "$IDB" gen counter -n 1 -o backend=redis -o "url=unix:$tmp/garbage.sock" -o timeout_ms=300
 kill "$fake" 2>/dev/null; wait "$fake" 2>/dev/null
 
 # --- kill and restart during an insert
-run=(insert --store sqlite --shards 1 -n 3000 --batch 100)
-expect 0 "postgres killed after 1000 orders" -- "$IDB" "${run[@]}" --strategy counter \
-  -o backend=postgres -o timeout_ms=20 --dir "$tmp/pg" --fault kill-counter@1000:300
+run=(insert --store sqlite --shards 1 -n 1200 --batch 100)
+expect 0 "postgres killed after 400 orders" -- "$IDB" "${run[@]}" --strategy counter \
+  -o backend=postgres -o timeout_ms=20 --dir "$tmp/pg" --fault kill-counter@400:300
 check "postgres kill: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
 check "postgres kill: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
-check "postgres kill: no server left, no server files" none_left "$tmp/pg"
-check "postgres kill: counter-server dir removed" test ! -e "$tmp/pg/counter-server"
-expect 0 "redis durability=none killed after 1000 orders" -- "$IDB" "${run[@]}" \
+check "postgres kill: no server left, no server files" none_left
+expect 0 "redis durability=none killed after 400 orders" -- "$IDB" "${run[@]}" \
   --strategy counter -o backend=redis -o durability=none -o timeout_ms=20 --dir "$tmp/rn" \
-  --fault kill-counter@1000:100
+  --fault kill-counter@400:100
 check "redis none: IDs handed out again are counted ($(field duplicate_ids))" \
   test "$(field duplicate_ids)" -gt 0
-check "redis none: no server left" none_left "$tmp/rn"
-expect 0 "redis durability=always killed after 1000 orders" -- "$IDB" "${run[@]}" \
+check "redis none: no server left" none_left
+expect 0 "redis durability=always killed after 400 orders" -- "$IDB" "${run[@]}" \
   --strategy counter -o backend=redis -o durability=always -o timeout_ms=20 \
-  --dir "$tmp/ra" --fault kill-counter@1000:100
+  --dir "$tmp/ra" --fault kill-counter@400:100
 check "redis always: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
 check "redis always: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
 expect 0 "no fault: the columns are 0" -- "$IDB" "${run[@]}" --strategy counter \
@@ -111,7 +119,7 @@ check "no fault: failed_orders 0, duplicate_ids 0" \
 idb=$!
 pidf=""
 for _ in $(seq 100); do
-  pidf=$(find "$tmp/k" -name idbench-server.pid 2>/dev/null | head -1)
+  pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
   [ -n "$pidf" ] && break; sleep 0.1
 done
 sleep 0.3
@@ -123,5 +131,5 @@ wait "$idb"; st=$?
 check "killed from outside: exit 1 (got $st)" test "$st" -eq 1
 check "killed from outside: one idbench: line" \
   bash -c "[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '^idbench: ' '$tmp/err'"
-check "killed from outside: no server left" none_left "$tmp/k"
+check "killed from outside: no server left" none_left
 cli_done

@@ -14,6 +14,7 @@
 #define PG_SOCKET_PREFIX ".s.PGSQL."       /* libpq finds the socket by host= and port= */
 #define PG_DBNAME "postgres"
 #define LOOPBACK "127.0.0.1"
+#define SEARCH_ONLY 0711                  /* the run's counter directory: others may pass */
 
 _Static_assert(IDB_CTRSRV_BACKENDS == IDB_BACKEND_COUNT, "IDB_CTRSRV_BACKENDS");
 
@@ -84,19 +85,24 @@ static void address(idb_ctrsrv *cs)
                  idb_server_user(srv));
 }
 
-/* The directory for the server's files: dir (made when missing) or a temporary one. */
+/* The directory for the server's files: dir (made when missing) or a temporary one; its
+ * own files go into DIR/server (0700, the server user's: server.h), so DIR is only
+ * searchable by others (SEARCH_ONLY), for a server that runs as another user. */
 static int make_dir(const char *dir, idb_ctrsrv *cs, idb_err *err)
 {
     if (!dir) {
         if (idb_tmpdir_make(cs->dir, sizeof cs->dir) != 0)
             return idb_fail(err, IDB_EIO, "counter server: cannot make a temporary directory: "
                             "%s", strerror(errno));
-        return 0;
-    }
-    if ((size_t)snprintf(cs->dir, sizeof cs->dir, "%s", dir) >= sizeof cs->dir)
+    } else if ((size_t)snprintf(cs->dir, sizeof cs->dir, "%s", dir) >= sizeof cs->dir) {
         return idb_fail(err, IDB_EINPUT, "counter server: directory name too long");
-    if (mkdir(cs->dir, 0700) != 0 && errno != EEXIST)
-        return idb_fail(err, IDB_EIO, "counter server: cannot make '%s': %s", cs->dir,
+    } else if (mkdir(cs->dir, SEARCH_ONLY) != 0 && errno != EEXIST) {
+        cs->dir[0] = 0;
+        return idb_fail(err, IDB_EIO, "counter server: cannot make '%s': %s", dir,
+                        strerror(errno));
+    }
+    if (chmod(cs->dir, SEARCH_ONLY) != 0)
+        return idb_fail(err, IDB_EIO, "counter server: cannot chmod '%s': %s", cs->dir,
                         strerror(errno));
     return 0;
 }

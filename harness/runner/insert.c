@@ -43,7 +43,6 @@
 #define OPEN_SEED_SALT 0xa221a1ULL       /* the arrival schedule's seed: --seed ^ this */
 #define OPEN_RATE_MAX 1e9                /* orders per second */
 #define OPEN_COMMIT_MS_MAX 3600e3        /* an hour */
-#define COUNTER_DIR "counter-server"     /* DIR/counter-server: the run's counter server */
 #define NS_PER_MS 1000000LL
 
 typedef struct shard {
@@ -269,7 +268,8 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             rc = order_id(r, done + i, row_shard[i], &rows[i].id, err);
         int64_t t = idb_mono_ns();
         gen_ns += t - t0 - (r->fault_ns - f0);
-        for (int i = 0; i < b && !rc; i++) pad_key(&rows[i].id, r->width);
+        for (int i = 0; i < b && !rc; i++)
+            if (rows[i].id.len) pad_key(&rows[i].id, r->width);   /* 0: a failed order */
         t = idb_mono_ns();                            /* padding is the harness's: not timed */
         for (int i = 0; i < b && !rc; i++) {
             if (rows[i].id.len == 0) continue;        /* a failed order */
@@ -603,16 +603,14 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     return rc;
 }
 
-/* The run's counter server in DIR/counter-server, when the strategy's options ask for one
- * (ctrsrv.h; removed at the end: a counter's data is not a result). */
+/* The run's counter server, when the strategy's options ask for one (ctrsrv.h): in a
+ * private temporary directory, not in DIR, which the server's user (postgres) may not be
+ * able to enter; removed at the end (a counter's data is not a result). */
 static int start_counter(run *r, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    char dir[PATH_MAX];
-    if ((size_t)snprintf(dir, sizeof dir, "%s/" COUNTER_DIR, cfg->dir) >= sizeof dir)
-        return idb_fail(err, IDB_EINPUT, "--dir is too long");
     if (!idb_ctrsrv_backend(cfg->strategy, cfg->strategy_kv, cfg->n_strategy_kv)) return 0;
-    return idb_ctrsrv_start(cfg->strategy, cfg->strategy_kv, cfg->n_strategy_kv, dir, &r->cs,
+    return idb_ctrsrv_start(cfg->strategy, cfg->strategy_kv, cfg->n_strategy_kv, NULL, &r->cs,
                             err);
 }
 
