@@ -140,9 +140,9 @@ static const char *filter_of(int argc, char **argv)
 /* 1 when rx matches name at some thread count 1..threads (name/real_time/threads:N). */
 static int matches(const regex_t *rx, const char *name, int threads)
 {
-    char full[BENCH_NAME_MAX];
+    char full[2 * BENCH_NAME_MAX];
     for (int t = 1; t <= threads; t++) {
-        snprintf(full, sizeof full, "%s/real_time/threads:%d", name, t);
+        snprintf(full, sizeof full, "%.*s/real_time/threads:%d", BENCH_NAME_MAX, name, t);
         if (regexec(rx, full, 0, NULL, 0) == 0) return 1;
     }
     return 0;
