@@ -14,6 +14,7 @@
 #include "forkgen.h"
 
 #define POOL_MAX 64                /* connections kept idle per instance */
+#define OPEN_MIN_MS 2000           /* the first connection (at create) may take this long */
 #define RETRY_NS 5000000LL         /* pause between two connection attempts in an outage */
 #define NS_PER_MS 1000000LL
 #define NS_PER_US 1000LL
@@ -128,7 +129,8 @@ int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err)
     r->fork_gen = idb_fork_generation();
     pthread_mutex_init(&r->lock, NULL);
     void *conn;
-    int64_t deadline = idb_remote_now_ns() + (int64_t)c->timeout_ms * NS_PER_MS;
+    int64_t wait_ms = c->timeout_ms > OPEN_MIN_MS ? c->timeout_ms : OPEN_MIN_MS;
+    int64_t deadline = idb_remote_now_ns() + wait_ms * NS_PER_MS;
     while ((rc = drv->connect(&r->conf, 1, deadline, &conn, err)) == IDB_EUNAVAIL) {
         int64_t left = deadline - idb_remote_now_ns();    /* retried as a take is */
         if (left <= 0) break;
