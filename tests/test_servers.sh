@@ -17,16 +17,33 @@ chmod 711 "$tmp"  # as root, the servers' users must reach their dirs under it
 tag=idbench-servers-$$-$RANDOM
 GRACE_TENTHS=50   # how long (0.1 s) processes may take to go
 
-# tagged: the pids of live processes started under the tag (zombies have no environment).
+# tagged: the pids of live processes started under the tag (zombies have no environment),
+# and of the servers the helpers reported (redis-server overwrites its environment with its
+# process title).
 tagged() {
+  local p
   grep -lsxz "IDB_TEST_TAG=$tag" /proc/[0-9]*/environ | cut -d/ -f3 | tr '\n' ' '
+  for p in $(cat "$tmp/allpids" 2>/dev/null); do running $p && echo -n "$p "; done
 }
+
+# running PID: PID exists and is not a zombie (this machine's init may reap late).
+running() {
+  local st
+  st=$(cat /proc/$1/stat 2>/dev/null) || return 1
+  st=${st##*) }
+  [ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+not_running() { ! running "$1"; }
 
 # none_left: wait until no tagged process is left; status 0 when none is.
 none_left() {
   local n=0
   while [ -n "$(tagged)" ] && [ $n -lt $GRACE_TENTHS ]; do sleep 0.1; n=$((n + 1)); done
-  [ -z "$(tagged)" ]
+  local left
+  left=$(tagged)
+  [ -z "$left" ] && return 0
+  echo "  left: $left"; for p in $left; do head -c 80 /proc/$p/stat; echo; done
+  return 1
 }
 
 # hold ARGS...: start srv_helper ARGS in the background, wait for its servers; sets $hpid.
@@ -38,6 +55,7 @@ hold() {
   while [ "$(grep -c '^pid ' "$tmp/held")" -lt $want ] && kill -0 $hpid 2>/dev/null &&
         [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
   check "helper started $want server(s)" test "$(grep -c '^pid ' "$tmp/held")" -eq $want
+  server_pids >>"$tmp/allpids"
   [ -s "$tmp/herr" ] && sed 's/^/  helper: /' "$tmp/herr"
 }
 
@@ -85,7 +103,7 @@ for kind in "$@"; do
   old=$(server_pids)
   kill -KILL $hpid; wait $hpid
   hold "$kind:$d/shard-0"
-  check "$kind: next start stopped the stale server" test ! -d "/proc/$old"
+  check "$kind: next start stopped the stale server" not_running "$old"
   check "$kind: next start runs a new server" test "$(server_pids)" != "$old"
   kill -TERM $hpid; wait $hpid
   check "$kind: no process left after SIGTERM" none_left
@@ -109,7 +127,7 @@ printf 'pid %d\nkind redis\nstart %d\nsockdir /tmp/idb-none\n' $spid $start \
 expect 0 "clean: a matching start time" -- "$IDB" clean "$tmp/fake"
 check "clean: says 1" grep -q '^stopped 1 stale server ' "$tmp/out"
 wait $spid 2>/dev/null
-check "clean: the process was stopped" test ! -d /proc/$spid
+check "clean: the process was stopped" not_running $spid
 kill $spid 2>/dev/null
 
 expect 2 "clean: no argument" -- "$IDB" clean
