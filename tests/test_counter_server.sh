@@ -123,7 +123,7 @@ for _ in $(seq 100); do
   [ -n "$pidf" ] && break; sleep 0.1
 done
 sleep 0.3
-kill -9 "$(head -1 "$pidf" | awk '{print $1}')" 2>/dev/null
+kill -9 "$(awk '/^pid / { print $2 }' "$pidf")" 2>/dev/null
 for _ in $(seq 100); do kill -0 "$idb" 2>/dev/null || break; sleep 0.1; done
 check "killed from outside: idbench ended by itself" bash -c "! kill -0 $idb 2>/dev/null"
 kill -9 "$idb" 2>/dev/null
