@@ -154,6 +154,5 @@ int claim_counter(const claim_ctx *c, claim_row *r, idb_err *err)
 {
     int rc = counter_outage(c, r, err);
     if (!rc) rc = counter_load(c, r, err);
-    if (!rc) claim_app(r->measured, "; ");
     return rc ? rc : claim_counter_servers(c, r, err);
 }

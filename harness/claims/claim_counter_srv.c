@@ -13,8 +13,9 @@
  *     meanwhile with timeout_ms = TIMEOUT_MS: the orders that got no ID are counted; checks:
  *     some failed, and no ID after the restart repeats one from before (WAL-logged
  *     sequence).
- * A backend whose server packages are missing is reported "not measured: <reason>", and
- * adds no check (so it cannot make the claim pass by itself).
+ * A backend whose server packages are missing (or whose server does not start) is reported
+ * "<reason> (not measured)", and adds no check (so it cannot make the claim pass by
+ * itself).
  */
 #include "claims_int.h"
 
@@ -40,6 +41,7 @@
 #define AFTER_ORDERS 50                   /* orders after the restart, checked */
 #define NS_PER_US 1e3
 #define NS_PER_MS 1000000LL
+#define NOT_MEASURED " (not measured)"
 
 typedef struct ceil_job {
     const idb_strategy *s;
@@ -94,8 +96,8 @@ static int round_trips(const claim_ctx *c, void *inst, const char *b, claim_row 
     if (!rc) {
         double p50 = (double)idb_percentile(lat, n, 0.50) / NS_PER_US;
         double p99 = (double)idb_percentile(lat, n, 0.99) / NS_PER_US;
-        claim_app(r->measured, "%s: round trip p50 %.1f / p99 %.1f us over the socket"
-                  MEASURED ", ", b, p50, p99);
+        claim_app(r->measured, "round trip p50 %.1f / p99 %.1f us over the socket"
+                  MEASURED ", ", p50, p99);
         claim_check(r, exact, "%s: the IDs are not exactly 1..%d", b, n);
         claim_check(r, p50 >= RTT_FLOOR_US, "%s: round trip p50 %.3f us", b, p50);
     }
@@ -131,8 +133,8 @@ static int outage(const claim_ctx *c, idb_ctrsrv *cs, void *inst, const char *co
         repeats += !rc && idb_id_u64(&id) <= before;
     }
     if (rc) return rc;
-    claim_app(r->measured, "killed for %d ms: %lld of %lld orders failed, %lld of %d IDs "
-              "after the restart repeated one from before" MEASURED ", ", OUTAGE_MS,
+    claim_app(r->measured, ", killed for %d ms: %lld of %lld orders failed, %lld of %d IDs "
+              "after the restart repeated one from before" MEASURED, OUTAGE_MS,
               (long long)failed, (long long)orders, (long long)repeats, AFTER_ORDERS);
     claim_check(r, failed > 0, "%s: no order failed while the server was down", b);
     claim_check(r, repeats == 0, "%s: %lld IDs repeated after the restart", b,
@@ -150,12 +152,13 @@ static int one_backend(const claim_ctx *c, const char *bkv, claim_row *r, idb_er
     idb_err why = { 0 };
     if (!backend || !idb_ctrsrv_available(backend, &why) ||
         idb_ctrsrv_start(c->st, kv, 1, NULL, &cs, &why) != 0) {
-        claim_app(r->measured, "%s: not measured: %s; ", b, backend ? why.msg
+        claim_app(r->measured, "; %s: %s" NOT_MEASURED, b, backend ? why.msg
                   : "the strategy has no backend option");
         return 0;
     }
     void *inst = NULL;
     kv[1] = idb_ctrsrv_kv(&cs);
+    claim_app(r->measured, "; %s (%s): ", b, cs.version);
     int rc = idb_strategy_create_kv(c->st, kv, 2, idb_clock_real(), &inst, err);
     if (!rc) rc = round_trips(c, inst, b, r, err);
     double best = 0;
@@ -165,9 +168,8 @@ static int one_backend(const claim_ctx *c, const char *bkv, claim_row *r, idb_er
         claim_app(r->measured, "%d threads %.0f IDs/s, ", t, v);
         if (v > best) best = v;
     }
-    if (!rc) claim_app(r->measured, "ceiling %.0f IDs/s" MEASURED ", ", best);
+    if (!rc) claim_app(r->measured, "ceiling %.0f IDs/s" MEASURED, best);
     if (!rc && backend == IDB_BACKEND_POSTGRES) rc = outage(c, &cs, inst, kv, b, r, err);
-    if (!rc) claim_app(r->measured, "%s; ", cs.version);
     if (inst) c->st->destroy(inst);
     idb_ctrsrv_stop(&cs);
     return rc;

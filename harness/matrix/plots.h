@@ -70,7 +70,7 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c or plots_other.c. plots.c makes mx_plots[] of these lines. */
+ * plots_insert.c, plots_other.c or plots_counter.c. plots.c makes mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \
@@ -81,7 +81,8 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
     X(latency, "Insert latency percentiles")                                \
     X(latency_rate, "Order latency against offered rate (open loop)")       \
     X(inversion_skew, "Clock skew against ID order")                        \
-    X(outage, "Orders failed during the counter outage")
+    X(outage, "Orders failed during the counter outage")                    \
+    X(counter_server, "ID cost on a real counter server")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \
