@@ -44,6 +44,16 @@ expect 0 "counter@redis over loopback TCP" -- \
   "$IDB" gen counter -n 50 -o backend=redis -o transport=tcp
 check "counter@redis tcp: exactly 1..50" exactly 50
 
+# --- bench: the server cells at 1, 2 and 4 threads, segment's block reported
+expect 0 "bench the counter servers' cells" -- "$IDB" bench --benchmark_filter='@' \
+  --benchmark_min_time=0.001
+for cell in counter@postgres counter@redis segment@postgres; do
+  check "bench $cell at 1, 2 and 4 threads" \
+    test "$(grep -cE "^gen/$cell/real_time/threads:(1|2|4) " "$tmp/out")" -eq 3
+done
+check "bench segment@postgres says its block size" grep -q 'blocks of 100000 IDs' "$tmp/err"
+check "bench: no server left" none_left
+
 # --- bad input: exit 2, nothing started
 for bad in "backend=mysql" "backend=postgres -o dsn=hos=x" "backend=redis -o url=nohostport" \
     "backend=postgres -o timeout_ms=0" "backend=postgres -o rtt_us=-1" \
