@@ -181,7 +181,8 @@ int claim_counter_servers(const claim_ctx *c, claim_row *r, idb_err *err)
     static const char *const backends[] = { "backend=postgres", "backend=redis" };
     claim_app(r->experiment, ". real servers (private, Unix socket): per backend %d IDs one at "
               "a time (round trip p50/p99; checks: exactly 1..%d, p50 >= %.0f us), 1/2/4/8 "
-              "client threads for %.2f s each after a warm-up (ceiling), postgres killed for %d ms with "
+              "client threads for %.2f s each after a warm-up (ceiling), postgres killed for %d "
+              "ms with "
               "%s (checks: orders failed, none of %d IDs after the restart repeats). ",
               c->quick ? ROUNDS_QUICK : ROUNDS_FULL, c->quick ? ROUNDS_QUICK : ROUNDS_FULL,
               RTT_FLOOR_US, (double)(c->quick ? CEIL_NS_QUICK : CEIL_NS_FULL) / 1e9,

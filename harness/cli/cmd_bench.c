@@ -6,9 +6,10 @@
  * on one private server per backend started for the run; left out with a note on stderr
  * when the filter does not ask for them or the server packages are missing; segment's
  * block size is said on stderr: a counter of one benchmark only breaks Google Benchmark's
- * CSV reporter, which wants every counter in every run), the reference baseline/clock_realtime
- * (one clock_gettime, the floor for any time-based ID), and, when built with them, the peers peer/libuuid_v4
- * (uuid_generate_random) and peer/libbson_oid (bson_oid_init). Flags are Google
+ * CSV reporter, which wants every counter in every run), the reference
+ * baseline/clock_realtime (one clock_gettime, the floor for any time-based ID), and, when
+ * built with them, the peers peer/libuuid_v4 (uuid_generate_random) and peer/libbson_oid
+ * (bson_oid_init). Flags are Google
  * Benchmark's own (--benchmark_filter, --benchmark_min_time, --benchmark_out=FILE
  * --benchmark_out_format=json, ...).
  */

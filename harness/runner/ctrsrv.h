@@ -34,7 +34,8 @@ typedef struct idb_ctrsrv {
 /* Read backend, durability, transport and rtt_us from the user's options user[0..nuser)
  * for strategy s (they are checked by the caller first), and when a server is needed
  * start it in dir (made when missing; NULL: a private temporary directory); dir and
- * everything in it is removed by idb_ctrsrv_stop (a counter's data is not a result). Returns 0 (cs->srv NULL when none was needed), or
+ * everything in it is removed by idb_ctrsrv_stop (a counter's data is not a result).
+ * Returns 0 (cs->srv NULL when none was needed), or
  * the server's error (IDB_EIO: a package or binary missing, it would not start). */
 int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
                      const char *dir, idb_ctrsrv *cs, idb_err *err);
