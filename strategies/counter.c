@@ -9,24 +9,35 @@
  * backend is one atomic per counter name; all instances naming the same counter share it,
  * which is what makes it central.
  *
- * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process backend is
- * one atomic per process, so two processes (or a restarted one) count from 1 each.
+ * Backends (option backend; remote.h): local = the in-process atomic (7 ns); postgres =
+ * `SELECT nextval('NAME')` per ID on a PostgreSQL server; redis = `INCRBY NAME 1` per ID on
+ * a Redis server: a real round trip per ID, over the socket the harness's server gives in
+ * dsn= / url=, with a deadline of timeout_ms and an emulated delay of rtt_us.
+ *
+ * Across processes: nothing promised (cross_process = IDB_XPROC_NONE). The in-process
+ * backend is one atomic per process, so two processes (or a restarted one) count from 1
+ * each; the server backends are shared by all their clients (and Redis without an
+ * append-only file forgets what it handed out when it is killed: see remote_redis.c).
  * After fork (fork = IDB_FORK_REFUSES): the child holds a copy of the parent's counter and
  * would hand out the parent's next numbers, so next() there returns IDB_EFORK.
  *
  * Options:
  *   name     STR, default "orders"   which counter; at most 255 bytes (IDB_COUNTER_NAME_MAX),
  *                                    kept whole, so instances naming it share one sequence
- *   service  ENUM inproc             counter service backend
+ *   service  ENUM inproc             counter service backend (in this process)
+ *   backend  ENUM local|postgres|redis  where the counter lives (default local)
+ *   dsn, url, timeout_ms, rtt_us, durability, transport: the server's (remote.h)
  */
 #include <stdlib.h>
 
 #include "counter_service.h"
 #include "forkgen.h"
+#include "remote.h"
 #include "strategy.h"
 
 typedef struct counter {
     idb_counter_service *svc;
+    idb_remote *remote;         /* the server's client, or NULL (backend=local) */
     unsigned fork_gen;          /* idb_fork_generation() at create */
 } counter;
 
@@ -35,19 +46,35 @@ static const idb_opt_decl counter_options[] = {
       .help = "which counter of the service to use (instances naming the same one share it)" },
     { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
       .help = "counter service backend: inproc = one atomic in this process" },
+    { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = IDB_BACKEND_CHOICES,
+      .help = "where the counter lives: local (an atomic), postgres (nextval), redis (INCR)" },
+    IDB_REMOTE_OPTIONS
     { 0 },
 };
 
 /* Make an instance on the counter called `name` (kept whole: the option's size is the
- * service's limit). Returns 0, IDB_ENOMEM, or the service's IDB_EINPUT / IDB_EEXHAUSTED. */
+ * service's limit), in this process or on the server of `backend`. Returns 0, IDB_ENOMEM,
+ * the service's IDB_EINPUT / IDB_EEXHAUSTED, or the server's (idb_remote_open). */
 static int counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     (void)clock;
     counter *c = malloc(sizeof *c);
     if (!c) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    idb_err e = { 0 };
-    c->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
-    if (!c->svc) { free(c); return idb_fail(err, e.code, "%s", e.msg); }
+    c->remote = NULL;
+    enum idb_backend b = (enum idb_backend)idb_opts_int(opts, "backend");
+    if (b != IDB_BACKEND_LOCAL) {
+        idb_remote_conf rc;
+        int e = idb_remote_conf_from(opts, b, "counter", &rc, err);
+        rc.mode = IDB_REMOTE_SEQUENCE;
+        rc.name = idb_opts_str(opts, "name");
+        if (!e) e = idb_remote_open(&rc, &c->remote, err);
+        if (e) { free(c); return e; }
+        c->svc = idb_remote_service(c->remote);
+    } else {
+        idb_err e = { 0 };
+        c->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
+        if (!c->svc) { free(c); return idb_fail(err, e.code, "%s", e.msg); }
+    }
     c->fork_gen = idb_fork_generation();
     *inst = c;
     return 0;
@@ -63,6 +90,14 @@ static int counter_next(void *inst, idb_id *id, idb_err *err)
     rc = c->svc->take(c->svc, 1, &v, err);
     if (rc == 0) idb_id_set_u64(id, v);
     return rc;
+}
+
+/* Close the server's client (if any) and free. */
+static void counter_destroy(void *inst)
+{
+    counter *c = inst;
+    if (c) idb_remote_close(c->remote);
+    free(c);
 }
 
 /* Emit value. */
@@ -86,7 +121,7 @@ const idb_strategy idb_strategy_counter = {
     .options = counter_options,
     .create = counter_create,
     .next = counter_next,
-    .destroy = free,
+    .destroy = counter_destroy,
     .format = idb_text_u64_format,
     .parse = idb_text_u64_parse,
     .decode = counter_decode,

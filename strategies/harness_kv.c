@@ -19,6 +19,8 @@ static const struct fill {
     { "range_size", 0, offsetof(idb_harness_place, range_size) },
     { "dir", 1, offsetof(idb_harness_place, dir) },
     { "name", 1, offsetof(idb_harness_place, name) },
+    { "dsn", 1, offsetof(idb_harness_place, dsn) },
+    { "url", 1, offsetof(idb_harness_place, url) },
 };
 _Static_assert(sizeof fills / sizeof *fills == IDB_HARNESS_FILLS, "IDB_HARNESS_FILLS");
 
@@ -26,7 +28,7 @@ _Static_assert(sizeof fills / sizeof *fills == IDB_HARNESS_FILLS, "IDB_HARNESS_F
 idb_harness_place idb_harness_place_none(void)
 {
     idb_harness_place p = { IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, IDB_HARNESS_UNSET,
-                            IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, NULL, NULL };
+                            IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, NULL, NULL, NULL, NULL };
     return p;
 }
 

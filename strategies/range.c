@@ -50,6 +50,13 @@
  * What it promises: unique across processes and restarts when all share one range
  * directory (cross_process = IDB_XPROC_SHARED_DIR, the `dir` option); two directories hand
  * out the same ranges.
+ *
+ * backend=postgres keeps the leases on a PostgreSQL server instead of in the SQLite file
+ * (remote.h; `dir` is then not used): Leaf's leaf_alloc row `range_<range_size>` counts the
+ * ranges leased, and a lease is one committed `UPDATE leaf_alloc SET max_id = max_id + 1
+ * ... RETURNING max_id` (range number = max_id - 1), WAL-logged before it returns, so the
+ * same guarantee holds: a range is durably leased before any of its IDs is handed out, and
+ * the range size is part of the row's name, so users of other sizes never share a row.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +71,7 @@
 #include <sqlite3.h>
 
 #include "forkgen.h"
+#include "remote.h"
 #include "strategy.h"
 
 #define RANGE_FILE "idbench-ranges.sqlite"
@@ -71,6 +79,7 @@
 #define RANGE_FORMAT 1
 #define RANGE_BUSY_MS 10000
 #define RANGE_ID_MAX ((uint64_t)INT64_MAX)
+#define RANGE_TAG_MAX 64                 /* "range_" and range_size in decimal */
 
 typedef struct range {
     _Atomic uint64_t next;               /* next value to hand out */
@@ -82,6 +91,7 @@ typedef struct range {
     int64_t shard;
     unsigned fork_gen;                   /* idb_fork_generation() at create */
     int creating;                        /* 1 inside create(): an unusable dir is bad input */
+    idb_remote *remote;                  /* backend=postgres: the lease server, else NULL */
     char path[4096];
 } range;
 
@@ -93,6 +103,9 @@ static const idb_opt_decl range_options[] = {
       .help = "IDs per range; every user of one range directory must give the same" },
     { .name = "dir", .type = IDB_OPT_STR, .def = ".",
       .help = "directory holding the range directory file " RANGE_FILE },
+    { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = "local|postgres",
+      .help = "where the leases are kept: local (the SQLite file in dir) or postgres" },
+    IDB_REMOTE_OPTIONS
     { 0 },
 };
 
@@ -204,10 +217,33 @@ static int check_or_init(range *r, idb_err *err)
     return 0;
 }
 
+/* Range n as *lo..*hi: [max(1, n * size), (n+1) * size), cut at RANGE_ID_MAX. */
+static void range_bounds(const range *r, uint64_t n, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t start = n * r->size;              /* <= INT64_MAX: checked by the caller */
+    *lo = start ? start : 1;
+    *hi = start + (r->size - 1) > RANGE_ID_MAX ? RANGE_ID_MAX : start + (r->size - 1);
+}
+
+/* backend=postgres: one committed round trip leases the next range number. */
+static int lease_remote(range *r, uint64_t *lo, uint64_t *hi, idb_err *err)
+{
+    uint64_t first;
+    int rc = idb_remote_take(r->remote, 1, &first, err);
+    if (rc) return rc;
+    uint64_t n = first - 1;
+    if (n > RANGE_ID_MAX / r->size)
+        return idb_fail(err, IDB_EEXHAUSTED, "strategy range: every range of range_size=%llu "
+                        "on the server is leased", (unsigned long long)r->size);
+    range_bounds(r, n, lo, hi);
+    return 0;
+}
+
 /* One transaction: (when check) check or create the directory, then lease one past the
  * highest range number ever leased. On success *lo..*hi is the new range. */
 static int lease(range *r, int check, uint64_t *lo, uint64_t *hi, idb_err *err)
 {
+    if (r->remote) return lease_remote(r, lo, hi, err);
     int rc = db_exec(r, "BEGIN IMMEDIATE", "lock", err);
     if (rc) return rc;
     if (check && (rc = check_or_init(r, err))) goto rollback;
@@ -224,9 +260,7 @@ static int lease(range *r, int check, uint64_t *lo, uint64_t *hi, idb_err *err)
              (long long)r->shard, (long long)idb_clock_now_ms(r->clock));
     if ((rc = db_exec(r, sql, "lease a range in", err))) goto rollback;
     if ((rc = db_exec(r, "COMMIT", "commit a lease to", err))) goto rollback;
-    uint64_t start = (uint64_t)n * r->size;   /* <= INT64_MAX: no overflow below */
-    *lo = start ? start : 1;
-    *hi = start + (r->size - 1) > RANGE_ID_MAX ? RANGE_ID_MAX : start + (r->size - 1);
+    range_bounds(r, (uint64_t)n, lo, hi);
     return 0;
 rollback:
     sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);   /* may fail: nothing was begun */
@@ -238,8 +272,36 @@ static void range_free(range *r)
     if (!r) return;
     /* A connection must not be closed (or used) in a child of fork(): leave it. */
     if (r->fork_gen == idb_fork_now()) sqlite3_close(r->db);
+    idb_remote_close(r->remote);
     pthread_mutex_destroy(&r->lock);
     free(r);
+}
+
+/* backend=postgres: connect, make the row range_<range_size> and lease the first range. */
+static int range_create_remote(const idb_opts *opts, idb_clock *clock, void **inst,
+                               idb_err *err)
+{
+    range *r = calloc(1, sizeof *r);
+    if (!r) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    pthread_mutex_init(&r->lock, NULL);
+    r->clock = clock;
+    r->size = (uint64_t)idb_opts_int(opts, "range_size");
+    r->shard = idb_opts_int(opts, "shard");
+    r->fork_gen = idb_fork_generation();
+    char tag[RANGE_TAG_MAX];
+    snprintf(tag, sizeof tag, "range_%llu", (unsigned long long)r->size);
+    idb_remote_conf c;
+    int rc = idb_remote_conf_from(opts, IDB_BACKEND_POSTGRES, "range", &c, err);
+    c.mode = IDB_REMOTE_BLOCK;
+    c.name = tag;
+    if (!rc) rc = idb_remote_open(&c, &r->remote, err);
+    uint64_t lo, hi;
+    if (!rc) rc = lease(r, 0, &lo, &hi, err);
+    if (rc) { range_free(r); return rc; }
+    atomic_store(&r->next, lo);
+    atomic_store(&r->last, hi);
+    *inst = r;
+    return 0;
 }
 
 /* Open (creating if needed) <dir>/idbench-ranges.sqlite, check it and lease the first
@@ -249,6 +311,8 @@ static void range_free(range *r)
  * process holds the lock for 10 s; IDB_EEXHAUSTED when every range is leased. */
 static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
+    if (idb_opts_int(opts, "backend") != IDB_BACKEND_LOCAL)
+        return range_create_remote(opts, clock, inst, err);
     const char *dir = idb_opts_str(opts, "dir");
     struct stat sb;
     if (stat(dir, &sb) != 0)

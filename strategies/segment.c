@@ -18,7 +18,9 @@
  * runs out the spare is already there and no ID waits for a round trip. The fetch is
  * made by the thread whose ID crossed the 10% point, after handing out its ID and
  * outside the lock (other threads keep handing out the current block meanwhile); with
- * the in-process service it is synchronous in that thread. Only when the current block
+ * the in-process service it is synchronous in that thread. With a server (backend=
+ * postgres) the fetch is a round trip, so it is made by the instance's own fetcher
+ * thread instead, woken at the 10% point, and no ID waits for it. Only when the current block
  * is used up with no spare (a prefetch failed, or it is still in flight) does next()
  * wait: on the other thread's fetch, or by fetching itself. A failed prefetch is retried
  * by the next call; its error reaches the caller only when a block is really needed.
@@ -32,9 +34,10 @@
  * is never written anywhere, so the rest of its predecessor's current block and spare
  * are abandoned. That wastes at most 2 blocks per restart and never reuses an ID.
  *
- * Across processes: nothing yet (cross_process = IDB_XPROC_NONE). The in-process service
- * is one atomic per process, so two processes (or a restarted one) take the same blocks;
- * with a counter server shared by all, blocks (so IDs) would be unique.
+ * Across processes: nothing promised (cross_process = IDB_XPROC_NONE). The in-process
+ * service is one atomic per process, so two processes (or a restarted one) take the same
+ * blocks; with backend=postgres the blocks come from Leaf's leaf_alloc table on one server
+ * shared by all (remote_pg.c: one UPDATE ... RETURNING max_id per block), so they do not.
  * After fork (fork = IDB_FORK_REFUSES): the child holds copies of the parent's current
  * block, spare and counter, and would hand out the parent's next IDs, so next() there
  * returns IDB_EFORK, before its lock (which a parent's thread may have held at fork).
@@ -47,13 +50,17 @@
  *   block    INT >= 1, default 1000   IDs per block (Leaf's step)
  *   name     STR, default "segments"   which counter (not `counter`'s "orders" by default);
  *                                      at most 255 bytes (IDB_COUNTER_NAME_MAX), kept whole
- *   service  ENUM inproc               counter service backend
+ *   service  ENUM inproc               counter service backend (in this process)
+ *   backend  ENUM local|postgres       where the counter lives (default local)
+ *   dsn, timeout_ms, rtt_us, ...       the server's (remote.h)
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 
 #include "counter_service.h"
 #include "forkgen.h"
+#include "remote.h"
 #include "spinlock.h"
 #include "strategy.h"
 
@@ -69,6 +76,13 @@ typedef struct segment {
     uint64_t spare;             /* first value of the spare block; 0 = none */
     int fetching;               /* 1 while some thread is taking a block */
     unsigned fork_gen;          /* idb_fork_generation() at create (set once) */
+    idb_remote *remote;         /* the server's client, or NULL (backend=local) */
+    /* The fetcher thread (backend=postgres only): woken by `want`, stopped by `stop`. */
+    int has_fetcher;
+    pthread_t fetcher;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int want, stop;
 } segment;
 
 static const idb_opt_decl segment_options[] = {
@@ -79,6 +93,9 @@ static const idb_opt_decl segment_options[] = {
               "same one share it)" },
     { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
       .help = "counter service backend: inproc = one atomic in this process" },
+    { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = "local|postgres",
+      .help = "where the blocks come from: local (an atomic), postgres (Leaf's leaf_alloc)" },
+    IDB_REMOTE_OPTIONS
     { 0 },
 };
 
@@ -89,8 +106,79 @@ static int segment_take(segment *s, uint64_t *first, idb_err *err)
     return s->svc->take(s->svc, s->block, first, err);
 }
 
+/* The fetcher thread: a block each time it is woken, made the spare (a failure leaves
+ * none: next() then fetches itself, and reports the error if that fails too). */
+static void *fetcher_main(void *arg)
+{
+    segment *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->want && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->stop) break;
+        s->want = 0;
+        pthread_mutex_unlock(&s->mu);
+        uint64_t first;
+        idb_err ignored = { 0 };
+        int rc = segment_take(s, &first, &ignored);
+        idb_spin_lock(&s->lock);
+        s->fetching = 0;
+        if (rc == 0) s->spare = first;
+        idb_spin_unlock(&s->lock);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Stop the fetcher (not in a child of fork(): it does not run there), close the server's
+ * client, free. */
+static void segment_destroy(void *inst)
+{
+    segment *s = inst;
+    if (!s) return;
+    if (s->has_fetcher && s->fork_gen == idb_fork_now()) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->fetcher, NULL);
+    }
+    if (s->has_fetcher) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
+    idb_remote_close(s->remote);
+    free(s);
+}
+
+/* The counter service of opts: the in-process one, or the server's (and its fetcher). */
+static int segment_service(segment *s, const idb_opts *opts, idb_err *err)
+{
+    if (idb_opts_int(opts, "backend") == IDB_BACKEND_LOCAL) {
+        idb_err e = { 0 };
+        s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
+        return s->svc ? 0 : idb_fail(err, e.code, "%s", e.msg);
+    }
+    idb_remote_conf c;
+    int rc = idb_remote_conf_from(opts, IDB_BACKEND_POSTGRES, "segment", &c, err);
+    c.mode = IDB_REMOTE_BLOCK;
+    c.name = idb_opts_str(opts, "name");
+    if (!rc) rc = idb_remote_open(&c, &s->remote, err);
+    if (rc) return rc;
+    s->svc = idb_remote_service(s->remote);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->has_fetcher = 1;
+    if (pthread_create(&s->fetcher, NULL, fetcher_main, s) != 0) {
+        s->has_fetcher = 0;
+        return idb_fail(err, IDB_ENOMEM, "segment: cannot start the fetcher thread");
+    }
+    return 0;
+}
+
 /* Make an instance and take its first block. Returns 0 and *inst, or IDB_ENOMEM, or the
- * counter service's error (table of counters full, counter used up, a name too long). */
+ * counter service's error (table of counters full, counter used up, a name too long), or
+ * the server's (remote.h: idb_remote_open). */
 static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     (void)clock;
@@ -99,10 +187,9 @@ static int segment_create(const idb_opts *opts, idb_clock *clock, void **inst, i
     s->block = (uint64_t)idb_opts_int(opts, "block");
     s->prefetch_at = s->block / 10 ? s->block / 10 : 1;
     s->fork_gen = idb_fork_generation();
-    idb_err e = { 0 };
-    s->svc = idb_counter_inproc(idb_opts_str(opts, "name"), &e);
-    int rc = s->svc ? segment_take(s, &s->next, err) : idb_fail(err, e.code, "%s", e.msg);
-    if (rc) { free(s); return rc; }
+    int rc = segment_service(s, opts, err);
+    if (!rc) rc = segment_take(s, &s->next, err);
+    if (rc) { segment_destroy(s); return rc; }
     s->left = s->block;
     *inst = s;
     return 0;
@@ -155,7 +242,12 @@ static int segment_next(void *inst, idb_id *id, idb_err *err)
     idb_spin_unlock(&s->lock);
     idb_id_set_u64(id, v);
 
-    if (prefetch) {                          /* the 10% point: take the spare now */
+    if (prefetch && s->has_fetcher) {        /* the 10% point: wake the fetcher */
+        pthread_mutex_lock(&s->mu);
+        s->want = 1;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    } else if (prefetch) {                   /* the 10% point: take the spare now */
         uint64_t first;
         idb_err ignored = { 0 };             /* v is good; a failure is retried later */
         rc = segment_take(s, &first, &ignored);
@@ -204,7 +296,7 @@ const idb_strategy idb_strategy_segment = {
     .options = segment_options,
     .create = segment_create,
     .next = segment_next,
-    .destroy = free,
+    .destroy = segment_destroy,
     .format = idb_text_u64_format,
     .parse = segment_parse,
     .decode = segment_decode,

@@ -20,6 +20,8 @@
  *   dir         a directory for its own files     insert runner: the run's directory;
  *                                                 simulator: a private temporary one
  *   name        the counter service to use        simulator: its own counter server
+ *   dsn, url    the run's counter server          insert, gen, bench, claims: the server
+ *               (backend=postgres / redis)          they started (harness/runner/ctrsrv.h)
  *
  * Lifecycle: create() -> next()... -> destroy(). format/parse/decode need no instance.
  */

@@ -111,7 +111,8 @@ static void test_verdict(void **s)
 static int labelled(const char *s, size_t len)
 {
     static const char *const labels[] = { "(measured)", "(computed from the format)",
-                                          "(computed)", "(format)" };
+                                          "(computed)", "(format)", "(simulated)",
+                                          "(not measured)" };
     for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
         size_t n = strlen(labels[i]);
         if (len >= n && strncmp(s + len - n, labels[i], n) == 0) return 1;

@@ -160,7 +160,10 @@ check "claims table: header, rule, 7 rows" test "$(wc -l <"$tmp/out")" -eq 9
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 cp "$tmp/out" "$tmp/claims1.md"
 expect 0 "claims --quick again" -- "$IDB" claims --quick
-check "claims are reproducible" cmp -s "$tmp/out" "$tmp/claims1.md"
+# Everything but claim 1's figures from the real counter servers (timings: they vary).
+servers_cut() { sed -E 's/; (postgres|redis) \([^|]*//g' "$1"; }
+check "claims are reproducible (but the real servers' timings)" \
+  cmp -s <(servers_cut "$tmp/out") <(servers_cut "$tmp/claims1.md")
 
 # --- collide
 expect 0 "collide 122 bits at 1e9/s" -- "$IDB" collide --bits 122 --rate 1e9

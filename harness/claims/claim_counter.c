@@ -12,10 +12,16 @@
  *     failed orders and the IDs handed out per second, measured; below capacity nothing
  *     fails, above it the full queue refuses orders, the highest rate served is the
  *     capacity, and p99 grows from about one round trip to a full queue's wait.
+ * Then the same on real servers (claim_counter_srv.c): the measured round trip, the
+ * ceiling of one server, the orders failed while it was killed.
  */
 #include "claims_int.h"
 
 #include <string.h>
+
+/* The simulator's figures are labelled simulated: the real server's are measured
+ * (claim_counter_srv.c). */
+#define SIMULATED " (simulated)"
 
 #define RTT_MS 0.5
 #define SWEEP_QUEUE_MAX 1000             /* a small queue, so overload shows as refusals */
@@ -44,7 +50,7 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
               w.outage_start_s + w.outage_s, floor_ms);
     claim_app(r->measured, "%s: %lld requests for %lld orders with an ID, coord_lat p50 %.3f / "
               "p99 %.3f ms, %lld of the %lld orders in the outage failed, %lld in all"
-              MEASURED "; ", c->st->name, (long long)res.server_served, (long long)got,
+              SIMULATED "; ", c->st->name, (long long)res.server_served, (long long)got,
               res.coord_lat_p50_ms, res.coord_lat_p99_ms, (long long)res.failed_orders,
               (long long)res.outage_orders, (long long)res.failed_orders);
     claim_check(r, res.server_served == got, "%lld requests for %lld orders",
@@ -60,7 +66,7 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
         if ((rc = claim_sim(&w, *p, 0, &res, err))) break;
         if (idb_opts_declared((*p)->options, "name")) {
             claim_app(r->measured, "%s (blocks from the same server): %lld of the %lld orders "
-                      "in the outage failed, once its blocks ran out" MEASURED "; ", (*p)->name,
+                      "in the outage failed, once its blocks ran out" SIMULATED "; ", (*p)->name,
                       (long long)res.failed_orders, (long long)res.outage_orders);
             claim_check(r, res.failed_orders < res.outage_orders, "%s failed %lld", (*p)->name,
                         (long long)res.failed_orders);
@@ -72,7 +78,7 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
     }
     if (rc) return rc;
     claim_app(r->measured, "%lld strategies that do not use the counter server: %lld failed "
-              "orders" MEASURED "; ", (long long)others, (long long)others_failed);
+              "orders" SIMULATED "; ", (long long)others, (long long)others_failed);
     claim_check(r, others_failed == 0, "%lld orders of other strategies failed",
                 (long long)others_failed);
     return 0;
@@ -125,7 +131,7 @@ static int counter_load(const claim_ctx *c, claim_row *r, idb_err *err)
     for (int i = 0; i < n; i++) {
         const load_point *p = &pt[i];
         claim_app(r->measured, "%.2fx (%.0f orders/s): p50 %.3f / p99 %.3f ms, %lld of %lld "
-                  "failed, %.0f served/s" MEASURED "; ", p->load, p->rate, p->p50, p->p99,
+                  "failed, %.0f served/s" SIMULATED "; ", p->load, p->rate, p->p50, p->p99,
                   (long long)p->failed, (long long)p->orders, p->served_per_s);
         if (p->load < 1)
             claim_check(r, p->failed == 0, "%.2fx: %lld failed", p->load, (long long)p->failed);
@@ -135,7 +141,7 @@ static int counter_load(const claim_ctx *c, claim_row *r, idb_err *err)
         if (p->load > 1)
             claim_check(r, p->failed > 0, "%.2fx: no order failed", p->load);
     }
-    claim_app(r->measured, "saturation throughput %.0f IDs/s" MEASURED, best);
+    claim_app(r->measured, "saturation throughput %.0f IDs/s" SIMULATED, best);
     claim_check(r, best >= (1 - SATURATION_TOL) * cap && best <= (1 + SATURATION_TOL) * cap,
                 "saturation %.0f IDs/s", best);
     claim_check(r, pt[n - 1].p99 >= w.rtt_ms + full_wait_ms / 2, "p99 at %.2fx: %.3f ms",
@@ -147,5 +153,6 @@ static int counter_load(const claim_ctx *c, claim_row *r, idb_err *err)
 int claim_counter(const claim_ctx *c, claim_row *r, idb_err *err)
 {
     int rc = counter_outage(c, r, err);
-    return rc ? rc : counter_load(c, r, err);
+    if (!rc) rc = counter_load(c, r, err);
+    return rc ? rc : claim_counter_servers(c, r, err);
 }

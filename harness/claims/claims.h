@@ -21,7 +21,7 @@
 #include "strategy.h"
 
 #define CLAIMS_N 7
-#define CLAIM_TEXT_MAX 2048
+#define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {

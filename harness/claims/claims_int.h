@@ -43,6 +43,7 @@ const idb_strategy *claim_need(const char *name, idb_err *err);
 /* The experiments, one per claim (claims.c lists them). Each returns 0, or an IDB_E* code
  * with err filled when it could not run. */
 int claim_counter(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_counter_servers(const claim_ctx *c, claim_row *r, idb_err *err);   /* claim 1's */
 int claim_range(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_interleaved(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_uuidv4(const claim_ctx *c, claim_row *r, idb_err *err);

@@ -21,6 +21,7 @@ typedef struct idb_bench_def {
     void (*run)(idb_bench_state *st, void *user);
     void *user;                       /* handed to run; owned by the caller */
     int max_threads;                  /* 0: one thread, no suffix; N: runs at 1..N threads */
+    int threads_pow2;                 /* 1: at 1, 2, 4 .. max_threads threads instead */
 } idb_bench_def;
 
 /* Register def (copied). Items processed = iterations, so reports carry items/s. */

@@ -15,7 +15,7 @@ extern "C" void idb_bench_register(const idb_bench_def *def)
         state.SetItemsProcessed(state.iterations());
     });
     b->UseRealTime();
-    for (int t = 1; t <= d.max_threads; t++) b->Threads(t);
+    for (int t = 1; t <= d.max_threads; t = d.threads_pow2 ? t * 2 : t + 1) b->Threads(t);
 }
 
 extern "C" int idb_bench_keep_running_batch(idb_bench_state *st, int64_t n)

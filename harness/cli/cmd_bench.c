@@ -1,9 +1,15 @@
 /* cmd_bench.c — idbench bench: ID generation benchmarks through Google Benchmark.
  *
  * Registers gen/<strategy> for every strategy in the registry (1 and 2 threads sharing
- * one instance), the reference baseline/clock_realtime (one clock_gettime, the floor for
- * any time-based ID), and, when built with them, the peers peer/libuuid_v4
- * (uuid_generate_random) and peer/libbson_oid (bson_oid_init). Flags are Google
+ * one instance), the counter servers' cells gen/counter@postgres, gen/counter@redis and
+ * gen/segment@postgres (1, 2 and 4 threads sharing one instance, so one connection each,
+ * on one private server per backend started for the run; left out with a note on stderr
+ * when the filter does not ask for them or the server packages are missing; segment's
+ * block size is said on stderr: a counter of one benchmark only breaks Google Benchmark's
+ * CSV reporter, which wants every counter in every run), the reference
+ * baseline/clock_realtime (one clock_gettime, the floor for any time-based ID), and, when
+ * built with them, the peers peer/libuuid_v4 (uuid_generate_random) and peer/libbson_oid
+ * (bson_oid_init). Flags are Google
  * Benchmark's own (--benchmark_filter, --benchmark_min_time, --benchmark_out=FILE
  * --benchmark_out_format=json, ...).
  */
@@ -18,6 +24,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "ctrsrv.h"
 #include "keys.h"
 #include "strategy.h"
 #include "tmpdir.h"
@@ -32,11 +39,28 @@
 #define BATCH 64
 #define GEN_THREADS 2            /* gen/<strategy> runs at 1 and at this many threads */
 #define BENCH_NAME_MAX 128       /* a benchmark's name with Google Benchmark's suffixes */
+/* segment@postgres's block: big enough that the spare arrives (one round trip, ~0.1-1 ms)
+ * before 90% of a block is used at local speed (~20 ns an ID), as Leaf sizes its step. */
+#define SEGMENT_BLOCK 100000
+#define SEGMENT_BLOCK_KV "block=100000"
+#define SERVER_THREADS 4         /* the counter servers' cells run at 1, 2 and 4 threads */
 
 typedef struct gen_bench {
     const idb_strategy *s;
     void *inst;
+    int64_t block;               /* segment's block size, reported; 0: none */
 } gen_bench;
+
+/* The counter servers' cells: name, strategy, the option that picks the server. */
+static const struct server_cell {
+    const char *name, *strategy, *backend_kv, *extra_kv;
+    int64_t block;
+} server_cells[] = {
+    { "gen/counter@postgres", "counter", "backend=postgres", NULL, 0 },
+    { "gen/counter@redis", "counter", "backend=redis", NULL, 0 },
+    { "gen/segment@postgres", "segment", "backend=postgres", SEGMENT_BLOCK_KV, SEGMENT_BLOCK },
+};
+#define NCELLS (sizeof server_cells / sizeof *server_cells)
 
 /* gen/<strategy>: BATCH IDs per step from the shared instance. Also reports
  * wait_ns_per_id: time spent waiting on the clock (idb_clock_wait_until: a Snowflake
@@ -102,32 +126,106 @@ static const idb_bench_def others[] = {
 #endif
 };
 
-/* Does a --benchmark_filter=RE in argv match none of the names we register (every
- * strategy of the registry, then others[])? Google Benchmark would only print its own
- * complaint, so idbench checks first. A negative filter ("-RE") is left to Google
- * Benchmark. Returns 1 when nothing matches. */
-static int filter_matches_nothing(int argc, char **argv)
+/* The --benchmark_filter=RE of argv, or NULL when there is none (or it is empty, "all" or
+ * negative: left to Google Benchmark, which then may run anything). */
+static const char *filter_of(int argc, char **argv)
 {
     static const char flag[] = "--benchmark_filter=";
     const char *re = NULL;
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], flag, sizeof flag - 1) == 0) re = argv[i] + sizeof flag - 1;
-    if (!re || !*re || *re == '-' || strcmp(re, "all") == 0) return 0;
+    return !re || !*re || *re == '-' || strcmp(re, "all") == 0 ? NULL : re;
+}
+
+/* 1 when rx matches name at some thread count 1..threads (name/real_time/threads:N). */
+static int matches(const regex_t *rx, const char *name, int threads)
+{
+    char full[2 * BENCH_NAME_MAX];
+    for (int t = 1; t <= threads; t++) {
+        snprintf(full, sizeof full, "%.*s/real_time/threads:%d", BENCH_NAME_MAX, name, t);
+        if (regexec(rx, full, 0, NULL, 0) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Does the filter of argv ask for the benchmark called name (run at up to threads)? 1 also
+ * when there is no filter, or one idbench leaves to Google Benchmark. */
+static int wanted(int argc, char **argv, const char *name, int threads)
+{
+    const char *re = filter_of(argc, argv);
     regex_t rx;
-    if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) return 0;   /* let GB report it */
+    if (!re || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) return 1;
+    int any = matches(&rx, name, threads);
+    regfree(&rx);
+    return any;
+}
+
+/* Does a --benchmark_filter=RE in argv match none of the names we register (every
+ * strategy of the registry, the counter servers' cells, then others[])? Google Benchmark
+ * would only print its own complaint, so idbench checks first. A negative filter ("-RE")
+ * is left to Google Benchmark. Returns 1 when nothing matches. */
+static int filter_matches_nothing(int argc, char **argv)
+{
+    const char *re = filter_of(argc, argv);
+    regex_t rx;
+    if (!re || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) return 0;   /* GB reports */
     int any = 0;
     char name[BENCH_NAME_MAX];
-    for (const idb_strategy *const *s = idb_strategies; *s && !any; s++)
-        for (int t = 1; t <= GEN_THREADS && !any; t++) {
-            snprintf(name, sizeof name, "gen/%s/real_time/threads:%d", (*s)->name, t);
-            any = regexec(&rx, name, 0, NULL, 0) == 0;
-        }
+    for (const idb_strategy *const *s = idb_strategies; *s && !any; s++) {
+        snprintf(name, sizeof name, "gen/%s", (*s)->name);
+        any = matches(&rx, name, GEN_THREADS);
+    }
+    for (size_t i = 0; i < NCELLS && !any; i++)
+        any = matches(&rx, server_cells[i].name, SERVER_THREADS);
     for (size_t i = 0; i < sizeof others / sizeof *others && !any; i++) {
         snprintf(name, sizeof name, "%s/real_time", others[i].name);
         any = regexec(&rx, name, 0, NULL, 0) == 0;
     }
     regfree(&rx);
     return !any;
+}
+
+/* The counter server of backend b for the cells, started on first use in srv[b]. Returns
+ * 0, or an error (the packages missing, it would not start) in err. */
+static int cell_server(idb_ctrsrv *srv, const struct server_cell *c, const idb_strategy *s,
+                       idb_err *err)
+{
+    const char *kv[] = { c->backend_kv };
+    int b = idb_ctrsrv_backend(s, kv, 1);
+    if (srv[b].srv) return 0;
+    if (!idb_ctrsrv_available(b, err)) return IDB_EIO;
+    return idb_ctrsrv_start(s, kv, 1, NULL, &srv[b], err);
+}
+
+/* Register the counter servers' cells the filter asks for into g[0..NCELLS) (g[i].inst
+ * NULL: left out, with a note on stderr saying why), with their servers in srv. */
+static void register_cells(int argc, char **argv, gen_bench *g, idb_ctrsrv *srv)
+{
+    for (size_t i = 0; i < NCELLS; i++) {
+        const struct server_cell *c = &server_cells[i];
+        const idb_strategy *s = idb_strategy_find(c->strategy);
+        if (!s || !wanted(argc, argv, c->name, SERVER_THREADS)) continue;
+        idb_err err = { 0 };
+        const char *kv[] = { c->backend_kv, NULL, c->extra_kv };
+        int rc = cell_server(srv, c, s, &err);
+        int b = idb_ctrsrv_backend(s, kv, 1);
+        kv[1] = idb_ctrsrv_kv(&srv[b]);
+        if (!rc) rc = idb_strategy_create_kv(s, kv, c->extra_kv ? 3 : 2, idb_clock_real(),
+                                             &g[i].inst, &err);
+        if (rc) {
+            g[i].inst = NULL;
+            fprintf(stderr, "idbench: bench: %s left out: %s\n", c->name, err.msg);
+            continue;
+        }
+        g[i].s = s;
+        g[i].block = c->block;
+        if (c->block)
+            fprintf(stderr, "idbench: bench: %s takes blocks of %lld IDs, the next fetched in "
+                    "the background at 10%% use\n", c->name, (long long)c->block);
+        idb_bench_register(&(idb_bench_def){ .name = c->name, .run = run_gen, .user = &g[i],
+                                             .max_threads = SERVER_THREADS,
+                                             .threads_pow2 = 1 });
+    }
 }
 
 /* Make an instance of every strategy of the registry (a strategy that declares `dir` gets
@@ -200,10 +298,13 @@ int cmd_bench(int argc, char **argv)
 
     int n = 0;
     for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
-    gen_bench *g = calloc((size_t)n, sizeof *g);
+    gen_bench *g = calloc((size_t)n + NCELLS, sizeof *g);
     char (*names)[BENCH_NAME_MAX] = calloc((size_t)n, sizeof *names);
+    idb_ctrsrv srv[IDB_CTRSRV_BACKENDS];
+    memset(srv, 0, sizeof srv);
     int status = !g || !names ? cli_fail(IDB_ENOMEM, "out of memory")
                               : register_gens(g, names, dir);
+    if (!status) register_cells(argc, argv, g + n, srv);
     if (!status) {
         for (size_t i = 0; i < sizeof others / sizeof *others; i++)
             idb_bench_register(&others[i]);
@@ -211,8 +312,9 @@ int cmd_bench(int argc, char **argv)
         if (ran < 0) status = cli_usage("bench", "bench: unknown flag");
         else if (ran == 0) status = cli_fail(IDB_EINPUT, "bench: no benchmark matches the filter");
     }
-    for (int i = 0; g && i < n; i++)
+    for (size_t i = 0; g && i < (size_t)n + NCELLS; i++)
         if (g[i].inst) g[i].s->destroy(g[i].inst);
+    for (int b = 0; b < IDB_CTRSRV_BACKENDS; b++) idb_ctrsrv_stop(&srv[b]);
     free(g);
     free(names);
     idb_tmpdir_remove(dir);

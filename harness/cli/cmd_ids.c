@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ctrsrv.h"
+#include "harness_kv.h"
 #include "store.h"
 #include "strategy.h"
 
@@ -157,6 +159,33 @@ static int gen_run(gen_job *jobs, int threads, long long count)
     return 0;
 }
 
+/* gen's instance of s with the user's options kv: checked first (bad input starts no
+ * server), then the counter server they ask for started (ctrsrv.h; its output never
+ * reaches stdout) and its address added. Returns 0 with *inst and *cs (stop it after the
+ * instance is destroyed), or the exit status after one line, with nothing left running. */
+static int gen_instance(const idb_strategy *s, const cli_kv *kv, idb_ctrsrv *cs, void **inst)
+{
+    idb_err err = { 0 };
+    memset(cs, 0, sizeof *cs);
+    idb_opts *o = malloc(sizeof *o);
+    char owner[IDB_OPT_NAME_MAX + sizeof "strategy "];
+    snprintf(owner, sizeof owner, "strategy %s", s->name);
+    int rc = o ? idb_opts_parse(o, s->options, kv->kv, kv->n, owner, &err)
+               : idb_fail(&err, IDB_ENOMEM, "out of memory");
+    free(o);
+    if (!rc) rc = idb_ctrsrv_start(s, kv->kv, kv->n, NULL, cs, &err);
+    idb_harness_place place = idb_harness_place_none();
+    idb_harness_kv all;
+    idb_ctrsrv_place(cs, &place);
+    if (!rc) rc = idb_strategy_harness_kv(s, &place, kv->kv, kv->n, &all, &err);
+    if (!rc) rc = idb_strategy_create_kv(s, all.kv, all.n, idb_clock_real(), inst, &err);
+    if (rc) {
+        idb_ctrsrv_stop(cs);
+        return cli_fail_err(&err);
+    }
+    return 0;
+}
+
 /* idbench gen NAME [-n COUNT] [-t THREADS] [-o KEY=VALUE]... */
 int cmd_gen(int argc, char **argv)
 {
@@ -182,11 +211,9 @@ int cmd_gen(int argc, char **argv)
     const idb_strategy *s = idb_strategy_find(argv[optind]);
     if (!s) return cli_fail(IDB_EINPUT, "unknown strategy '%s' (see idbench list)", argv[optind]);
 
-    idb_err err = { 0 };
     void *inst;
-    if ((rc = idb_strategy_create_kv(s, kv.kv, kv.n, idb_clock_real(), &inst, &err)))
-        return cli_fail_err(&err);
-
+    idb_ctrsrv cs;
+    if ((rc = gen_instance(s, &kv, &cs, &inst))) return rc;
     gen_out out = { .lock = PTHREAD_MUTEX_INITIALIZER };
     gen_job jobs[GEN_THREADS_MAX];
     for (int t = 0; t < threads; t++)
@@ -194,6 +221,7 @@ int cmd_gen(int argc, char **argv)
                              .count = count / threads + (t < count % threads) };
     int status = gen_run(jobs, (int)threads, count);
     s->destroy(inst);
+    idb_ctrsrv_stop(&cs);
     return status;
 }
 

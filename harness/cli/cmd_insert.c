@@ -27,6 +27,9 @@
 #define SHOPS_MAX (1 << 24)             /* --shops */
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
+#define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
+#define FAULT_RESTART_MS_DEFAULT 200
+#define FAULT_RESTART_MS_MAX 3600000     /* an hour */
 #define FIELDS_MAX 48                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
@@ -86,6 +89,8 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "table_bytes", K_I64, &r->st.table_bytes },
         { "modelled_device_s", K_F3, &r->modelled_device_s },
         { "modelled_inserts_per_s", K_F0, &r->modelled_inserts_per_s },
+        { "failed_orders", K_I64, &r->failed_orders },
+        { "duplicate_ids", K_I64, &r->duplicate_ids },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
@@ -202,7 +207,31 @@ static int add_kv(insert_args *a, int c, const char *kv)
 
 /* The long flags' codes (getopt_long's val), above every short flag's character. */
 enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
-       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES };
+       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT };
+
+/* --fault kill-counter@N[:RESTART_MS] into cfg (exactly this spelling: the matrix and
+ * outside scripts use it). Returns 0 or 2 after an error line. */
+static int parse_fault(idb_insert_config *cfg, const char *text)
+{
+    size_t pre = strlen(FAULT_KILL_COUNTER);
+    if (strncmp(text, FAULT_KILL_COUNTER, pre) != 0)
+        return cli_fail(IDB_EINPUT, "--fault: '%s' is not kill-counter@N[:RESTART_MS]", text);
+    char num[32];
+    const char *colon = strchr(text + pre, ':');
+    size_t len = colon ? (size_t)(colon - text - pre) : strlen(text + pre);
+    if (len >= sizeof num) return cli_fail(IDB_EINPUT, "--fault: '%s': N is too long", text);
+    memcpy(num, text + pre, len);
+    num[len] = 0;
+    long long n, ms = FAULT_RESTART_MS_DEFAULT;
+    int rc = cli_parse_count("--fault kill-counter@N", num, 1, IDS_MAX, &n);
+    if (!rc && colon)
+        rc = cli_parse_count("--fault kill-counter@N:RESTART_MS", colon + 1, 0,
+                             FAULT_RESTART_MS_MAX, &ms);
+    if (rc) return rc;
+    cfg->kill_counter_at = n;
+    cfg->kill_restart_ms = (int)ms;
+    return 0;
+}
 
 /* --rate R, --arrivals KIND or --commit-ms T (c is its O_ code) into a->cfg: R and T
  * finite positive decimals (no hex, inf or nan). Returns 0 or 2 after an error line. */
@@ -241,7 +270,7 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         { "arrivals", required_argument, 0, O_ARRIVALS },
         { "commit-ms", required_argument, 0, O_COMMIT_MS },
         { "window", required_argument, 0, O_WINDOW }, { "series", required_argument, 0, O_SERIES },
-        { 0 },
+        { "fault", required_argument, 0, O_FAULT }, { 0 },
     };
     idb_insert_config *cfg = &a->cfg;
     long long v = 0;
@@ -277,6 +306,7 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         case O_WINDOW: rc = cli_parse_count("--window", optarg, 1, IDS_MAX, &cfg->window); break;
         case O_SERIES: cfg->series = optarg; break;
         case 'o': case 's': rc = add_kv(a, c, optarg); break;
+        case O_FAULT: rc = parse_fault(cfg, optarg); break;
         default:
             return cli_usage("insert", "insert: unknown flag or missing value '%s'",
                              argv[optind - 1]);

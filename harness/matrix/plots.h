@@ -74,7 +74,7 @@ void mx_report_scale(const mx_results *r, FILE *f);
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c or plots_other.c. plots.c makes mx_plots[] of these lines. */
+ * plots_insert.c, plots_other.c or plots_counter.c. plots.c makes mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \
@@ -89,7 +89,8 @@ void mx_report_scale(const mx_results *r, FILE *f);
     X(outage, "Orders failed during the counter outage")                   \
     X(series, "Throughput as the table grows")                              \
     X(series_misses, "Cache misses per insert against index size / cache size") \
-    X(cliff, "The cache cliff: throughput relative to counter")
+    X(cliff, "The cache cliff: throughput relative to counter")             \
+    X(counter_server, "ID cost on a real counter server")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \

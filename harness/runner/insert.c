@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "ctrsrv.h"
 #include "harness_kv.h"
 #include "metrics.h"
 #include "openloop.h"
@@ -44,6 +45,7 @@
 #define OPEN_SEED_SALT 0xa221a1ULL       /* the arrival schedule's seed: --seed ^ this */
 #define OPEN_RATE_MAX 1e9                /* orders per second */
 #define OPEN_COMMIT_MS_MAX 3600e3        /* an hour */
+#define NS_PER_MS 1000000LL
 
 typedef struct shard {
     void *inst;                        /* strategy instance */
@@ -64,17 +66,26 @@ typedef struct run {
     int width;                         /* key width in the stores (key_bytes, store.h) */
     idb_device dev;                    /* the device model (device.h) */
     idb_series *series;                /* --series, or NULL */
+    idb_ctrsrv cs;                     /* the run's counter server (none: cs.srv NULL) */
+    int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
+    int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
+    int64_t kill_ns;                   /* when it was killed */
+    int64_t fault_ns;                  /* time spent killing and restarting: not timed */
+    int64_t failed, dups;              /* failed_orders, duplicate_ids */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
- * in (harness_kv.h): shard = k, shards, worker = k (one worker per shard) and dir. */
-static int shard_kv(const idb_insert_config *cfg, int k, idb_harness_kv *kv, idb_err *err)
+ * in (harness_kv.h): shard = k, shards, worker = k (one worker per shard), dir, and the
+ * counter server's address when cs (may be NULL) started one. */
+static int shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int k,
+                    idb_harness_kv *kv, idb_err *err)
 {
     idb_harness_place place = idb_harness_place_none();
     place.shard = k;
     place.shards = cfg->shards;
     place.worker = k;
     place.dir = cfg->dir;
+    if (cs) idb_ctrsrv_place(cs, &place);
     return idb_strategy_harness_kv(cfg->strategy, &place, cfg->strategy_kv, cfg->n_strategy_kv,
                                    kv, err);
 }
@@ -86,7 +97,7 @@ static int make_instances(run *r, idb_err *err)
     int rc = 0;
     for (int k = 0; k < cfg->shards && !rc; k++) {
         idb_harness_kv kv;
-        rc = shard_kv(cfg, k, &kv, err);
+        rc = shard_kv(cfg, &r->cs, k, &kv, err);
         if (!rc)
             rc = idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n, idb_clock_real(),
                                         &r->shards[k].inst, err);
@@ -212,19 +223,71 @@ static void draw_row(run *r, idb_rng *rng, int64_t created_ms, idb_row *row, int
                       .total_cents = (int64_t)idb_rng_below(rng, 50000) };
 }
 
+/* The kill-counter fault before order i: SIGKILL the counter server at order
+ * kill_counter_at, start it again at the first order restart_ms later (from this thread:
+ * the one that started it). The time it takes is kept in fault_ns, apart from the timing. */
+static int fault_tick(run *r, int64_t i, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    if (!cfg->kill_counter_at || r->fault == 2) return 0;
+    int64_t t0 = idb_mono_ns();
+    int rc = 0;
+    if (r->fault == 0 && i == cfg->kill_counter_at) {
+        rc = idb_ctrsrv_kill(&r->cs, err);
+        r->fault = 1;
+        r->kill_ns = idb_mono_ns();
+    } else if (r->fault == 1 && t0 - r->kill_ns >= cfg->kill_restart_ms * NS_PER_MS) {
+        rc = idb_ctrsrv_restart(&r->cs, err);
+        r->fault = 2;
+    } else {
+        return 0;
+    }
+    r->fault_ns += idb_mono_ns() - t0;
+    return rc;
+}
+
+/* Order i's ID into *id. With the kill-counter fault an unavailable counter server is a
+ * failed order (id->len 0, counted), not the end of the run. */
+static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
+{
+    int rc = fault_tick(r, i, err);
+    if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
+    if (rc == IDB_EUNAVAIL && r->cfg->kill_counter_at) {
+        r->failed++;
+        id->len = 0;
+        return 0;
+    }
+    return rc;
+}
+
+/* Insert row into shard k's store. With a counter server, a key the store refuses is an
+ * ID handed out twice: counted (*dup = 1), not the end of the run. */
+static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
+{
+    *dup = 0;
+    int rc = r->cfg->store->insert(r->shards[k].store, row, err);
+    if (rc == IDB_EINPUT && r->cs.backend != 0) {
+        r->dups++;
+        *dup = 1;
+        return 0;
+    }
+    return rc;
+}
+
 /* The timed part: every batch's generation, inserts and commits. */
 static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    const idb_strategy *s = cfg->strategy;
     const idb_store *st = cfg->store;
     idb_rng rng;
     idb_rng_seed(&rng, cfg->seed);
     idb_row *rows = malloc((size_t)cfg->batch * sizeof *rows);
     int *row_shard = malloc((size_t)cfg->batch * sizeof *row_shard);
-    if (!rows || !row_shard) {
+    int *dup = calloc((size_t)cfg->batch, sizeof *dup);
+    if (!rows || !row_shard || !dup) {
         free(rows);
         free(row_shard);
+        free(dup);
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     }
     int64_t gen_ns = 0, ins_ns = 0, commit_ns = 0, done = 0;
@@ -234,18 +297,20 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         int64_t created = idb_clock_now_ms(idb_clock_real());
         for (int i = 0; i < b; i++)                   /* the workload: not timed */
             draw_row(r, &rng, created, &rows[i], &row_shard[i]);
-        int64_t t0 = idb_mono_ns();
+        int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
         for (int i = 0; i < b && !rc; i++)
-            rc = s->next(r->shards[row_shard[i]].inst, &rows[i].id, err);
+            rc = order_id(r, done + i, row_shard[i], &rows[i].id, err);
         int64_t t = idb_mono_ns();
-        gen_ns += t - t0;
-        for (int i = 0; i < b && !rc; i++) pad_key(&rows[i].id, r->width);
+        gen_ns += t - t0 - (r->fault_ns - f0);
+        for (int i = 0; i < b && !rc; i++)
+            if (rows[i].id.len) pad_key(&rows[i].id, r->width);   /* 0: a failed order */
         t = idb_mono_ns();                            /* padding is the harness's: not timed */
         for (int i = 0; i < b && !rc; i++) {
+            if (rows[i].id.len == 0) continue;        /* a failed order */
             int64_t prev = t;
-            rc = st->insert(r->shards[row_shard[i]].store, &rows[i], err);
+            rc = insert_row(r, row_shard[i], &rows[i], &dup[i], err);
             t = idb_mono_ns();
-            r->lat[done + i] = t - prev;
+            r->lat[r->nlat++] = t - prev;
             ins_ns += t - prev;
         }
         for (int k = 0; k < cfg->shards && !rc; k++) {
@@ -256,13 +321,15 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             commit_ns += t - prev;
         }
         for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
-            rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, cfg->ids, err);
+            if (rows[i].id.len && !dup[i])
+                rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, cfg->ids, err);
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
     }
     free(rows);
     free(row_shard);
+    free(dup);
     res->seconds = (double)(gen_ns + ins_ns + commit_ns) / 1e9;
     res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
     res->inserts_per_s = (double)cfg->ids / ((double)(ins_ns + commit_ns) / 1e9);
@@ -286,19 +353,21 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     idb_row row;
     int k;
     draw_row(r, &o->rng, idb_clock_now_ms(idb_clock_real()), &row, &k);
-    int64_t t0 = idb_mono_ns();
-    int rc = r->cfg->strategy->next(r->shards[k].inst, &row.id, err);
+    int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
+    int rc = order_id(r, i, k, &row.id, err);
     int64_t t1 = idb_mono_ns();
-    if (!rc && row.id.len < r->width) {           /* key_bytes: padding is not timed */
+    o->gen_ns += t1 - t0 - (r->fault_ns - f0);
+    if (rc || row.id.len == 0) return rc;         /* an error, or a failed order */
+    if (row.id.len < r->width) {                  /* key_bytes: padding is not timed */
         pad_key(&row.id, r->width);
         t1 = idb_mono_ns();
     }
-    if (!rc) rc = r->cfg->store->insert(r->shards[k].store, &row, err);
+    int dup;
+    rc = insert_row(r, k, &row, &dup, err);
     int64_t t2 = idb_mono_ns();
-    o->gen_ns += t1 - t0;
     o->ins_ns += t2 - t1;
-    r->lat[i] = t2 - t1;
-    return rc ? rc : keep_key(&r->shards[k], &row.id, r->cfg->ids, err);
+    r->lat[r->nlat++] = t2 - t1;
+    return rc || dup ? rc : keep_key(&r->shards[k], &row.id, r->cfg->ids, err);
 }
 
 /* Open loop: every shard's store committed, each commit timed. */
@@ -450,10 +519,12 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
 
-    res->lat_p50_ns = idb_percentile(r->lat, cfg->ids, 0.50);   /* sorts; the rest are lookups */
-    res->lat_p99_ns = idb_percentile(r->lat, cfg->ids, 0.99);
-    res->lat_p999_ns = idb_percentile(r->lat, cfg->ids, 0.999);
-    res->lat_max_ns = idb_percentile(r->lat, cfg->ids, 1.0);
+    res->lat_p50_ns = idb_percentile(r->lat, r->nlat, 0.50);   /* sorts; the rest are lookups */
+    res->lat_p99_ns = idb_percentile(r->lat, r->nlat, 0.99);
+    res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
+    res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
+    res->failed_orders = r->failed;
+    res->duplicate_ids = r->dups;
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     return 0;
 }
@@ -477,7 +548,7 @@ static int check_strategy(const idb_insert_config *cfg, idb_err *err)
     int rc = 0;
     for (int k = 0; k < cfg->shards && !rc; k++) {
         idb_harness_kv kv;
-        rc = shard_kv(cfg, k, &kv, err);
+        rc = shard_kv(cfg, NULL, k, &kv, err);
         if (!rc) rc = idb_opts_parse(o, cfg->strategy->options, kv.kv, kv.n, owner, err);
     }
     free(o);
@@ -517,6 +588,26 @@ static int series_ok(const idb_insert_config *cfg, idb_err *err)
     return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
 }
 
+/* The kill-counter fault needs a counter server the run starts (a user's dsn=/url= server
+ * is theirs: never killed), and an order count below the run's. 0 or IDB_EINPUT. */
+static int check_fault(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!cfg->kill_counter_at) return 0;
+    const char *const *kv = cfg->strategy_kv;
+    int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
+    int own = 0;
+    for (int i = 0; i < n; i++)
+        own |= strncmp(kv[i], "dsn=", 4) == 0 || strncmp(kv[i], "url=", 4) == 0;
+    if (!b || own)
+        return idb_fail(err, IDB_EINPUT, "--fault kill-counter needs a counter server idbench "
+                        "starts: --strategy counter|segment|range -o backend=postgres|redis, "
+                        "without dsn=/url=");
+    if (cfg->kill_counter_at < 1 || cfg->kill_counter_at >= cfg->ids || cfg->kill_restart_ms < 0)
+        return idb_fail(err, IDB_EINPUT, "--fault kill-counter@N: N must be 1 .. %lld (below "
+                        "the order count)", cfg->ids - 1);
+    return 0;
+}
+
 /* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
@@ -540,6 +631,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     idb_device dev;
     if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);
     if (!rc) rc = check_strategy(cfg, err);
+    if (!rc) rc = check_fault(cfg, err);
     if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
     return rc;
 }
@@ -613,6 +705,17 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     return rc;
 }
 
+/* The run's counter server, when the strategy's options ask for one (ctrsrv.h): in a
+ * private temporary directory, not in DIR, which the server's user (postgres) may not be
+ * able to enter; removed at the end (a counter's data is not a result). */
+static int start_counter(run *r, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    if (!idb_ctrsrv_backend(cfg->strategy, cfg->strategy_kv, cfg->n_strategy_kv)) return 0;
+    return idb_ctrsrv_start(cfg->strategy, cfg->strategy_kv, cfg->n_strategy_kv, NULL, &r->cs,
+                            err);
+}
+
 /* One insert run: checks, memory, then files; a failure after that undoes them. */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err)
 {
@@ -634,11 +737,13 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
         return rc;
     }
     idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
-    rc = make_instances(&r, err);
+    rc = start_counter(&r, err);
+    if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = measure(&r, res, err);
     idb_random_unseed();
     close_run(&r);
+    idb_ctrsrv_stop(&r.cs);                            /* after the instances' goodbyes */
     if (rc) idb_rundir_undo(&rd);                      /* leave DIR as the run found it */
     idb_rundir_end(&rd);
     return rc;

@@ -47,6 +47,11 @@ typedef struct idb_insert_config {
      * (both or neither; closed loop only; window a multiple of batch). */
     long long window;
     const char *series;
+    /* The fault --fault kill-counter@N[:RESTART_MS] (0: none): the run's counter server
+     * (ctrsrv.h) is SIGKILLed before order N+1 and started again at the first order
+     * restart_ms later; meanwhile orders that get no ID are counted in failed_orders. */
+    int64_t kill_counter_at;
+    int kill_restart_ms;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
@@ -76,6 +81,11 @@ typedef struct idb_insert_result {
      * or a count it needs is unknown: the modelled device seconds of the run's page reads
      * and writes, and ids / (measured insert + commit time + those seconds). */
     double modelled_device_s, modelled_inserts_per_s;
+    /* With a counter server (backend=postgres|redis): orders that got no ID (only with the
+     * kill-counter fault; otherwise an unavailable server ends the run), and IDs the store's
+     * primary key refused because they were handed out before (counted, not fatal). */
+    int64_t failed_orders;
+    int64_t duplicate_ids;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then

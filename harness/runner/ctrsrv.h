@@ -1,0 +1,64 @@
+/* ctrsrv.h — the one counter server of a run (counter/segment/range with backend=postgres
+ * or backend=redis): started privately by the harness, handed to every strategy instance
+ * as the option dsn= or url=, killed and restarted by faults, stopped at the end.
+ *
+ * The strategies never start servers (strategies/remote.h); the commands that make
+ * instances (insert, gen, bench, claims) call idb_ctrsrv_start with the user's options
+ * first. It starts nothing when the backend is local or the user gave dsn= / url= (their
+ * server); otherwise it starts one server (servers/server.h) in dir, with the strategy's
+ * durability (Redis: appendonly / appendfsync) and transport (tcp: loopback) in its
+ * config, and idb_ctrsrv_kv says what to add to the instances' options. All shards and
+ * threads share it, as a central counter must be shared.
+ */
+#ifndef IDB_CTRSRV_H
+#define IDB_CTRSRV_H
+
+#include <limits.h>
+
+#include "harness_kv.h"
+#include "strategy.h"
+
+#define IDB_CTRSRV_KV_MAX (IDB_OPT_NAME_MAX + IDB_OPT_VALUE_MAX)
+#define IDB_CTRSRV_BACKENDS 3          /* enum idb_backend's count (remote.h): local, ... */
+
+typedef struct idb_ctrsrv {
+    struct idb_server *srv;            /* NULL when no server was started */
+    int backend;                       /* enum idb_backend of the options */
+    int rtt_us;                        /* the options' emulated delay (reported as such) */
+    int durability;                    /* 0 none, 1 everysec, 2 always (redis) */
+    char kv[IDB_CTRSRV_KV_MAX];        /* "dsn=..." / "url=..." or "" */
+    char version[64];                  /* the server's version, or "" */
+    char dir[PATH_MAX];                /* the server's files: removed by idb_ctrsrv_stop */
+} idb_ctrsrv;
+
+/* Read backend, durability, transport and rtt_us from the user's options user[0..nuser)
+ * for strategy s (they are checked by the caller first), and when a server is needed
+ * start it in dir (made when missing; NULL: a private temporary directory); dir and
+ * everything in it is removed by idb_ctrsrv_stop (a counter's data is not a result).
+ * Returns 0 (cs->srv NULL when none was needed), or
+ * the server's error (IDB_EIO: a package or binary missing, it would not start). */
+int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
+                     const char *dir, idb_ctrsrv *cs, idb_err *err);
+
+/* The option to add to every instance's options ("dsn=..."/"url=..."), or NULL. */
+const char *idb_ctrsrv_kv(const idb_ctrsrv *cs);
+
+/* Set place->dsn or place->url to the started server's address (nothing when none). */
+void idb_ctrsrv_place(const idb_ctrsrv *cs, idb_harness_place *place);
+
+/* The backend the options ask for (enum idb_backend), without starting anything: 0 =
+ * local, also for a strategy that has no backend option. */
+int idb_ctrsrv_backend(const idb_strategy *s, const char *const *user, int nuser);
+
+/* A fault: SIGKILL the server (idb_server_kill), then start it again on the same data
+ * (idb_server_restart; call from the thread that started it). 0 or IDB_EIO. */
+int idb_ctrsrv_kill(idb_ctrsrv *cs, idb_err *err);
+int idb_ctrsrv_restart(idb_ctrsrv *cs, idb_err *err);
+
+/* Stop the server (if any) and remove dir's server files. Safe to call twice. */
+void idb_ctrsrv_stop(idb_ctrsrv *cs);
+
+/* 1 when the server packages for backend are there (binaries), else 0 with why in err. */
+int idb_ctrsrv_available(int backend, idb_err *err);
+
+#endif

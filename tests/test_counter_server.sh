@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# test_counter_server.sh — the counter on a real server (backend=postgres|redis), end to end
+# through the command line: exactly 1..N from 2 threads on every backend (segment's and
+# range's block boundaries included); no duplicate after a postgres kill and restart; Redis
+# with durability=none hands IDs out again after a kill (duplicate_ids > 0: the hazard is
+# detected and reported), durability=always does not; bad input exits 2, an unreachable,
+# silent or garbage-speaking server exits 1 with one line, in time; no server is left.
+# Usage: test_counter_server.sh IDBENCH
+set -u
+IDB=${1:?usage: test_counter_server.sh path/to/idbench}
+. "$(dirname "$0")/cli_lib.sh"
+
+field() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
+                        NR == 2 && c { print $c }' "$tmp/out"
+}
+# exactly N: the IDs in $tmp/out are exactly 1..N, each once.
+exactly() { sort -n "$tmp/out" | cmp -s - <(seq 1 "$1"); }
+# The servers' files go under idbench's temporary directories: under $TMPDIR, here.
+export TMPDIR="$tmp/t"
+mkdir -p "$TMPDIR"
+chmod 711 "$tmp"
+# none_left: no process works in $TMPDIR (a server's cwd is its data or its directory) and
+# idbench removed its directories there.
+none_left() {
+  ! find /proc -maxdepth 2 -name cwd -exec readlink {} + 2>/dev/null | grep -q "^$TMPDIR" &&
+    [ -z "$(ls -A "$TMPDIR")" ]
+}
+
+# --- exactly 1..N from 2 threads, per backend
+N=2000
+expect 0 "counter@postgres, 2 threads" -- "$IDB" gen counter -n $N -t 2 -o backend=postgres
+check "counter@postgres: exactly 1..$N" exactly $N
+expect 0 "counter@redis, 2 threads" -- "$IDB" gen counter -n $N -t 2 -o backend=redis
+check "counter@redis: exactly 1..$N" exactly $N
+expect 0 "segment@postgres, 2 threads, block 7" -- \
+  "$IDB" gen segment -n $N -t 2 -o backend=postgres -o block=7
+check "segment@postgres: exactly 1..$N across blocks of 7" exactly $N
+expect 0 "range@postgres, 2 threads, ranges of 100" -- \
+  "$IDB" gen range -n $N -t 2 -o backend=postgres -o range_size=100
+check "range@postgres: IDs from range 0 on, each once" \
+  test "$(sort -n "$tmp/out" | uniq | wc -l)" -eq $N -a "$(sort -n "$tmp/out" | head -1)" -eq 1
+expect 0 "counter@redis over loopback TCP" -- \
+  "$IDB" gen counter -n 50 -o backend=redis -o transport=tcp
+check "counter@redis tcp: exactly 1..50" exactly 50
+
+# --- bench: the server cells at 1, 2 and 4 threads, segment's block reported
+expect 0 "bench the counter servers' cells" -- "$IDB" bench --benchmark_filter='@' \
+  --benchmark_min_time=0.001
+for cell in counter@postgres counter@redis segment@postgres; do
+  check "bench $cell at 1, 2 and 4 threads" \
+    test "$(grep -cE "^gen/$cell/real_time/threads:(1|2|4) " "$tmp/out")" -eq 3
+done
+check "bench segment@postgres says its block size" grep -q 'blocks of 100000 IDs' "$tmp/err"
+check "bench: no server left" none_left
+
+# --- bad input: exit 2, nothing started
+for bad in "backend=mysql" "backend=postgres -o dsn=hos=x" "backend=redis -o url=nohostport" \
+    "backend=postgres -o timeout_ms=0" "backend=postgres -o rtt_us=-1" \
+    "backend=redis -o durability=sometimes" "backend=postgres -o name=a-b"; do
+  # shellcheck disable=SC2086
+  expect 2 "gen counter -o $bad is refused" -- "$IDB" gen counter -n 1 -o $bad
+done
+expect 2 "segment has no redis backend" -- "$IDB" gen segment -n 1 -o backend=redis
+expect 2 "kill-counter without a server idbench starts" -- \
+  "$IDB" insert --store null --strategy counter -n 10 --fault kill-counter@5
+expect 2 "kill-counter with a misspelled fault" -- \
+  "$IDB" insert --store null --strategy counter -n 10 -o backend=redis --fault kill-ctr@5
+expect 2 "kill-counter@N beyond the orders" -- \
+  "$IDB" insert --store null --strategy counter -n 10 -o backend=redis --fault kill-counter@10
+
+# --- servers that do not serve: exit 1 with one line, within the timeout
+expect 1 "an unreachable postgres" -- \
+  "$IDB" gen counter -n 1 -o backend=postgres -o "dsn=host=$tmp/nowhere" -o timeout_ms=200
+expect 1 "an unreachable redis" -- \
+  "$IDB" gen counter -n 1 -o backend=redis -o "url=unix:$tmp/nowhere" -o timeout_ms=200
+# a socket that accepts and stays silent, and one that answers garbage
+python3 - "$tmp/silent.sock" "$tmp/garbage.sock" <<'PY' &
+import os, socket, sys, threading, time
+def serve(path, reply):
+    s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(8)
+    while True:
+        c, _ = s.accept()
+        if reply:
+            c.recv(1024); c.sendall(reply)
+        threading.Thread(target=lambda c=c: time.sleep(30), daemon=True).start()
+threading.Thread(target=serve, args=(sys.argv[1], b""), daemon=True).start()
+threading.Thread(target=serve, args=(sys.argv[2], b"%not redis\r\n"), daemon=True).start()
+time.sleep(30)
+PY
+fake=$!
+for _ in $(seq 50); do [ -S "$tmp/garbage.sock" ] && break; sleep 0.1; done
+t0=$(date +%s%N)
+expect 1 "a silent server: the timeout ends the wait" -- \
+  "$IDB" gen counter -n 1 -o backend=redis -o "url=unix:$tmp/silent.sock" -o timeout_ms=300
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "no server left after the first runs" none_left
+check "a silent server: gave up after 300..3000 ms (took $ms)" test "$ms" -ge 300 -a "$ms" -lt 3000
+expect 1 "a garbage reply" -- \
+  "$IDB" gen counter -n 1 -o backend=redis -o "url=unix:$tmp/garbage.sock" -o timeout_ms=300
+kill "$fake" 2>/dev/null; wait "$fake" 2>/dev/null
+
+# --- kill and restart during an insert
+run=(insert --store sqlite --shards 1 -n 1200 --batch 100)
+expect 0 "postgres killed after 400 orders" -- "$IDB" "${run[@]}" --strategy counter \
+  -o backend=postgres -o timeout_ms=20 --dir "$tmp/pg" --fault kill-counter@400:300
+check "postgres kill: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
+check "postgres kill: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
+check "postgres kill: no server left, no server files" none_left
+expect 0 "redis durability=none killed after 400 orders" -- "$IDB" "${run[@]}" \
+  --strategy counter -o backend=redis -o durability=none -o timeout_ms=20 --dir "$tmp/rn" \
+  --fault kill-counter@400:100
+check "redis none: IDs handed out again are counted ($(field duplicate_ids))" \
+  test "$(field duplicate_ids)" -gt 0
+check "redis none: no server left" none_left
+expect 0 "redis durability=always killed after 400 orders" -- "$IDB" "${run[@]}" \
+  --strategy counter -o backend=redis -o durability=always -o timeout_ms=20 \
+  --dir "$tmp/ra" --fault kill-counter@400:100
+check "redis always: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
+check "redis always: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
+expect 0 "no fault: the columns are 0" -- "$IDB" "${run[@]}" --strategy counter \
+  -o backend=postgres --dir "$tmp/p0"
+check "no fault: failed_orders 0, duplicate_ids 0" \
+  test "$(field failed_orders),$(field duplicate_ids)" = "0,0"
+
+# --- a server killed from outside while idbench waits on it: exit 1, one line, no hang
+"$IDB" insert --store null --strategy counter -n 2000000 -o backend=redis -o rtt_us=20 \
+  -o timeout_ms=200 --dir "$tmp/k" >"$tmp/out" 2>"$tmp/err" &
+idb=$!
+pidf=""
+for _ in $(seq 100); do
+  pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
+  [ -n "$pidf" ] && break; sleep 0.1
+done
+sleep 0.3
+kill -9 "$(awk '/^pid / { print $2 }' "$pidf")" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$idb" 2>/dev/null || break; sleep 0.1; done
+check "killed from outside: idbench ended by itself" bash -c "! kill -0 $idb 2>/dev/null"
+kill -9 "$idb" 2>/dev/null
+wait "$idb"; st=$?
+check "killed from outside: exit 1 (got $st)" test "$st" -eq 1
+check "killed from outside: one idbench: line" \
+  bash -c "[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '^idbench: ' '$tmp/err'"
+check "killed from outside: no server left" none_left
+cli_done
