@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "metrics.h"
+#include "results_index.h"
 #include "tmpdir.h"
 
 #define RESULTS_SUFFIX_MAX 100                   /* results/<time>-N: N below this */
@@ -474,6 +475,10 @@ static int run_matrix(run *r, const char *dir, int default_location)
         failures++;
     } else if (default_location && !complete) {
         mx_progress_note(NULL, "results/latest not moved: the run is %s", r->meta.status);
+    }
+    if (!idb_signal_caught() && mx_index_update(dir, &err) != 0) {
+        mx_progress_note(NULL, "%s", err.msg);   /* the index beside it: results/index.html */
+        failures++;
     }
     say_end(r, dir, failures);
     if (!idb_signal_caught()) printf("%s\n", dir);
