@@ -1,8 +1,7 @@
 /* html.c — escaping and the page frame shared by report.html and results/index.html (html.h):
  * the style (one column that reads at a laptop's 1280 px and a phone's 390 px: wide tables
  * scroll inside their own box, plots scale to the width), the script that makes every table
- * with column titles sortable by a click on a title (numbers as numbers), and the figures
- * the browser tests read back from the page (errors, page width, where the first plot is).
+ * with column titles sortable by a click on a title (numbers as numbers). No other script.
  */
 #include "html.h"
 
@@ -96,13 +95,7 @@ static const char style[] =
     "@media (max-width:600px){body{font-size:15px}main{padding:0 10px 32px}"
     "th,td{padding:.25em .4em}h1{font-size:1.5em}}\n";
 
-/* Run first: every error the page raises is kept in data-js-errors on <html>. */
-static const char error_script[] =
-    "window.onerror=function(m,s,l){var h=document.documentElement;"
-    "h.setAttribute('data-js-errors',"
-    "(h.getAttribute('data-js-errors')||'')+m+' (line '+l+')\\n');};";
-
-/* Run last: sortable tables, then the figures the tests read. */
+/* Run last: every table with column titles sorts by a click (or Enter) on a title. */
 static const char end_script[] =
     "(function(){\n"
     "function num(c){var v=parseFloat(c.textContent.replace(/,/g,''));return isNaN(v)?null:v;}\n"
@@ -118,12 +111,6 @@ static const char end_script[] =
     "document.querySelectorAll('table.sortable thead th').forEach(function(th){\n"
     " th.tabIndex=0;th.title='sort';th.addEventListener('click',function(){sort(th);});\n"
     " th.addEventListener('keydown',function(e){if(e.key==='Enter')sort(th);});});\n"
-    "var h=document.documentElement,p=document.querySelector('svg.plot');\n"
-    "h.setAttribute('data-scroll-width',h.scrollWidth);\n"
-    "h.setAttribute('data-client-width',h.clientWidth);\n"
-    "if(p){var r=p.getBoundingClientRect();h.setAttribute('data-plot1',[Math.round(r.left+"
-    "scrollX),Math.round(r.top+scrollY),Math.round(r.width),Math.round(r.height)].join(','));}\n"
-    "h.setAttribute('data-ready','1');\n"
     "})();\n";
 
 /* The page's head and <h1> (see html.h). */
@@ -133,8 +120,7 @@ void mx_html_begin(FILE *f, const char *title)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           f);
     mx_html_esc(f, title);
-    fprintf(f, "</title>\n<script>%s</script>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n"
-               "<h1>", error_script, style);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>", style);
     mx_html_esc(f, title);
     fputs("</h1>\n", f);
 }

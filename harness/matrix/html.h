@@ -17,11 +17,10 @@ void mx_html_esc(FILE *f, const char *s);
 void mx_html_prose(FILE *f, const char *s);
 /* Write s percent-encoded for a relative URL's path (letters, digits and -._~/ kept). */
 void mx_html_url(FILE *f, const char *s);
-/* The page up to the opening of <main>: doctype, title (escaped), viewport, the style, the
- * script that records errors into the page (data-js-errors on <html>), then <h1>title. */
+/* The page up to the opening of <main>: doctype, title (escaped), viewport, the style, then
+ * <h1>title. */
 void mx_html_begin(FILE *f, const char *title);
-/* The end of the page: the sortable tables' script and the layout figures the tests read
- * (data-scroll-width, data-client-width, data-plot1 on <html>), then </html>. */
+/* The end of the page: the sortable tables' script, then </html>. */
 void mx_html_end(FILE *f);
 
 #endif
