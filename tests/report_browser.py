@@ -37,6 +37,7 @@ TIMEOUT_S = 120            # for the browser to answer a command or load the pag
 PHONE_MAX = 600            # widths up to this are emulated as a phone (mobile viewport)
 HEIGHT = 900               # the viewport's height
 SHOT_SCALE = 0.5           # screenshots at half size: enough to see a drawing, quick to decode
+INSET = 4                  # CSS px left out at each edge of a plot (its border)
 FLAT_SHARE = 0.98          # a drawn plot: at most this share of its pixels in one colour
 
 
@@ -344,7 +345,8 @@ def check_layout(b, report, widths):
             continue
         x, y, pw, ph = rect
         check(fails, pw >= w / 2, "at %d px the first plot is %d px wide" % (w, pw))
-        width, height, px = png_pixels(b.screenshot(x, y, pw, ph))
+        width, height, px = png_pixels(b.screenshot(x + INSET, y + INSET, pw - 2 * INSET,
+                                                    ph - 2 * INSET))
         counts = {}
         for row in px:
             for p in row:

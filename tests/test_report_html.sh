@@ -107,6 +107,7 @@ else
     grep -qx "ok: $r/report.html" "$tmp/browse"
   failed wide "at 390 px the page is"
   failed wide "at 1280 px the page is"
-  failed blank "one colour"
+  failed blank "at 1280 px the first plot's area is .* one colour"
+  failed blank "at 390 px the first plot's area is .* one colour"
 fi
 cli_done
