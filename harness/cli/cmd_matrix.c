@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "metrics.h"
+#include "results_index.h"
 #include "tmpdir.h"
 
 #define RESULTS_SUFFIX_MAX 100                   /* results/<time>-N: N below this */
@@ -352,8 +353,11 @@ static void render_run(run *r)
     if (!idb_signal_caught()) {
         note_not_drawn(&res, "matrix: plot ");
         save_meta(r);
-        if (mx_report_write(&res, &err) != 0) run_failed(r, "report", err.msg);
-        else r->report_ok = 1;
+        int rc = mx_report_write(&res, &err);
+        if (rc != 0) run_failed(r, "report", err.msg);
+        char md[MX_FILE_MAX];                    /* report.md is written before report.html */
+        snprintf(md, sizeof md, "%s/report.md", r->x.dir);
+        r->report_ok = rc == 0 || access(md, F_OK) == 0;
     }
     mx_results_free(&res);
 }
@@ -486,6 +490,10 @@ static int run_matrix(run *r, const char *dir, int default_location)
         failures++;
     } else if (default_location && !complete) {
         mx_progress_note(NULL, "results/latest not moved: the run is %s", r->meta.status);
+    }
+    if (!idb_signal_caught() && mx_index_update(dir, &err) != 0) {
+        mx_progress_note(NULL, "%s", err.msg);   /* the index beside it: results/index.html */
+        failures++;
     }
     say_end(r, dir, failures);
     if (!idb_signal_caught()) printf("%s\n", dir);

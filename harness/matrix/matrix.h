@@ -435,8 +435,9 @@ const char *mx_color(const char *strategy);
  * be found. */
 int mx_plot_all(mx_results *r, idb_err *err);
 
-/* Write DIR/report.md from r (after mx_plot_all: it shows the plots drawn and says why the
- * others were not). Returns 0 or IDB_EIO. */
+/* Write DIR/report.md, then DIR/report.html, from r (after mx_plot_all: they show the
+ * plots drawn and say why the others were not; report.c, report_doc.h). Returns 0, or
+ * IDB_EIO or IDB_ENOMEM at the first that could not be written. */
 int mx_report_write(const mx_results *r, idb_err *err);
 
 /* insert.csv's aggregate of one field over a configuration's repeats (matrix_write.c):

@@ -67,7 +67,8 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
 
 /* The report's sections of series.csv (plots_scale.c): the cost per insert against size
  * with its fitted growth, and the device model's ratios beside the published ones. */
-void mx_report_scale(const mx_results *r, FILE *f);
+struct mx_doc;
+void mx_report_scale(const mx_results *r, struct mx_doc *d);
 
 /* The plot table ------------------------------------------------------------------------ */
 

@@ -19,6 +19,7 @@
 
 #include "device.h"
 #include "plots.h"
+#include "report_doc.h"
 
 #define SCALE_PANELS 4                           /* stores (with a cache size) side by side */
 #define MAIN_BLOCK "series"
@@ -28,6 +29,9 @@
 #define US_PER_S 1e6
 #define DECADE 10.0
 #define COST_SIZES 4                             /* 1e4 .. 1e7 */
+#define COST_COLS (7 + COST_SIZES)               /* block .. unit, the sizes, N, k */
+#define DEVICE_COLS 8                            /* the device table's columns */
+#define LINE_LEN 1024                            /* one paragraph of the report */
 
 /* Column indexes of series.csv. */
 typedef struct sview {
@@ -416,43 +420,48 @@ static double growth(const sview *v, const int *rows, int n)
 }
 
 /* One table row: run starting at table row `at` (its windows follow it). */
-static void cost_row(const sview *v, int at, int *rows, FILE *f)
+static void cost_row(const sview *v, int at, int *rows, mx_doc *d)
 {
     int n = 0;
     for (int row = at; row < v->t->nrow && same_run(v, at, row) && n < RUN_ROWS_MAX; row++)
         rows[n++] = row;
     const char *unit = "";
-    char num[MX_NUM_LEN];
+    char num[COST_COLS][MX_NUM_LEN];
+    const char *cells[COST_COLS];
     cost(v, at, &unit);
     double cache = mx_table_num(v->t, at, v->ccache);
-    fprintf(f, "| %s | %s | %s | %s | %s |", mx_table_str(v->t, at, v->cb),
-            mx_table_str(v->t, at, v->cst), isnan(cache) ? "—" : mx_num(cache / 1024, num),
-            mx_table_str(v->t, at, v->cs), unit);
+    cells[0] = mx_table_str(v->t, at, v->cb);
+    cells[1] = mx_table_str(v->t, at, v->cst);
+    cells[2] = isnan(cache) ? "—" : mx_num(cache / 1024, num[2]);
+    cells[3] = mx_table_str(v->t, at, v->cs);
+    cells[4] = unit;
     for (int e = 0; e < COST_SIZES; e++) {
         double size = pow(DECADE, e + 4), c = NAN;
         for (int i = 0; i < n; i++)
             if (x_rows(v, rows[i]) == size) c = cost(v, rows[i], &unit);
-        fprintf(f, " %s |", isnan(c) ? "—" : mx_num(c, num));
+        cells[5 + e] = isnan(c) ? "—" : mx_num(c, num[5 + e]);
     }
-    char k[MX_NUM_LEN];
     double g = growth(v, rows, n);
-    fprintf(f, " %s | %s |\n", mx_num(x_rows(v, rows[n - 1]), num),
-            isnan(g) ? "—" : mx_num(g, k));
+    cells[5 + COST_SIZES] = mx_num(x_rows(v, rows[n - 1]), num[5 + COST_SIZES]);
+    cells[6 + COST_SIZES] = isnan(g) ? "—" : mx_num(g, num[6 + COST_SIZES]);
+    d->ops->row(d, cells);
 }
 
 /* The cost table: a row per run of series.csv. */
-static void cost_table(const sview *v, int *rows, FILE *f)
+static void cost_table(const sview *v, int *rows, mx_doc *d)
 {
-    fprintf(f, "\n## Cost per insert against size (series.csv)\n\n"
-            "The cost of the window ending at each size (measured µs per insert; pagesim, "
-            "which measures no time: page reads + writes per insert), and k of cost ∝ n^k "
-            "fitted (least squares, log–log) over the windows of the run's top decade "
-            "(N/10 .. N rows, N the run's size). k near 0: flat; a strategy whose inserts "
-            "miss the cache grows with the index.\n\n"
-            "| block | store | cache KiB | strategy | unit | 1e4 | 1e5 | 1e6 | 1e7 | N | k |\n"
-            "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
+    static const char *const head[COST_COLS] = {
+        "block", "store", "cache KiB", "strategy", "unit", "1e4", "1e5", "1e6", "1e7", "N", "k",
+    };
+    d->ops->heading(d, 2, "Cost per insert against size (series.csv)");
+    d->ops->para(d, "The cost of the window ending at each size (measured µs per insert; "
+                 "pagesim, which measures no time: page reads + writes per insert), and k of "
+                 "cost ∝ n^k fitted (least squares, log–log) over the windows of the run's top "
+                 "decade (N/10 .. N rows, N the run's size). k near 0: flat; a strategy whose "
+                 "inserts miss the cache grows with the index.");
+    d->ops->table(d, COST_COLS, head, "lllllrrrrrr");
     for (int row = 0; row < v->t->nrow; row++)
-        if (row == 0 || !same_run(v, row - 1, row)) cost_row(v, row, rows, f);
+        if (row == 0 || !same_run(v, row - 1, row)) cost_row(v, row, rows, d);
 }
 
 /* Report: the device model against the published ratios ---------------------------------- */
@@ -464,7 +473,7 @@ static const struct { const char *device, *published; } vondra[] = {
 };
 
 /* One line per device for strategy s against counter in panel p, at s's last window. */
-static void device_rows(const sview *v, int p, const char *s, int *rows, FILE *f)
+static void device_rows(const sview *v, int p, const char *s, int *rows, mx_doc *d)
 {
     int k = run_rows(v, p, s, rows, RUN_ROWS_MAX), from = k - (k + 3) / 4;  /* last quarter */
     int c = k ? counter_row(v, rows[k - 1]) : -1;
@@ -472,50 +481,59 @@ static void device_rows(const sview *v, int p, const char *s, int *rows, FILE *f
     char a[MX_NUM_LEN], b[MX_NUM_LEN], q[MX_NUM_LEN], m[MX_NUM_LEN];
     double meas = span(v, rows, from, k, NULL, 0) / span(v, rows, from, k, NULL, 1);
     for (size_t i = 0; i < sizeof vondra / sizeof *vondra; i++) {
-        idb_device d;
-        idb_device_preset(vondra[i].device, &d);
-        double x = span(v, rows, from, k, &d, 0), y = span(v, rows, from, k, &d, 1);
-        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                mx_table_str(v->t, p, v->cst), s, vondra[i].device,
-                mx_num(x_rows(v, c), a), mx_num(over_cache(v, c), b),
-                isnan(x / y) ? "n/a" : mx_num(x / y * 100, q),
-                isnan(meas) ? "n/a" : mx_num(meas * 100, m), vondra[i].published);
+        idb_device dev;
+        idb_device_preset(vondra[i].device, &dev);
+        double x = span(v, rows, from, k, &dev, 0), y = span(v, rows, from, k, &dev, 1);
+        const char *cells[DEVICE_COLS] = {
+            mx_table_str(v->t, p, v->cst), s, vondra[i].device,
+            mx_num(x_rows(v, c), a), mx_num(over_cache(v, c), b),
+            isnan(x / y) ? "n/a" : mx_num(x / y * 100, q),
+            isnan(meas) ? "n/a" : mx_num(meas * 100, m), vondra[i].published,
+        };
+        d->ops->row(d, cells);
     }
 }
 
 /* The table of modelled random / sequential ratios beside the published ones. */
-static void device_table(const sview *v, int *rows, FILE *f)
+static void device_table(const sview *v, int *rows, mx_doc *d)
 {
+    static const char *const head[DEVICE_COLS] = {
+        "store", "strategy", "device", "rows", "index / cache", "modelled % of counter",
+        "measured %", "published",
+    };
     int first[SCALE_PANELS], np = panels(v, first, 1);
-    fprintf(f, "\n## The device model against the published ratios\n\n"
-            "Throughput of each strategy relative to counter over the last quarter of its "
-            "run's windows (block [%s]), with every page read and write there charged the "
-            "preset's latency (device.h; accounted, not slept) on top of the measured time, "
-            "beside the measured ratio (the OS page cache serving every miss) and the "
-            "published ratio of random to sequential UUIDs at the largest scale. What the "
-            "model leaves out (OS cache, read-ahead, write-back, queue depth, group commit) "
-            "and why the figures differ: docs/scale.md.\n\n"
-            "| store | strategy | device | rows | index / cache | modelled %% of counter | "
-            "measured %% | published |\n|---|---|---|---:|---:|---:|---:|---|\n", v->block);
+    char text[LINE_LEN];
+    snprintf(text, sizeof text,
+             "Throughput of each strategy relative to counter over the last quarter of its "
+             "run's windows (block [%s]), with every page read and write there charged the "
+             "preset's latency (device.h; accounted, not slept) on top of the measured time, "
+             "beside the measured ratio (the OS page cache serving every miss) and the "
+             "published ratio of random to sequential UUIDs at the largest scale. What the "
+             "model leaves out (OS cache, read-ahead, write-back, queue depth, group commit) "
+             "and why the figures differ: docs/scale.md.", v->block);
+    d->ops->heading(d, 2, "The device model against the published ratios");
+    d->ops->para(d, text);
+    d->ops->table(d, DEVICE_COLS, head, "lllrrrrl");
     for (int p = 0; p < np; p++)
         for (int row = 0; row < v->t->nrow; row++)
             if (in_panel(v, row, first[p], NULL) && strcmp(mx_table_str(v->t, row, v->cs),
                                                            SEQUENTIAL) &&
                 (row == 0 || !same_run(v, row - 1, row)))
-                device_rows(v, first[p], mx_table_str(v->t, row, v->cs), rows, f);
+                device_rows(v, first[p], mx_table_str(v->t, row, v->cs), rows, d);
 }
 
 /* The report's scale sections (plots.h): the cost table and the device model's ratios. */
-void mx_report_scale(const mx_results *r, FILE *f)
+void mx_report_scale(const mx_results *r, mx_doc *d)
 {
     sview v;
     int *rows = malloc(RUN_ROWS_MAX * sizeof *rows);
     if (!rows || !sv_make(&v, r)) {
-        fprintf(f, "\n## Cost per insert against size\n\nNo series.csv rows.\n");
+        d->ops->heading(d, 2, "Cost per insert against size");
+        d->ops->para(d, "No series.csv rows.");
         free(rows);
         return;
     }
-    cost_table(&v, rows, f);
-    device_table(&v, rows, f);
+    cost_table(&v, rows, d);
+    device_table(&v, rows, d);
     free(rows);
 }

@@ -15,14 +15,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
-
-/* What writing the report needs besides the results. */
-typedef struct rctx {
-    const mx_results *r;
-    FILE *f;
-    char failures[MX_FAILURES_MAX][MX_FAILURE_LEN];
-    int n_failures;
-} rctx;
+#include "report_doc.h"
 
 #define GROUPED_MAX 1e15                         /* above: "1.23e+15", not grouped digits */
 
@@ -78,20 +71,6 @@ static const struct {
     { "cores", "cores" }, { "memory_kib", "memory (KiB)" }, { "kernel", "kernel" },
 };
 
-/* meta.json callback: environment rows into the report, failures kept. */
-static void on_meta(void *ctx, const char *key, const char *value)
-{
-    rctx *rc = ctx;
-    if (!strcmp(key, "failure")) {
-        if (rc->n_failures < MX_FAILURES_MAX)
-            snprintf(rc->failures[rc->n_failures++], sizeof rc->failures[0], "%s", value);
-        return;
-    }
-    for (size_t i = 0; i < sizeof meta_rows / sizeof *meta_rows; i++)
-        if (!strcmp(meta_rows[i].key, key))
-            fprintf(rc->f, "| %s | %s |\n", meta_rows[i].label, value[0] ? value : "—");
-}
-
 /* Lowest and highest of col on store at the headline configuration (see plots.h). */
 int mx_extremes(const mx_results *r, const char *store, const char *col, int positive, int *lo,
                 int *hi)
@@ -109,150 +88,231 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
     return *lo >= 0;
 }
 
+
+/* What the meta.json callback needs: the report, and the failures it keeps. */
+typedef struct meta_ctx {
+    mx_doc *d;
+    char failures[MX_FAILURES_MAX][MX_FAILURE_LEN];
+    int n_failures;
+} meta_ctx;
+
+/* meta.json callback: environment rows into the report, failures kept. */
+static void on_meta(void *ctx, const char *key, const char *value)
+{
+    meta_ctx *mc = ctx;
+    if (!strcmp(key, "failure")) {
+        if (mc->n_failures < MX_FAILURES_MAX)
+            snprintf(mc->failures[mc->n_failures++], sizeof mc->failures[0], "%s", value);
+        return;
+    }
+    for (size_t i = 0; i < sizeof meta_rows / sizeof *meta_rows; i++)
+        if (!strcmp(meta_rows[i].key, key)) {
+            const char *cells[] = { meta_rows[i].label, value[0] ? value : "—" };
+            mc->d->ops->row(mc->d, cells);
+        }
+}
+
 #define INSERT_TABLES_MAX 256                    /* (ids, shards) configurations listed */
+#define CELL_LEN 96                              /* a table cell made here, with its NUL */
+#define LINE_LEN 320                             /* a heading or line made here */
+
+/* The columns of an insert table. */
+static const char *const insert_head[] = {
+    "strategy", "store", "inserts/s", "p99 µs", "gen ns/ID", "pages/ID", "fill",
+    "tail share", "write B/ID", "runs",
+};
+#define INSERT_COLS ((int)(sizeof insert_head / sizeof *insert_head))
 
 /* One row of an insert.csv table in the report. */
-static void insert_row(FILE *f, const mx_table *t, int r)
+static void insert_row(mx_doc *d, const mx_table *t, int r)
 {
-    char ips[96], p99[96], gen[96], a[MX_NUM_LEN];
+    char ips[CELL_LEN], p99[CELL_LEN], gen[CELL_LEN], pages[MX_NUM_LEN];
     med_range(t, r, "inserts_per_s", 1, ips, sizeof ips);
     med_range(t, r, "lat_p99_ns", 1e-3, p99, sizeof p99);
     med_range(t, r, "gen_ns_per_id", 1, gen, sizeof gen);
-    double pages = mx_table_num(t, r, mx_table_col(t, "pages_written")) /
-                   mx_table_num(t, r, mx_table_col(t, "ids"));
-    fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            mx_table_str(t, r, mx_table_col(t, "strategy")),
-            mx_table_str(t, r, mx_table_col(t, "store")), ips, p99, gen, mx_num(pages, a),
-            mx_table_str(t, r, mx_table_col(t, "fill_factor")),
-            mx_table_str(t, r, mx_table_col(t, "tail_insert_frac")),
-            mx_table_str(t, r, mx_table_col(t, "write_bytes_per_id")),
-            mx_table_str(t, r, mx_table_col(t, "repeats")));
+    mx_num(mx_table_num(t, r, mx_table_col(t, "pages_written")) /
+               mx_table_num(t, r, mx_table_col(t, "ids")), pages);
+    const char *cells[] = {
+        mx_table_str(t, r, mx_table_col(t, "strategy")),
+        mx_table_str(t, r, mx_table_col(t, "store")), ips, p99, gen, pages,
+        mx_table_str(t, r, mx_table_col(t, "fill_factor")),
+        mx_table_str(t, r, mx_table_col(t, "tail_insert_frac")),
+        mx_table_str(t, r, mx_table_col(t, "write_bytes_per_id")),
+        mx_table_str(t, r, mx_table_col(t, "repeats")),
+    };
+    _Static_assert(sizeof cells / sizeof *cells == INSERT_COLS, "one cell per column");
+    d->ops->row(d, cells);
 }
 
 /* The insert.csv medians (min–max), one table per (ids, shards). */
-static void insert_tables(rctx *rc)
+static void insert_tables(mx_doc *d)
 {
-    const mx_table *t = &rc->r->ins;
+    const mx_table *t = &d->r->ins;
     int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
     char done[INSERT_TABLES_MAX][32];
     int nd = 0;
     for (int r0 = 0; r0 < t->nrow; r0++) {
-        char key[32];
+        char key[32], caption[LINE_LEN];
         snprintf(key, sizeof key, "%s/%s", mx_table_str(t, r0, ci), mx_table_str(t, r0, ck));
         int seen = 0;
         for (int i = 0; i < nd; i++) seen |= !strcmp(done[i], key);
         if (seen || nd == INSERT_TABLES_MAX) continue;
         strcpy(done[nd++], key);
-        fprintf(rc->f, "\n**%s IDs, %s shard(s)**\n\n"
-                       "| strategy | store | inserts/s | p99 µs | gen ns/ID | pages/ID | fill | "
-                       "tail share | write B/ID | runs |\n"
-                       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                mx_table_str(t, r0, ci), mx_table_str(t, r0, ck));
+        snprintf(caption, sizeof caption, "%s IDs, %s shard(s)", mx_table_str(t, r0, ci),
+                 mx_table_str(t, r0, ck));
+        d->ops->heading(d, 3, caption);
+        d->ops->table(d, INSERT_COLS, insert_head, "llrrrrrrrr");
         for (int r = r0; r < t->nrow; r++)
             if (!strcmp(mx_table_str(t, r, ci), mx_table_str(t, r0, ci)) &&
                 !strcmp(mx_table_str(t, r, ck), mx_table_str(t, r0, ck)))
-                insert_row(rc->f, t, r);
+                insert_row(d, t, r);
     }
 }
 
-/* A CSV table as a markdown table, every column. */
-static void whole_table(FILE *f, const mx_table *t)
+/* A CSV table as a table of the report, every column. */
+static void whole_table(mx_doc *d, const mx_table *t)
 {
-    fputc('|', f);
-    for (int c = 0; c < t->ncol; c++) fprintf(f, " %s |", t->head[c]);
-    fputs("\n|", f);
-    for (int c = 0; c < t->ncol; c++) fputs("---|", f);
-    fputc('\n', f);
-    for (int r = 0; r < t->nrow; r++) {
-        fputc('|', f);
-        for (int c = 0; c < t->ncol; c++) fprintf(f, " %s |", mx_table_str(t, r, c));
-        fputc('\n', f);
-    }
+    d->ops->table(d, t->ncol, (const char *const *)t->head, NULL);
+    for (int r = 0; r < t->nrow; r++) d->ops->row(d, (const char *const *)&t->cell[r * t->ncol]);
 }
 
-/* Copy DIR/claims.md into the report, or say it is missing. */
-static void claims(rctx *rc)
+/* DIR/claims.md into the report, or say it is missing. Returns 0 or IDB_ENOMEM. */
+static int claims(mx_doc *d)
 {
-    char path[MX_FILE_MAX], line[4096];
-    snprintf(path, sizeof path, "%s/claims.md", rc->r->dir);
-    FILE *c = fopen(path, "r");
-    if (!c) {
-        fprintf(rc->f, "No claims.md: the claims did not run or failed.\n");
-        return;
-    }
-    while (fgets(line, sizeof line, c)) fputs(line, rc->f);
-    fclose(c);
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/claims.md", d->r->dir);
+    idb_err err = { 0 };
+    size_t len;
+    char *text = mx_read_file(path, &len, &err);
+    if (!text && err.code == IDB_ENOMEM) return IDB_ENOMEM;
+    if (!text) d->ops->para(d, "No claims.md: the claims did not run or failed.");
+    else d->ops->include(d, text);
+    free(text);
+    return 0;
 }
 
 /* The head of the report: what it is, the environment, the failed cells. */
-static void report_head(rctx *rc)
+static void report_head(mx_doc *d)
 {
-    FILE *f = rc->f;
-    fprintf(f, "# idbench results\n\nEvery figure below is computed from the files in this "
-               "directory; `idbench plot DIR` re-renders the plots and this report from them. "
-               "idbench's docs/results-format.md explains every file, column and plot.\n\n"
-               "## Environment\n\n| | |\n|---|---|\n");
-    if (mx_meta_read(rc->r->dir, on_meta, rc, NULL) != 0) fprintf(f, "| meta.json | missing |\n");
-    fprintf(f, "\n## Failed cells\n\n");
-    if (!rc->n_failures) fprintf(f, "None.\n");
-    for (int i = 0; i < rc->n_failures; i++) fprintf(f, "- %s\n", rc->failures[i]);
+    static const char *const env_head[] = { "", "" };
+    meta_ctx mc = { .d = d };
+    d->ops->begin(d, "idbench results");
+    d->ops->para(d, "Every figure below is computed from the files in this directory; "
+                    "`idbench plot DIR` re-renders the plots and this report from them. "
+                    "idbench's docs/results-format.md explains every file, column and plot.");
+    d->ops->heading(d, 2, "Environment");
+    d->ops->table(d, 2, env_head, NULL);
+    if (mx_meta_read(d->r->dir, on_meta, &mc, NULL) != 0) {
+        const char *cells[] = { "meta.json", "missing" };
+        d->ops->row(d, cells);
+    }
+    d->ops->heading(d, 2, "Failed cells");
+    if (!mc.n_failures) d->ops->para(d, "None.");
+    for (int i = 0; i < mc.n_failures; i++) d->ops->item(d, mc.failures[i]);
 }
 
-/* A section per entry of the plot table: its image and sentences, or why it is missing. */
-static void report_plots(rctx *rc)
+/* A plot's sentences (into a malloc'd string the caller frees, without the final newline),
+ * or NULL when the data is too incomplete for a figure (*nomem: or memory ran out). */
+static char *plot_sentences(const mx_results *r, const mx_plot *p, int *nomem)
 {
-    FILE *f = rc->f;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    *nomem = !m;
+    if (!m) return NULL;
+    int rc = p->sentences(r, m);
+    if (fclose(m) != 0 || !text) {
+        *nomem = 1;
+        free(text);
+        return NULL;
+    }
+    if (rc != 0) {
+        free(text);
+        return NULL;
+    }
+    while (len > 0 && text[len - 1] == '\n') text[--len] = 0;
+    return text;
+}
+
+/* A section per entry of the plot table: its image and sentences, or why it is missing.
+ * Returns 0 or IDB_ENOMEM. */
+static int report_plots(mx_doc *d)
+{
     for (int i = 0; i < mx_n_plots; i++) {
         const mx_plot *p = &mx_plots[i];
-        fprintf(f, "\n## %d. %s\n\n", i + 1, p->title);
-        if (!rc->r->drawn[i]) {
-            const char *why = rc->r->why_not[i].msg;
-            fprintf(f, "Not drawn: %s.\n", why[0] ? why : "no data");
+        char title[LINE_LEN], line[LINE_LEN];
+        snprintf(title, sizeof title, "%d. %s", i + 1, p->title);
+        d->ops->heading(d, 2, title);
+        if (!d->r->drawn[i]) {
+            const char *why = d->r->why_not[i].msg;
+            snprintf(line, sizeof line, "Not drawn: %s.", why[0] ? why : "no data");
+            d->ops->para(d, line);
             continue;
         }
-        fprintf(f, "![%s](plots/%s.png)\n\n", p->title, p->name);
-        if (p->sentences(rc->r, f) != 0)
-            fprintf(f, "(No figure: the data for this plot is incomplete.)\n");
+        d->ops->plot(d, i);
+        int nomem;
+        char *text = plot_sentences(d->r, p, &nomem);
+        if (nomem) return IDB_ENOMEM;
+        d->ops->para(d, text ? text : "(No figure: the data for this plot is incomplete.)");
+        free(text);
     }
+    return 0;
 }
 
-/* The tables: generation, inserts, simulations, claims. */
-static void report_tables(rctx *rc)
+/* The tables: generation, inserts, simulations, claims. Returns 0 or IDB_ENOMEM. */
+static int report_tables(mx_doc *d)
 {
-    FILE *f = rc->f;
-    const mx_table *g = &rc->r->gen;
-    fprintf(f, "\n## Generation: ns per ID, median (min–max)\n\n"
-               "| kind | name | threads | ns per ID | repetitions |\n|---|---|---:|---:|---:|\n");
+    static const char *const gen_head[] = {
+        "kind", "name", "threads", "ns per ID", "repetitions",
+    };
+    const mx_table *g = &d->r->gen;
+    d->ops->heading(d, 2, "Generation: ns per ID, median (min–max)");
+    d->ops->table(d, 5, gen_head, "llrrr");
     for (int r = 0; r < g->nrow; r++) {
-        char m[96];
+        char m[CELL_LEN];
         med_range(g, r, "ns_per_id", 1, m, sizeof m);
-        fprintf(f, "| %s | %s | %s | %s | %s |\n", mx_table_str(g, r, 0), mx_table_str(g, r, 1),
-                mx_table_str(g, r, 2), m, mx_table_str(g, r, mx_table_col(g, "repetitions")));
+        const char *cells[] = { mx_table_str(g, r, 0), mx_table_str(g, r, 1),
+                                mx_table_str(g, r, 2), m,
+                                mx_table_str(g, r, mx_table_col(g, "repetitions")) };
+        d->ops->row(d, cells);
     }
-    fprintf(f, "\n## Inserts: medians (min–max) over the repeats\n");
-    if (!rc->r->ins.nrow) fprintf(f, "\nNo insert results.\n");
-    insert_tables(rc);
-    mx_report_scale(rc->r, f);
-    fprintf(f, "\n## Simulations (simulate.csv)\n\n");
-    if (rc->r->sim.nrow) whole_table(f, &rc->r->sim);
-    else fprintf(f, "No simulation results.\n");
-    fprintf(f, "\n## Claims (claims.md)\n\n");
-    claims(rc);
+    d->ops->heading(d, 2, "Inserts: medians (min–max) over the repeats");
+    if (!d->r->ins.nrow) d->ops->para(d, "No insert results.");
+    insert_tables(d);
+    mx_report_scale(d->r, d);
+    d->ops->heading(d, 2, "Simulations (simulate.csv)");
+    if (d->r->sim.nrow) whole_table(d, &d->r->sim);
+    else d->ops->para(d, "No simulation results.");
+    d->ops->heading(d, 2, "Claims (claims.md)");
+    return claims(d);
 }
 
-/* Write report.md from r through a temporary name (see matrix.h). */
+/* Write the report through ops (see report_doc.h). */
+int mx_report_write_doc(const mx_results *r, const mx_doc_ops *ops, idb_err *err)
+{
+    mx_doc d = { .ops = ops, .r = r };
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/%s", r->dir, ops->file);
+    idb_atomic a;
+    d.f = idb_atomic_open(&a, path);
+    if (!d.f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    report_head(&d);
+    int rc = report_plots(&d);
+    if (!rc) rc = report_tables(&d);
+    if (!rc) ops->end(&d);
+    if (idb_atomic_commit(&a, rc != 0) != 0 && !rc)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (rc) return idb_fail(err, rc, "cannot write %s: out of memory", path);
+    return 0;
+}
+
+/* Write report.md and report.html from r (see matrix.h). */
 int mx_report_write(const mx_results *r, idb_err *err)
 {
-    rctx rc = { .r = r };
-    char path[MX_FILE_MAX];
-    snprintf(path, sizeof path, "%s/report.md", r->dir);
-    idb_atomic a;
-    rc.f = idb_atomic_open(&a, path);
-    if (!rc.f) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
-    report_head(&rc);
-    report_plots(&rc);
-    report_tables(&rc);
-    if (idb_atomic_commit(&a, 0) != 0)
-        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    static const mx_doc_ops *const writers[] = { &mx_doc_md, &mx_doc_html };
+    for (size_t i = 0; i < sizeof writers / sizeof *writers; i++) {
+        int rc = mx_report_write_doc(r, writers[i], err);
+        if (rc) return rc;
+    }
     return 0;
 }

@@ -1,0 +1,19 @@
+/* results_index.h — index.html beside the results directories (results_index.c): every
+ * results directory of a parent with its date, git revision, command, status, headline
+ * figures and a link to its report.
+ */
+#ifndef IDB_MATRIX_RESULTS_INDEX_H
+#define IDB_MATRIX_RESULTS_INDEX_H
+
+#include "matrix.h"
+
+/* Write PARENT/index.html (through a temporary name) listing every directory of parent
+ * that holds a meta.json, newest first. Returns 0, IDB_EIO (parent unreadable, the file
+ * not written) or IDB_ENOMEM with err. */
+int mx_index_write(const char *parent, idb_err *err);
+
+/* mx_index_write for the directory that holds the results directory dir ("." when dir has
+ * no slash). Same returns. */
+int mx_index_update(const char *dir, idb_err *err);
+
+#endif
