@@ -41,6 +41,11 @@ typedef struct idb_store_stats {
     int64_t cache_misses;     /* pages read because the store's cache lacked them */
     int64_t read_pages;       /* pages read from the store's files (the OS's view of misses) */
     int64_t splits;           /* page splits (-1 if unknown) */
+    /* Server stores' figures. A store that leaves has_server 0 (every zero-initialised
+     * stats) has none of them: the runner reports them unknown. With has_server 1, -1 marks
+     * one figure the store cannot tell. */
+    int has_server;
+    int64_t wal_bytes;        /* write-ahead log bytes written during the run */
 } idb_store_stats;
 
 /* One point of a miss-ratio curve. */

@@ -12,6 +12,7 @@
     X(lmdb) \
     X(pagesim) \
     X(null) \
+    X(mariadb) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;
 #define ENTRY(name) &idb_store_##name,
