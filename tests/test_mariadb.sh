@@ -10,7 +10,7 @@ IDB=${1:?usage: test_mariadb.sh path/to/idbench path/to/test_store_mariadb}
 UNIT=${2:?usage: test_mariadb.sh path/to/idbench path/to/test_store_mariadb}
 . "$(dirname "$0")/cli_lib.sh"
 
-POOL=6M                        # smaller than the relation test's index (mariadbd's least)
+POOL=6291456                   # smaller than the relation test's index (mariadbd's least)
 READY_TENTHS=600               # how long (0.1 s) the server may take to accept connections
 srv=$(mktemp -d /tmp/idb-md-XXXXXX)
 sock=$srv/s.sock
@@ -74,6 +74,11 @@ expect 2 "socket and socket_file" -- "$IDB" insert --store mariadb --strategy co
   -s "socket=$sock" -s "socket_file=$tmp/socks"
 expect 2 "page_size not a power of two" -- "$IDB" insert --store mariadb --strategy counter \
   -n 10 -s "socket=$sock" -s page_size=5000
+
+expect 2 "a private server's setting the user's server does not have" -- "$IDB" insert \
+  --store mariadb --strategy counter -n 10 -s "socket=$sock" -s buffer_pool_bytes=16777216
+expect 0 "a private server's setting the user's server has" -- "$IDB" insert \
+  --store mariadb --strategy counter -n 10 -s "socket=$sock" -s buffer_pool_bytes=$POOL
 
 # --- runtime failures: exit 1
 : >"$tmp/plain"

@@ -66,6 +66,11 @@ int md_monitors_on(md_store *s, idb_err *err);
 /* Turn off what md_monitors_on turned on (best effort: close paths). */
 void md_monitors_off(md_store *s);
 
+/* With socket=: IDB_EINPUT when an option that sets a private server's setting
+ * (buffer_pool_bytes, flush_log_at_trx_commit, page_size) was given a value other than its
+ * default and the user's server has another; 0 otherwise; IDB_EIO when it cannot tell. */
+int md_settings_check(md_store *s, const idb_opts *o, idb_err *err);
+
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);
 

@@ -25,7 +25,8 @@
  * keep=1; nothing else of the user's server is changed except that the index metrics
  * (INNODB_METRICS index_page_splits) are enabled for the run when
  * they were off, and turned off again at close(). buffer_pool_bytes, flush_log_at_trx_commit
- * and page_size are settings of a private server; with socket= the server's own apply.
+ * and page_size are settings of a private server; with socket= the server's own apply, and a
+ * value given for one that the server does not have is bad input (mariadb_server.c).
  * Without socket= or socket_file= the store needs a private server per shard (harness/servers).
  *
  * stats(): mariadb_stats.c.
@@ -316,6 +317,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     const char *user = idb_opts_str(o, "user");
     if (!rc) rc = md_connect(s, user[0] ? user : NULL, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
+    if (!rc) rc = md_settings_check(s, o, err);
     if (!rc) rc = md_schema(s, err);
     if (!rc) rc = md_monitors_on(s, err);
     if (!rc) rc = md_counters_read(s, &s->start, err);
