@@ -79,6 +79,11 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "order_lat_p99_ns", K_I64, &r->order_lat_p99_ns },
         { "order_lat_p999_ns", K_I64, &r->order_lat_p999_ns },
         { "order_lat_max_ns", K_I64, &r->order_lat_max_ns },
+        { "wal_bytes_per_id", K_F1, &r->wal_bytes_per_id },
+        { "fpi_per_id", K_F4, &r->fpi_per_id }, { "splits_per_id", K_F4, &r->splits_per_id },
+        { "leaf_fragmentation", K_F4, &r->st.leaf_fragmentation },
+        { "index_bytes", K_I64, &r->st.index_bytes },
+        { "table_bytes", K_I64, &r->st.table_bytes },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

@@ -65,6 +65,12 @@ static const num_field fields[] = {
     { "order_lat_p99_ns", R(order_lat_p99_ns), 1, 1, 0 },
     { "order_lat_p999_ns", R(order_lat_p999_ns), 1, 1, 0 },
     { "order_lat_max_ns", R(order_lat_max_ns), 1, 1, 0 },
+    { "wal_bytes_per_id", R(wal_bytes_per_id), 0, 0, 1 },
+    { "fpi_per_id", R(fpi_per_id), 0, 0, 4 },
+    { "splits_per_id", R(splits_per_id), 0, 0, 4 },
+    { "leaf_fragmentation", R(st.leaf_fragmentation), 0, 0, 4 },
+    { "index_bytes", R(st.index_bytes), 1, 0, 0 },
+    { "table_bytes", R(st.table_bytes), 1, 0, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 

@@ -324,17 +324,45 @@ static void blank_model_times(idb_insert_result *res)
     for (size_t k = 0; k < sizeof i / sizeof *i; k++) *i[k] = -1;
 }
 
+/* Add shard k's server figures (store.h: has_server) s to sum: counts summed (-1 once a
+ * shard cannot tell), leaf_fragmentation leaf-weighted (*frag, *leaves) like fill_factor. */
+static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *frag,
+                       double *leaves)
+{
+    if (!s->has_server)
+        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = -1, s->leaf_fragmentation = -1;
+    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes };
+    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes };
+    for (size_t i = 0; i < sizeof val / sizeof *val; i++)
+        *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
+    if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
+    else if (*frag >= 0) *frag += s->leaf_fragmentation * (double)s->leaf_pages;
+    if (s->leaf_pages > 0) *leaves += (double)s->leaf_pages;
+}
+
+/* The per-ID rates of the server figures summed in res->st; -1 when unknown. */
+static void server_rates(idb_insert_result *res, double frag, double leaves, long long ids)
+{
+    idb_store_stats *sum = &res->st;
+    sum->has_server = 1;
+    sum->leaf_fragmentation = frag >= 0 && leaves > 0 ? frag / leaves : -1;
+    res->wal_bytes_per_id = sum->wal_bytes < 0 ? -1 : (double)sum->wal_bytes / (double)ids;
+    res->fpi_per_id = sum->fpi < 0 ? -1 : (double)sum->fpi / (double)ids;
+    res->splits_per_id = sum->splits < 0 ? -1 : (double)sum->splits / (double)ids;
+}
+
 /* After the timed part: store stats summed over shards, the curve, locality. */
 static int collect(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    double used = 0, cap = 0;
+    double used = 0, cap = 0, frag = 0, leaves = 0;
     idb_store_stats *sum = &res->st;
     *sum = (idb_store_stats){ .depth = -1 };
     for (int k = 0; k < cfg->shards; k++) {
         idb_store_stats s;
         int rc = cfg->store->stats(r->shards[k].store, &s, err);
         if (rc) return rc;
+        add_server(sum, &s, k, &frag, &leaves);
         int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
                            &sum->pages_written, &sum->cache_misses, &sum->splits,
                            &sum->checkpoint_pages, &sum->wal_frames, &sum->read_pages };
@@ -350,6 +378,7 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
         }
     }
     sum->fill_factor = cap > 0 ? used / cap : -1;
+    server_rates(res, frag, leaves, cfg->ids);
 
     if (cfg->n_curve > 0) {                            /* the store has curve (checked) */
         for (int i = 0; i < cfg->n_curve; i++)

@@ -59,6 +59,8 @@ typedef struct idb_insert_result {
     double achieved_per_s;            /* ids / wall time from the first order to the last
                                        * commit (open loop: from the first arrival) */
     idb_store_stats st;               /* summed over shards (depth, fill: see insert.c) */
+    /* Server stores (store.h: has_server): per ID from st's sums; -1 when unknown. */
+    double wal_bytes_per_id, fpi_per_id, splits_per_id;
     double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
     double tail_insert_frac;
     double insert_pos_p50;

@@ -46,6 +46,10 @@ typedef struct idb_store_stats {
      * one figure the store cannot tell. */
     int has_server;
     int64_t wal_bytes;        /* write-ahead log bytes written during the run */
+    int64_t fpi;              /* full-page images in that log */
+    int64_t index_bytes;      /* the ID's index, on disk */
+    int64_t table_bytes;      /* the table (heap), on disk */
+    double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
 } idb_store_stats;
 
 /* One point of a miss-ratio curve. */

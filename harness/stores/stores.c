@@ -12,6 +12,7 @@
     X(lmdb) \
     X(pagesim) \
     X(null) \
+    X(postgres) \
     X(mariadb) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;

@@ -1,0 +1,75 @@
+/* pg_int.h — what the three files of the postgres store share: the store's state, the key
+ * encoding and the helpers between store_postgres.c (options, open, close, schema),
+ * pg_write.c (insert and commit by prepared statements, pipeline or COPY) and pg_stats.c
+ * (the statistics queries and scan). Not a public interface.
+ */
+#ifndef IDB_PG_INT_H
+#define IDB_PG_INT_H
+
+#include <libpq-fe.h>
+#include <stdint.h>
+
+#include "store.h"
+
+#define PG_NAME_MAX 64           /* an identifier we make, NUL included */
+#define PG_LSN_MAX 32            /* "XXXXXXXX/XXXXXXXX" plus NUL, with room */
+#define PG_FIXED_FIELDS 5        /* id, shop, display_no, created_ms, total_cents */
+#define PG_FIELDS (PG_FIXED_FIELDS + 1)   /* and the payload */
+
+/* How the ID column is typed (key width decides: see store_postgres.c). */
+enum pg_key_type { PG_KEY_BIGINT, PG_KEY_UUID, PG_KEY_BYTEA };
+/* method= */
+enum pg_method { PG_PREPARED, PG_PIPELINE, PG_COPY };
+
+struct idb_server;
+
+typedef struct pg_store {
+    PGconn *c;
+    char dsn[IDB_OPT_VALUE_MAX];  /* what we connected with (kept to drop the schema) */
+    struct idb_server *srv;       /* our private server, or NULL with a dsn */
+    int shard;
+    int key_bytes, row_bytes, secondary, keep, fillfactor;
+    enum pg_key_type key_type;
+    enum pg_method method;
+    int64_t checkpoint_every;     /* rows between CHECKPOINTs, 0: none */
+    int64_t since_checkpoint;     /* rows since the last one */
+    int64_t rows;                 /* rows committed */
+    int in_txn;                   /* BEGIN sent, COMMIT not yet */
+    int pending;                  /* pipeline: statements whose results are not read yet */
+    int made_schema;              /* the schema is ours to drop */
+    char schema[PG_NAME_MAX];     /* idbench_<pid>_<shard>_<n>: lowercase, needs no quotes */
+    char start_lsn[PG_LSN_MAX];   /* WAL insert position when the run began */
+    char slot[PG_NAME_MAX];       /* the temporary replication slot keeping that WAL, or "" */
+    char ext_stattuple[PG_NAME_MAX];   /* schema of pgstattuple, "" if not available */
+    char ext_walinspect[PG_NAME_MAX];  /* schema of pg_walinspect, "" if not available */
+    uint8_t *buf;                 /* one row's encoded fields (COPY tuple or params) */
+    size_t buf_cap;
+} pg_store;
+
+/* "postgres: shard K: what: <libpq's message, first line>" into err with code; returns code. */
+int pg_fail(pg_store *s, idb_err *err, int code, const char *what);
+/* Run sql (no parameters, text results); 0 if it returned status want (PGRES_COMMAND_OK or
+ * PGRES_TUPLES_OK), else pg_fail with what. *out gets the result when out is not NULL (the
+ * caller PQclear()s it), else it is cleared. */
+int pg_exec(pg_store *s, const char *sql, ExecStatusType want, PGresult **out,
+            const char *what, idb_err *err);
+/* Encode row's ID as the bytes of its column's binary value into out (key_bytes bytes):
+ * bigint: the big-endian ID with its top bit flipped (so signed order = unsigned order);
+ * uuid and bytea: the ID's bytes. decode is the inverse. */
+void pg_key_encode(const pg_store *s, const idb_id *id, uint8_t *out);
+void pg_key_decode(const pg_store *s, const uint8_t *in, int len, idb_id *id);
+
+/* pg_write.c: the store's insert and commit hooks. */
+int pg_insert(void *h, const idb_row *row, idb_err *err);
+int pg_commit(void *h, idb_err *err);
+/* Prepare the insert statement (method prepared or pipeline). */
+int pg_write_prepare(pg_store *s, idb_err *err);
+
+/* pg_stats.c: after the table exists: find or make the extensions, keep the WAL from here
+ * (a temporary slot) and mark the start. Figures it cannot reach stay unknown; fails only
+ * on a lost connection. */
+int pg_stats_begin(pg_store *s, idb_err *err);
+int pg_stats(void *h, idb_store_stats *st, idb_err *err);
+int pg_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
+
+#endif

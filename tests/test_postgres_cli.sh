@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_postgres_cli.sh — `idbench insert --store postgres` on throw-away clusters (two, with
+# a small shared_buffers; pg_cluster.sh stops them however the test ends): the figures'
+# relations on a small run (with checkpoints, random keys write >= 50x the full-page images
+# and >= 2x the WAL bytes per ID of a counter); dsn_file sends shard k to the k-th server;
+# bad input exits 2, a server that is not there or dies mid-run exits 1, each with one line,
+# and the other shard's schema is dropped; other stores leave the new columns empty.
+# Usage: test_postgres_cli.sh IDBENCH
+set -u
+IDB=${1:?usage: test_postgres_cli.sh path/to/idbench}
+. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/pg_cluster.sh"
+trap 'pg_stop_all; rm -rf "$tmp"' EXIT
+pg_start A "shared_buffers = 1MB" && pg_start B "shared_buffers = 1MB" ||
+  { echo "could not start the PostgreSQL clusters" >&2; exit 1; }
+
+# field NAME: NAME's value in the CSV result in $tmp/out (header line, then one row).
+field() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
+                        NR == 2 && c { print $c }' "$tmp/out"
+}
+# sql DSN QUERY: one value.
+sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -At "$1" -c "$2"; }
+schemas() { sql "$1" "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'idbench\\_%'"; }
+
+run=(insert --store postgres -n 100000 -s "dsn=$A" -s checkpoint_every=2500 -s method=copy)
+expect 0 "counter with checkpoints" -- "$IDB" "${run[@]}" --strategy counter
+c_fpi=$(field fpi_per_id) c_wal=$(field wal_bytes_per_id) c_frag=$(field leaf_fragmentation)
+c_fill=$(field fill_factor)
+expect 0 "uuidv4 with checkpoints" -- "$IDB" "${run[@]}" --strategy uuidv4
+u_fpi=$(field fpi_per_id) u_wal=$(field wal_bytes_per_id) u_frag=$(field leaf_fragmentation)
+check "uuidv4: >= 50x the full-page images per ID ($u_fpi vs $c_fpi)" \
+  awk -v u="$u_fpi" -v c="$c_fpi" 'BEGIN { exit !(u > 0 && c > 0 && u >= 50 * c) }'
+check "uuidv4: >= 2x the WAL bytes per ID ($u_wal vs $c_wal)" \
+  awk -v u="$u_wal" -v c="$c_wal" 'BEGIN { exit !(c > 0 && u >= 2 * c) }'
+check "counter: leaves full and in order; uuidv4 out of order ($c_fill $c_frag $u_frag)" \
+  awk -v f="$c_fill" -v c="$c_frag" -v u="$u_frag" 'BEGIN { exit !(f >= 0.88 && c == 0 && u >= 0.4) }'
+check "no schema left behind" test "$(schemas "$A")" = 0
+
+printf '# two servers\n%s\n\n%s\n' "$A" "$B" >"$tmp/dsns"
+expect 0 "two shards on two servers (dsn_file)" -- "$IDB" insert --store postgres \
+  --strategy uuidv7 -n 4000 --shards 2 -s "dsn_file=$tmp/dsns" -s keep=1
+rows() {
+  local s; s=$(sql "$1" "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'idbench\\_%'")
+  sql "$1" "SELECT count(*) FROM $s.orders"
+}
+ra=$(rows "$A") rb=$(rows "$B")
+check "shard 0 on server A, shard 1 on B, one schema each ($ra + $rb rows)" \
+  awk -v a="$ra" -v b="$rb" 'BEGIN { exit !(a > 0 && b > 0 && a + b == 4000) }'
+for d in "$A" "$B"; do
+  sql "$d" "DO \$\$ DECLARE s text; BEGIN FOR s IN SELECT nspname FROM pg_namespace WHERE
+    nspname LIKE 'idbench\\_%' LOOP EXECUTE 'DROP SCHEMA ' || s || ' CASCADE'; END LOOP; END
+    \$\$" >/dev/null
+done
+
+base=(insert --store postgres --strategy counter -n 100)
+expect 2 "a malformed dsn" -- "$IDB" "${base[@]}" -s "dsn=host='unterminated"
+expect 2 "a dsn without key=value" -- "$IDB" "${base[@]}" -s "dsn=nonsense"
+expect 2 "dsn and dsn_file together" -- "$IDB" "${base[@]}" -s "dsn=$A" -s "dsn_file=$tmp/dsns"
+expect 2 "a dsn_file that is not there" -- "$IDB" "${base[@]}" -s "dsn_file=$tmp/none"
+printf '%s\nhost=\x27oops\n' "$A" >"$tmp/bad"
+expect 2 "a dsn_file with a malformed line" -- "$IDB" "${base[@]}" -s "dsn_file=$tmp/bad"
+: >"$tmp/empty"
+expect 2 "an empty dsn_file" -- "$IDB" "${base[@]}" -s "dsn_file=$tmp/empty"
+expect 2 "a bad shared_buffers" -- "$IDB" "${base[@]}" -s "dsn=$A" -s shared_buffers=8XB
+expect 1 "a dsn that does not connect" -- "$IDB" "${base[@]}" \
+  -s "dsn=host=$tmp/nowhere user=postgres"
+check "... says it cannot connect" grep -q "cannot connect" "$tmp/err"
+
+# A server killed mid-run: exit 1, one line; the other shard's schema is dropped.
+"$IDB" insert --store postgres --strategy uuidv4 -n 3000000 --shards 2 \
+  -s "dsn_file=$tmp/dsns" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 300); do
+  [ "$(schemas "$B")" = 1 ] && break
+  sleep 0.1
+done
+sleep 1
+pg_as "$PGBIN/pg_ctl" -D "$(pg_datadir "$B")" -m immediate -s stop
+wait $pid
+st=$?
+check "server killed mid-run: exit 1 (got $st)" test "$st" = 1
+check "... one idbench: line, no result" \
+  bash -c "[ \$(wc -l <'$tmp/err') = 1 ] && grep -q '^idbench: ' '$tmp/err' && ! [ -s '$tmp/out' ]"
+sed 's/^/  /' "$tmp/err"
+check "... the live server's schema is dropped" test "$(schemas "$A")" = 0
+
+expect 0 "sqlite: the server columns are empty" -- "$IDB" insert --store sqlite --strategy counter -n 100
+check "... wal_bytes_per_id fpi_per_id splits_per_id leaf_fragmentation index_bytes table_bytes" \
+  test -z "$(field wal_bytes_per_id)$(field fpi_per_id)$(field splits_per_id)$(field \
+  leaf_fragmentation)$(field index_bytes)$(field table_bytes)"
+cli_done
