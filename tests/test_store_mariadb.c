@@ -189,6 +189,8 @@ static void check_pages(const char *secondary, int root)
                   ((double)counted.leaves * (16384.0 - PAGE_OVERHEAD));
     assert_true(st.fill_factor > fill - FILL_TOLERANCE && st.fill_factor < fill + FILL_TOLERANCE);
     assert_true(data_length >= st.leaf_pages * 16384);
+    assert_int_equal(st.index_bytes, data_length);
+    assert_true(st.table_bytes >= st.index_bytes || root == PRIMARY_ROOT);
     assert_true(st.file_bytes >= data_length);
     assert_true(st.has_server && st.wal_bytes > 20000 * 100);   /* redo holds every row */
     assert_true(st.splits >= st.leaf_pages - 1);

@@ -25,6 +25,12 @@
  *                  sides. tests/test_store_mariadb.c checks it against the records' bytes in
  *                  the .ibd file's leaf pages.
  *   file_bytes     INNODB_SYS_TABLESPACES.FILE_SIZE of db/orders (the .ibd file).
+ *   index_bytes    innodb_index_stats `size` of the ID's index × page size: the pages its two
+ *                  segments reserve (SHOW TABLE STATUS's Data_length, or Index_length with
+ *                  secondary=1).
+ *   table_bytes    the same for PRIMARY: InnoDB's table is its clustered index, so without
+ *                  secondary=1 it equals index_bytes.
+ *   fpi, leaf_fragmentation: -1 (InnoDB's redo holds no full-page images; not read).
  *   branch_pages, depth, checkpoint_pages, wal_frames: -1 (not read).
  */
 #include <stddef.h>
@@ -124,6 +130,18 @@ static int64_t record_bytes(const md_store *s)
            s->row_bytes;
 }
 
+/* The pages the index reserves (innodb_index_stats `size`, after ANALYZE) in bytes. */
+static int index_size(md_store *s, const char *index, int64_t *bytes, idb_err *err)
+{
+    char sql[MD_SQL_MAX];
+    snprintf(sql, sizeof sql, "SELECT stat_value FROM mysql.innodb_index_stats WHERE "
+             "database_name = '%s' AND table_name = 'orders' AND index_name = '%s' AND "
+             "stat_name = 'size'", s->dbname, index);
+    int rc = md_query_i64(s, sql, bytes, err);
+    if (!rc && *bytes >= 0) *bytes *= s->page_size;
+    return rc;
+}
+
 /* Leaf pages of the ID's index (after ANALYZE TABLE) and the .ibd file's size into st. */
 static int page_figures(md_store *s, idb_store_stats *st, idb_err *err)
 {
@@ -134,6 +152,9 @@ static int page_figures(md_store *s, idb_store_stats *st, idb_err *err)
              "database_name = '%s' AND table_name = 'orders' AND index_name = '%s' AND "
              "stat_name = 'n_leaf_pages'", s->dbname, s->secondary ? "id_key" : "PRIMARY");
     rc = md_query_i64(s, sql, &st->leaf_pages, err);
+    if (rc) return rc;
+    rc = index_size(s, s->secondary ? "id_key" : "PRIMARY", &st->index_bytes, err);
+    if (!rc) rc = index_size(s, "PRIMARY", &st->table_bytes, err);
     if (rc) return rc;
     snprintf(sql, sizeof sql, "SELECT FILE_SIZE FROM information_schema.INNODB_SYS_TABLESPACES "
              "WHERE NAME = '%s/orders'", s->dbname);
@@ -151,7 +172,8 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
     md_store *s = h;
     *st = (idb_store_stats){ .leaf_pages = -1, .branch_pages = -1, .depth = -1,
                              .fill_factor = -1, .file_bytes = -1, .checkpoint_pages = -1,
-                             .wal_frames = -1, .has_server = 1 };
+                             .wal_frames = -1, .has_server = 1, .fpi = -1,
+                             .leaf_fragmentation = -1 };
     int rc = 0;
     if (s->in_txn) {
         s->in_txn = 0;
