@@ -1,7 +1,7 @@
 /* store_mariadb.c — `mariadb`: orders in a real MariaDB 10.11 server, InnoDB.
  *
  * Each shard's store talks to one server over its Unix socket, in a database of its own
- * (idbench_<pid>_<shard>), with one table:
+ * (idbench_<pid>_<n>_s<shard>, n counting the process's opens), with one table:
  *
  *   orders (id          BIGINT UNSIGNED (8-byte keys) | BINARY(16) | BINARY(n)  NOT NULL,
  *           shop        INT UNSIGNED, display_no INT UNSIGNED,
@@ -291,7 +291,7 @@ static void md_close(void *h)
     free(s);
 }
 
-/* Open shard k's store: connect to its server, create database idbench_<pid>_<k> and the
+/* Open shard k's store: connect to its server, create database idbench_<pid>_<n>_s<k>, the
  * orders table for key_bytes-wide keys. dir is not used with socket= (the server keeps
  * the files). IDB_EINPUT for bad options; IDB_EIO when the server cannot be reached or
  * refuses; on failure what this call created on the server is dropped. */
@@ -306,7 +306,8 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     s->row_bytes = (int)idb_opts_int(o, "row_bytes");
     s->secondary = (int)idb_opts_int(o, "secondary");
     s->keep = (int)idb_opts_int(o, "keep");
-    snprintf(s->dbname, sizeof s->dbname, "idbench_%ld_%lld", (long)getpid(),
+    static int opened;                             /* stores this process opened */
+    snprintf(s->dbname, sizeof s->dbname, "idbench_%ld_%d_s%lld", (long)getpid(), opened++,
              (long long)idb_opts_int(o, IDB_STORE_SHARD));
     s->payload = malloc((size_t)s->row_bytes + 1);
     rc = s->payload ? pick_socket(o, s->socket, err)
