@@ -53,7 +53,7 @@ int cli_kv_add(cli_kv *l, const char *s);
 int cli_parse_count(const char *flag, const char *s, long long min, long long max, long long *out);
 
 /* The commands, in cmd_*.c files named after them (cmd_ids.c: list, help, gen, decode;
- * cmd_matrix.c: matrix, plot). Each returns the exit status. */
+ * cmd_matrix.c: matrix, plot; cmd_clean.c: clean). Each returns the exit status. */
 int cmd_list(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
@@ -65,5 +65,6 @@ int cmd_claims(int argc, char **argv);
 int cmd_collide(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 #endif

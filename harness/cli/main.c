@@ -27,6 +27,7 @@ const cli_command cli_commands[] = {
     { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]",
       cmd_matrix },
     { "plot", "plot RESULTS_DIR", cmd_plot },
+    { "clean", "clean DIR", cmd_clean },
     { 0 },
 };
 

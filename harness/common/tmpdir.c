@@ -18,15 +18,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#define SLOTS 16                     /* directories registered at once, at most */
+#define SLOTS 64                     /* directories registered at once, at most */
+#define ROOT_TMPDIR_MODE 0711         /* as root: the servers' users may pass through */
+#define PID_SLOTS 64                 /* server processes registered at once, at most */
 #define DEPTH_MAX 32                 /* levels removal descends */
 #define PASSES_MAX 64                /* rereads of one directory while entries remain */
 #define DENTS_BUF 2048               /* bytes of directory entries read at once */
 
 static char slot_path[SLOTS][PATH_MAX];
 static volatile sig_atomic_t slot_used[SLOTS];
+static volatile sig_atomic_t slot_pid[PID_SLOTS];   /* 0: free */
 static volatile sig_atomic_t caught;             /* the signal caught, 0 none */
 static volatile sig_atomic_t mode = -1;          /* enum idb_on_signal; -1: not chosen yet */
 
@@ -88,9 +92,16 @@ static void block(int how)
     pthread_sigmask(how, &set, NULL);
 }
 
-/* Remove every registered directory (async-signal-safe). */
+/* Remove every registered directory after SIGKILLing every registered process and its
+ * process group (async-signal-safe). */
 static void remove_registered(void)
 {
+    for (int i = 0; i < PID_SLOTS; i++)
+        if (slot_pid[i]) {
+            kill(-(pid_t)slot_pid[i], SIGKILL);
+            kill((pid_t)slot_pid[i], SIGKILL);
+            slot_pid[i] = 0;
+        }
     for (int i = 0; i < SLOTS; i++)
         if (slot_used[i]) {
             remove_at(AT_FDCWD, slot_path[i], 0);
@@ -134,6 +145,7 @@ void idb_signals_default(void)
 {
     for (size_t i = 0; mode >= 0 && i < NSIGNALS; i++) sigaction(signals[i], &initial[i], NULL);
     for (int i = 0; i < SLOTS; i++) slot_used[i] = 0;
+    for (int i = 0; i < PID_SLOTS; i++) slot_pid[i] = 0;
     caught = 0;
     mode = -1;
 }
@@ -163,6 +175,7 @@ int idb_tmpdir_make(char *buf, size_t len)
     int i = 0;
     while (i < SLOTS && slot_used[i]) i++;
     int rc = i == SLOTS ? (errno = EMFILE, -1) : mkdtemp(buf) ? 0 : -1;
+    if (rc == 0 && geteuid() == 0 && chmod(buf, ROOT_TMPDIR_MODE) != 0) rc = -1;
     int e = errno;
     if (rc == 0) {
         memcpy(slot_path[i], buf, strlen(buf) + 1);
@@ -171,6 +184,28 @@ int idb_tmpdir_make(char *buf, size_t len)
     block(SIG_UNBLOCK);
     errno = e;
     return rc;
+}
+
+int idb_tmpdir_adopt(const char *dir)
+{
+    if (strlen(dir) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (mode < 0 && idb_signals_catch(IDB_ON_SIGNAL_CLEAN_AND_DIE) != 0) return -1;
+    block(SIG_BLOCK);
+    int i = 0;
+    while (i < SLOTS && slot_used[i]) i++;
+    if (i < SLOTS) {
+        memcpy(slot_path[i], dir, strlen(dir) + 1);
+        slot_used[i] = 1;
+    }
+    block(SIG_UNBLOCK);
+    if (i == SLOTS) {
+        errno = EMFILE;
+        return -1;
+    }
+    return 0;
 }
 
 int idb_tmpdir_remove(const char *dir)
@@ -182,4 +217,27 @@ int idb_tmpdir_remove(const char *dir)
     block(SIG_UNBLOCK);
     errno = e;
     return rc;
+}
+
+int idb_pid_register(int pid)
+{
+    if (mode < 0 && idb_signals_catch(IDB_ON_SIGNAL_CLEAN_AND_DIE) != 0) return -1;
+    block(SIG_BLOCK);
+    int i = 0;
+    while (i < PID_SLOTS && slot_pid[i]) i++;
+    if (i < PID_SLOTS) slot_pid[i] = pid;
+    block(SIG_UNBLOCK);
+    if (i == PID_SLOTS) {
+        errno = EMFILE;
+        return -1;
+    }
+    return 0;
+}
+
+void idb_pid_unregister(int pid)
+{
+    block(SIG_BLOCK);
+    for (int i = 0; i < PID_SLOTS; i++)
+        if (slot_pid[i] == pid) slot_pid[i] = 0;
+    block(SIG_UNBLOCK);
 }

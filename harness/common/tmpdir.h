@@ -11,6 +11,10 @@
  *       what it must, removes its directories and calls idb_signal_die (matrix, plot).
  * A signal that was ignored when the program started (a background job of a shell without
  * job control) stays ignored.
+ *
+ * Server processes (harness/servers) register their pids too: before the directories are
+ * removed, the handler (and idb_signal_die) SIGKILLs each registered process and its
+ * process group, so no server outlives an interrupted idbench.
  */
 #ifndef IDB_TMPDIR_H
 #define IDB_TMPDIR_H
@@ -18,12 +22,26 @@
 #include <stddef.h>
 
 /* Create a new empty directory under $TMPDIR (or /tmp), registered for removal on a
- * signal; its path goes into buf. Returns 0, or -1 with errno set. */
+ * signal; its path goes into buf. Mode 0700, or 0711 when run as root, so that a private
+ * server running as its package's user (harness/servers) can reach its dir inside.
+ * Returns 0, or -1 with errno set. */
 int idb_tmpdir_make(char *buf, size_t len);
+
+/* Register dir, made by the caller (mkdtemp), for removal on a signal like the directories
+ * idb_tmpdir_make makes; idb_tmpdir_remove removes it. Returns 0, or -1 with errno set. */
+int idb_tmpdir_adopt(const char *dir);
 
 /* Remove dir and everything in it (not following symlinks) and unregister it. Returns 0,
  * or -1 with errno set when something could not be removed. */
 int idb_tmpdir_remove(const char *dir);
+
+/* Register pid (a child that leads its own process group) to be SIGKILLed, with its group,
+ * when a signal kills the program; installs the default handling if none was chosen.
+ * Returns 0, or -1 with errno EMFILE when the table is full. */
+int idb_pid_register(int pid);
+
+/* Forget pid (it was stopped in order). */
+void idb_pid_unregister(int pid);
 
 enum idb_on_signal { IDB_ON_SIGNAL_CLEAN_AND_DIE, IDB_ON_SIGNAL_FLAG };
 
@@ -38,8 +56,8 @@ int idb_signal_caught(void);
  * and a registry of its own that is empty (the parent's directories are the parent's). */
 void idb_signals_default(void);
 
-/* When a signal was caught: remove every registered directory and die of that signal
- * (its default action). Returns only when none was caught. */
+/* When a signal was caught: kill every registered process, remove every registered
+ * directory and die of that signal (its default action). Returns only when none was caught. */
 void idb_signal_die(void);
 
 #endif

@@ -1,0 +1,240 @@
+/* proc.c — the process side of the servers: forking a server (or its initialiser) as the
+ * server user, tied to idbench's life; reading a process's start time; stopping a process
+ * group; the last lines of a log for error messages.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server_int.h"
+#include "tmpdir.h"
+
+#define POLL_NS 10000000L              /* 10 ms between looks at a stopping process */
+#define NS_PER_MS 1000000L
+#define EXEC_FAILED 127                /* a child's exit status when exec failed */
+#define STAT_STARTTIME_FIELD 22        /* proc(5): starttime, counted from the pid */
+#define TAIL_BYTES 1024                /* bytes of a log's end read for a message */
+#define TAIL_LINES 3
+#define PROC_STAT_LEN 1024
+#define KIDS_MAX 256                   /* children of a server killed with it, at most */
+#define KILL_WAIT_POLLS 500            /* 5 s for killed processes to disappear */
+
+int srv_no_deathsig;
+
+/* Sleep for POLL_NS. */
+static void poll_sleep(void)
+{
+    struct timespec ts = { 0, POLL_NS };
+    nanosleep(&ts, NULL);
+}
+
+/* In the child: become cred, die with the parent, redirect output to log, exec. Never
+ * returns. Messages go to the log (stdout/stderr are idbench's until the dup2). */
+static void child_exec(const srv_cred *cred, const char *const *argv, const char *log,
+                       pid_t parent)
+{
+    idb_signals_default();
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setpgid(0, 0);
+    if (cred->drop && (setgroups(0, NULL) != 0 || setgid(cred->gid) != 0 ||
+                       setuid(cred->uid) != 0))
+        _exit(EXEC_FAILED);
+    if (!srv_no_deathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(EXEC_FAILED);
+    if (getppid() != parent) _exit(EXEC_FAILED);        /* the parent died before prctl */
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (in < 0 || out < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+        dup2(out, STDERR_FILENO) < 0)
+        _exit(EXEC_FAILED);
+    execv(argv[0], (char *const *)argv);
+    dprintf(STDERR_FILENO, "idbench: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(EXEC_FAILED);
+}
+
+int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pid_t *pid,
+              idb_err *err)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pid_t parent = getpid();
+    fflush(NULL);
+    sigprocmask(SIG_BLOCK, &all, &old);         /* the child must not run our handlers */
+    pid_t p = fork();
+    if (p == 0) child_exec(cred, argv, log, parent);
+    int e = errno;
+    if (p > 0) {
+        setpgid(p, p);                          /* both sides: no race with kill(-p) */
+        if (idb_pid_register(p) != 0) {
+            kill(p, SIGKILL);
+            waitpid(p, NULL, 0);
+            p = -1;
+            e = errno;
+        }
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (p < 0) return idb_fail(err, IDB_EIO, "cannot start %s: %s", argv[0], strerror(e));
+    *pid = p;
+    return 0;
+}
+
+int srv_run(const srv_cred *cred, const char *const *argv, const char *log, const char *what,
+            idb_err *err)
+{
+    pid_t pid;
+    int rc = srv_spawn(cred, argv, log, &pid, err), st = 0;
+    if (rc) return rc;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    idb_pid_unregister(pid);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    char tail[TAIL_BYTES];
+    srv_log_tail(log, tail, sizeof tail);
+    return idb_fail(err, IDB_EIO, "%s failed (status %d; log %s): %s", what,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log, tail);
+}
+
+int srv_capture_version(const char *bin, char *buf, size_t len)
+{
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0) return -1;
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        int devnull = open("/dev/null", O_RDWR);
+        dup2(devnull, STDIN_FILENO);
+        dup2(fd[1], STDOUT_FILENO);
+        dup2(devnull, STDERR_FILENO);
+        execl(bin, bin, "--version", (char *)NULL);
+        _exit(EXEC_FAILED);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    for (ssize_t r; p > 0 && n + 1 < len && (r = read(fd[0], buf + n, len - 1 - n)) != 0;)
+        if (r > 0) n += (size_t)r;
+        else if (errno != EINTR) break;
+    close(fd[0]);
+    int st = 0;
+    while (p > 0 && waitpid(p, &st, 0) < 0 && errno == EINTR) {}
+    buf[n] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return p > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && n ? 0 : -1;
+}
+
+/* Read /proc/PID/stat into buf; return the text after the command's closing ')' (starting
+ * with " STATE PPID ..."), or NULL when pid does not exist. */
+static char *proc_stat(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strrchr(buf, ')');                  /* the command may hold spaces and ')' */
+}
+
+unsigned long long srv_proc_starttime(pid_t pid)
+{
+    char buf[PROC_STAT_LEN];
+    char *p = proc_stat(pid, buf, sizeof buf);
+    if (!p || p[1] == 0 || p[2] == 'Z') return 0;          /* a zombie has ended */
+    for (int field = 2; field < STAT_STARTTIME_FIELD && p; field++) p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The parent pid of pid from /proc, 0 when unknown. */
+static pid_t proc_ppid(pid_t pid)
+{
+    char buf[PROC_STAT_LEN];
+    char *p = proc_stat(pid, buf, sizeof buf);
+    return p && p[1] && p[2] ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+}
+
+/* Up to max children of pid (by /proc) into kids; returns how many. */
+static int children(pid_t pid, pid_t *kids, int max)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    for (struct dirent *e; d && n < max && (e = readdir(d));) {
+        pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+        if (p > 0 && proc_ppid(p) == pid) kids[n++] = p;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+/* 1 while pid exists (a child of ours is reaped when it has exited). */
+static int exists(pid_t pid, int own_child)
+{
+    if (own_child) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        return !(r == pid || (r < 0 && errno == ECHILD));
+    }
+    return srv_proc_starttime(pid) != 0;
+}
+
+void srv_kill_tree(pid_t pid, int own_child)
+{
+    pid_t kids[KIDS_MAX];
+    unsigned long long start[KIDS_MAX];
+    int n = children(pid, kids, KIDS_MAX);
+    for (int i = 0; i < n; i++) start[i] = srv_proc_starttime(kids[i]);
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    for (int i = 0; i < n; i++) kill(kids[i], SIGKILL);
+    if (own_child) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    for (int t = 0; t < KILL_WAIT_POLLS; t++) {
+        int left = !own_child && exists(pid, 0);
+        for (int i = 0; i < n; i++) left |= start[i] && srv_proc_starttime(kids[i]) == start[i];
+        if (!left) return;
+        poll_sleep();
+    }
+}
+
+int srv_stop_pid(pid_t pid, int sig, int own_child, int timeout_ms)
+{
+    kill(pid, sig);
+    for (long waited = 0; waited < (long)timeout_ms * NS_PER_MS; waited += POLL_NS) {
+        if (!exists(pid, own_child)) {
+            kill(-pid, SIGKILL);               /* whatever of its group is left */
+            return 0;
+        }
+        poll_sleep();
+    }
+    srv_kill_tree(pid, own_child);
+    return 1;
+}
+
+void srv_log_tail(const char *path, char *buf, size_t len)
+{
+    char raw[TAIL_BYTES + 1];
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    off_t end = lseek(fd, 0, SEEK_END), start = end > TAIL_BYTES ? end - TAIL_BYTES : 0;
+    ssize_t n = pread(fd, raw, TAIL_BYTES, start);
+    close(fd);
+    if (n <= 0) return;
+    while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == ' ')) n--;
+    raw[n] = 0;
+    char *p = raw + n;
+    for (int lines = 0; p > raw && lines < TAIL_LINES; p--)
+        if (p[-1] == '\n' && ++lines == TAIL_LINES) break;
+    size_t o = 0;
+    for (; *p && o + 4 < len; p++) {
+        if (*p == '\n') o += (size_t)snprintf(buf + o, len - o, " | ");
+        else if ((unsigned char)*p >= ' ') buf[o++] = *p;
+    }
+    buf[o < len ? o : len - 1] = 0;
+}

@@ -1,0 +1,305 @@
+/* server.c — the server lifecycle behind server.h: the kind table, the preflight, starting
+ * (directories, socket directory, config, readiness), alive/kill/restart/stop, the list of
+ * started servers for exit paths. The process mechanics are in proc.c, pid files and clean
+ * in pidfile.c, each kind's specifics in srv_KIND.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server_int.h"
+#include "tmpdir.h"
+
+#define START_TIMEOUT_MS 60000         /* a server not ready by then is stopped: IDB_EIO */
+#define STOP_TIMEOUT_MS 20000          /* SIGTERM, then SIGKILL after this */
+#define READY_POLL_NS 10000000L        /* 10 ms between readiness checks */
+#define NS_PER_MS 1000000L
+#define DIR_MODE 0700
+#define PARENT_MODE 0755               /* parents of conf->dir that idbench makes */
+
+static const srv_kind *const kinds[] = { &srv_postgres };
+#define NKINDS (sizeof kinds / sizeof *kinds)
+
+static idb_server *started;            /* every server started and not stopped */
+static pid_t owner;                    /* the process that started them (not a fork child) */
+
+/* The kind named name, or NULL. */
+static const srv_kind *find_kind(const char *name)
+{
+    for (size_t i = 0; name && i < NKINDS; i++)
+        if (strcmp(kinds[i]->name, name) == 0) return kinds[i];
+    return NULL;
+}
+
+int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char **value)
+{
+    const char *kv = s->settings[i], *eq = strchr(kv, '=');
+    if (!eq || eq == kv || (size_t)(eq - kv) >= nlen) return -1;
+    memcpy(name, kv, (size_t)(eq - kv));
+    name[eq - kv] = 0;
+    *value = eq + 1;
+    return 0;
+}
+
+int srv_write_file(const idb_server *s, const char *path, const char *text, idb_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    size_t n = strlen(text);
+    int ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+    if (ok && s->cred.drop) ok = fchown(fd, s->cred.uid, s->cred.gid) == 0;
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0) ok = 0;
+    if (!ok) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(e));
+    return 0;
+}
+
+int srv_free_port(void)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+    if (fd < 0) return 0;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+int srv_socket_accepts(const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path) return 0;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Make dir (and missing parents, 0755) and give dir to cred, 0700. Returns 0 or IDB_EIO. */
+static int make_dir(const char *dir, const srv_cred *cred, idb_err *err)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return idb_fail(err, IDB_EINPUT, "server dir too long: %s", dir);
+    for (char *p = path + 1;; p++) {
+        int last = !*p;
+        if (*p != '/' && !last) continue;
+        *p = 0;
+        int made = mkdir(path, last ? DIR_MODE : PARENT_MODE) == 0;
+        if (!made && errno != EEXIST)
+            return idb_fail(err, IDB_EIO, "cannot make %s: %s", path, strerror(errno));
+        if (made && !last) chmod(path, PARENT_MODE);
+        if (last) break;
+        *p = '/';
+    }
+    if ((cred->drop && chown(dir, cred->uid, cred->gid) != 0) || chmod(dir, DIR_MODE) != 0)
+        return idb_fail(err, IDB_EIO, "cannot give %s to %s: %s", dir, cred->name,
+                        strerror(errno));
+    return 0;
+}
+
+/* Make s's private socket directory /tmp/idb-XXXXXX, owned by the server user. */
+static int make_sockdir(idb_server *s, idb_err *err)
+{
+    snprintf(s->sockdir, sizeof s->sockdir, "%sXXXXXX", SRV_SOCKDIR_PREFIX);
+    if (!mkdtemp(s->sockdir)) {
+        s->sockdir[0] = 0;
+        return idb_fail(err, IDB_EIO, "cannot make a socket directory in /tmp: %s",
+                        strerror(errno));
+    }
+    if ((s->cred.drop && chown(s->sockdir, s->cred.uid, s->cred.gid) != 0) ||
+        idb_tmpdir_adopt(s->sockdir) != 0) {
+        int e = errno;
+        rmdir(s->sockdir);
+        s->sockdir[0] = 0;
+        return idb_fail(err, IDB_EIO, "cannot prepare the socket directory: %s", strerror(e));
+    }
+    return 0;
+}
+
+/* Sleep READY_POLL_NS. */
+static void ready_sleep(void)
+{
+    struct timespec ts = { 0, READY_POLL_NS };
+    nanosleep(&ts, NULL);
+}
+
+/* Start s's server process (config written, data initialised) and wait until it accepts
+ * connections. Returns 0 or IDB_EIO (the log's last lines in the message). */
+static int launch(idb_server *s, idb_err *err)
+{
+    const char *argv[32] = { 0 };
+    int rc = s->kind->conf(s, err);
+    if (rc) return rc;
+    s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
+    if ((rc = srv_spawn(&s->cred, argv, s->log, &s->pid, err))) return rc;
+    for (long waited = 0;; waited += READY_POLL_NS) {
+        int st = 0;
+        if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+            char tail[sizeof err->msg];
+            idb_pid_unregister(s->pid);
+            s->pid = 0;
+            srv_log_tail(s->log, tail, sizeof tail);
+            return idb_fail(err, IDB_EIO, "%s server exited while starting (log %s): %s",
+                            s->kind->name, s->log, tail);
+        }
+        if (s->kind->ready(s)) break;
+        if (waited > (long)START_TIMEOUT_MS * NS_PER_MS) {
+            srv_kill_tree(s->pid, 1);
+            idb_pid_unregister(s->pid);
+            s->pid = 0;
+            return idb_fail(err, IDB_EIO, "%s server not ready after %d s (log %s)",
+                            s->kind->name, START_TIMEOUT_MS / 1000, s->log);
+        }
+        ready_sleep();
+    }
+    s->starttime = srv_proc_starttime(s->pid);
+    return srv_pidfile_write(s, err);
+}
+
+/* The version string "Product X.Y.Z" from `bin --version` after the kind's marker. */
+static void read_version(idb_server *s)
+{
+    char line[256];
+    snprintf(s->version, sizeof s->version, "%s (unknown version)", s->kind->product);
+    if (srv_capture_version(s->bin[0], line, sizeof line) != 0) return;
+    const char *v = strstr(line, s->kind->version_marker);
+    if (!v) return;
+    v += strlen(s->kind->version_marker);
+    int n = (int)strcspn(v, " -,");
+    snprintf(s->version, sizeof s->version, "%s %.*s", s->kind->product, n, v);
+}
+
+/* Fill s from c after the preflight: copies, paths, the socket directory, the port. */
+static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
+{
+    char abs[PATH_MAX];
+    int rc = make_dir(c->dir, &s->cred, err);
+    if (rc) return rc;
+    if (!realpath(c->dir, abs)) return idb_fail(err, IDB_EIO, "%s: %s", c->dir, strerror(errno));
+    if (snprintf(s->dir, sizeof s->dir, "%s", abs) >= (int)sizeof s->dir ||
+        snprintf(s->log, sizeof s->log, "%s/%s", abs, SRV_LOGFILE) >= (int)sizeof s->log ||
+        snprintf(s->pidfile, sizeof s->pidfile, "%s/%s", abs, SRV_PIDFILE) >=
+            (int)sizeof s->pidfile)
+        return idb_fail(err, IDB_EINPUT, "server dir too long: %s", c->dir);
+    srv_pidfile_clean(s->pidfile);                 /* a stale server of a killed run */
+    s->settings = calloc((size_t)c->nsettings + 1, sizeof *s->settings);
+    if (!s->settings) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    for (int i = 0; i < c->nsettings; i++, s->nsettings++)
+        if (!(s->settings[i] = strdup(c->settings[i])))
+            return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->tcp = c->tcp;
+    if (c->tcp && !(s->port = srv_free_port()))
+        return idb_fail(err, IDB_EIO, "no free loopback TCP port");
+    if ((rc = make_sockdir(s, err))) return rc;
+    if (s->kind->socket_path(s) != 0)
+        return idb_fail(err, IDB_EIO, "socket path too long in %s", s->sockdir);
+    read_version(s);
+    return 0;
+}
+
+int idb_server_start(const idb_server_conf *c, idb_server **out, idb_err *err)
+{
+    if (!owner) atexit(idb_servers_stop_all);  /* a return from main, an exit() */
+    owner = getpid();
+    idb_server *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = srv_preflight(c, &s->kind, &s->cred, s->bin, err);
+    if (!rc) rc = prepare(s, c, err);
+    if (!rc && s->kind->init) rc = s->kind->init(s, err);
+    if (!rc) rc = launch(s, err);
+    if (rc) {
+        idb_server_stop(s);
+        return rc;
+    }
+    s->next = started;
+    started = s;
+    *out = s;
+    return 0;
+}
+
+const char *idb_server_socket(const idb_server *s) { return s->socket; }
+const char *idb_server_socket_dir(const idb_server *s) { return s->sockdir; }
+int idb_server_port(const idb_server *s) { return s->port; }
+const char *idb_server_user(const idb_server *s) { return s->kind->db_user; }
+const char *idb_server_version(const idb_server *s) { return s->version; }
+int idb_server_pid(const idb_server *s) { return (int)s->pid; }
+
+int idb_server_alive(idb_server *s)
+{
+    if (!s->pid) return 0;
+    siginfo_t si = { 0 };
+    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && !si.si_pid)
+        return 1;
+    kill(-s->pid, SIGKILL);                     /* what is left of its group, before reaping */
+    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
+    idb_pid_unregister(s->pid);
+    s->pid = 0;
+    return 0;
+}
+
+int idb_server_kill(idb_server *s, idb_err *err)
+{
+    if (!idb_server_alive(s))
+        return idb_fail(err, IDB_EIO, "%s server is not running", s->kind->name);
+    srv_kill_tree(s->pid, 1);
+    idb_pid_unregister(s->pid);
+    s->pid = 0;
+    return 0;
+}
+
+int idb_server_restart(idb_server *s, idb_err *err)
+{
+    if (idb_server_alive(s))
+        return idb_fail(err, IDB_EINPUT, "%s server is still running", s->kind->name);
+    return launch(s, err);
+}
+
+/* Take s off the list of started servers. */
+static void unlist(idb_server *s)
+{
+    for (idb_server **p = &started; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            return;
+        }
+}
+
+void idb_server_stop(idb_server *s)
+{
+    if (!s) return;
+    unlist(s);
+    if (s->pid && getpid() == owner) {          /* a fork child never stops the parent's */
+        srv_stop_pid(s->pid, s->kind->stop_signal, 1, STOP_TIMEOUT_MS);
+        idb_pid_unregister(s->pid);
+    }
+    if (s->pidfile[0]) unlink(s->pidfile);
+    if (s->sockdir[0]) idb_tmpdir_remove(s->sockdir);
+    for (int i = 0; i < s->nsettings; i++) free(s->settings[i]);
+    free(s->settings);
+    free(s);
+}
+
+void idb_servers_stop_all(void)
+{
+    if (getpid() != owner) started = NULL;      /* a fork child: not its servers */
+    while (started) idb_server_stop(started);
+}
+
+void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
+
+const srv_kind *srv_find_kind(const char *name) { return find_kind(name); }

@@ -1,0 +1,95 @@
+/* server.h — private database server processes (PostgreSQL, MariaDB, Redis) that idbench
+ * starts for a store's shard or a counter backend, watches, kills (faults) and stops.
+ *
+ * A server runs in the foreground as a child of idbench, in its own process group, as the
+ * package's user (postgres, mysql, redis) when idbench runs as root and as idbench's own user
+ * otherwise. Its files (data, config, log, the pid file idbench-server.pid) live in conf->dir
+ * (0700, owned by the server user); its Unix socket lives in a short private directory
+ * /tmp/idb-XXXXXX (socket paths are limited to 107 bytes) that stopping it removes. It dies
+ * with idbench: PR_SET_PDEATHSIG(SIGKILL), a kill of every registered server in the signal
+ * handler of tmpdir.h, idb_servers_stop_all() for orderly exits; a server left by a killed
+ * run is found by its pid file (idb_servers_clean, and the next start in the same dir).
+ * docs/servers.md has the details.
+ *
+ * Threads: start a server from a thread that lives as long as the server (the main thread):
+ * PR_SET_PDEATHSIG fires when the thread that forked the server ends. All calls on one
+ * server from one thread at a time.
+ */
+#ifndef IDB_SERVER_H
+#define IDB_SERVER_H
+
+#include "err.h"
+
+typedef struct idb_server idb_server;
+
+typedef struct idb_server_conf {
+    const char *kind;                 /* "postgres", "mariadb", "redis" */
+    const char *dir;                  /* the server's files go here (data, config, pid file,
+                                         log); made if missing; 0700, owned by the server user */
+    const char *const *settings;      /* "name=value" config settings (kind's names), */
+    int nsettings;                    /*   written into the kind's config file */
+    int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port */
+} idb_server_conf;
+
+/* Check, before starting, that conf's kind exists, its binaries are there, the filesystem of
+ * conf->dir has the kind's minimum of free space, and the server user can reach conf->dir
+ * (every existing parent searchable). Returns 0, IDB_EINPUT (unknown kind, bad setting) or
+ * IDB_EIO with one message that says what to fix. */
+int idb_server_preflight(const idb_server_conf *c, idb_err *err);
+
+/* Run the preflight, stop a stale server of a killed run in conf->dir, initialise the data
+ * directory when new, write the config, start the server in the foreground as a child and
+ * return once it accepts connections. *out is the caller's until idb_server_stop. Returns 0,
+ * IDB_EINPUT, IDB_ENOMEM or IDB_EIO (a server that exits while starting: the last lines of
+ * its log in the message, with the log's path). */
+int idb_server_start(const idb_server_conf *c, idb_server **out, idb_err *err);
+
+/* The socket file's path (short, private), and its directory (libpq's host=). Owned by s. */
+const char *idb_server_socket(const idb_server *s);
+const char *idb_server_socket_dir(const idb_server *s);
+
+/* The loopback TCP port, 0 when the server listens on its Unix socket only. */
+int idb_server_port(const idb_server *s);
+
+/* The database user to connect as ("idbench" for postgres, "root" for mariadb, "default"
+ * for redis); the servers trust local connections, no password. */
+const char *idb_server_user(const idb_server *s);
+
+/* The server's version from its binary, e.g. "PostgreSQL 15.18", "MariaDB 10.11.14",
+ * "Redis 7.0.15". Owned by s. */
+const char *idb_server_version(const idb_server *s);
+
+/* The server's main process id (0 when it is not running). */
+int idb_server_pid(const idb_server *s);
+
+/* 1 while the server runs, 0 once it has exited (it is reaped then). */
+int idb_server_alive(idb_server *s);
+
+/* A fault: SIGKILL the server's process group and reap it; its socket directory and data
+ * stay for idb_server_restart. Returns 0, or IDB_EIO when it was not running. */
+int idb_server_kill(idb_server *s, idb_err *err);
+
+/* Start a server that was killed (or that died) again on the same data, config, socket and
+ * port; returns once it accepts connections. Returns 0, IDB_EINPUT when it still runs, or
+ * IDB_EIO as idb_server_start. */
+int idb_server_restart(idb_server *s, idb_err *err);
+
+/* Stop the server in order (SIGTERM, SIGKILL after a timeout), reap it, remove its pid file
+ * and socket directory, and free s. s may be NULL. */
+void idb_server_stop(idb_server *s);
+
+/* Stop every server this process started and has not stopped (for exit paths). */
+void idb_servers_stop_all(void);
+
+/* Stop the stale servers whose pid files (idbench-server.pid) lie under dir, at most a few
+ * levels down, when their recorded start time still matches the process (a recycled pid is
+ * never signalled); remove those pid files and the recorded socket directories. *stopped is
+ * the number of processes stopped. dir itself is kept. Returns 0, IDB_EINPUT (dir is not a
+ * directory) or IDB_EIO. */
+int idb_servers_clean(const char *dir, int *stopped, idb_err *err);
+
+/* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
+ * and leave a stale server for idb_servers_clean to find. */
+void idb_servers_test_no_deathsig(int on);
+
+#endif

@@ -1,0 +1,148 @@
+/* server_int.h — what server.c, proc.c and the kinds (srv_postgres.c, srv_mariadb.c,
+ * srv_redis.c) share: the server record, the kind table's entry, the process helpers.
+ */
+#ifndef IDB_SERVER_INT_H
+#define IDB_SERVER_INT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "server.h"
+
+#define SRV_BINS_MAX 2                 /* binaries a kind runs (server, initialiser) */
+#define SRV_SOCKDIR_LEN 32             /* "/tmp/idb-XXXXXX" and room to spare */
+#define SRV_SOCKET_LEN 108             /* sizeof sun_path */
+#define SRV_VERSION_LEN 64
+#define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
+#define SRV_PIDFILE "idbench-server.pid"
+#define SRV_LOGFILE "server.log"
+#define SRV_SOCKDIR_PREFIX "/tmp/idb-"
+
+/* A binary of a kind: its default path and the environment variable that overrides it. */
+typedef struct srv_bin {
+    const char *env;
+    const char *path;
+} srv_bin;
+
+/* Who a child runs as: drop = 0 keeps idbench's own user. */
+typedef struct srv_cred {
+    int drop;
+    uid_t uid;
+    gid_t gid;
+    char name[64];
+} srv_cred;
+
+typedef struct srv_kind srv_kind;
+
+struct idb_server {
+    const srv_kind *kind;
+    srv_cred cred;
+    char dir[PATH_MAX];
+    char log[PATH_MAX];
+    char pidfile[PATH_MAX];
+    char sockdir[SRV_SOCKDIR_LEN];
+    char socket[SRV_SOCKET_LEN];
+    char version[SRV_VERSION_LEN];
+    char bin[SRV_BINS_MAX][PATH_MAX];   /* the kind's binaries, resolved */
+    char arg[SRV_ARGS_MAX][PATH_MAX + 64];  /* room for the kind's argv strings */
+    char **settings;                    /* copies of the conf's "name=value" */
+    int nsettings;
+    int tcp, port;
+    pid_t pid;                          /* 0: not running */
+    unsigned long long starttime;       /* /proc/PID/stat field 22 */
+    struct idb_server *next;            /* the list of started servers */
+};
+
+/* One server kind: names, binaries, and the hooks server.c calls in this order at a start:
+ * init (when the data directory is new), conf (every start), argv, then ready until 1. */
+struct srv_kind {
+    const char *name;
+    const char *user;                   /* the package's user, when idbench runs as root */
+    const char *db_user;                /* the database user to connect as */
+    const char *package;                /* the Debian package that has the binaries */
+    srv_bin bins[SRV_BINS_MAX];         /* bins[0]: the server; path NULL: unused slot */
+    int stop_signal;                    /* the orderly stop that does not wait for clients */
+    uint64_t min_free_bytes;            /* free space the preflight asks for */
+    const char *version_marker;         /* the version follows this in `BIN --version` */
+    const char *product;                /* "PostgreSQL": the version string's first word */
+    int (*socket_path)(idb_server *s);  /* fill s->socket from s->sockdir and s->port */
+    int (*init)(idb_server *s, idb_err *err);
+    int (*conf)(idb_server *s, idb_err *err);
+    void (*argv)(idb_server *s, const char **argv, size_t max);  /* may use s->arg */
+    int (*ready)(idb_server *s);        /* 1 once it accepts connections */
+};
+
+extern const srv_kind srv_postgres;
+extern const srv_kind srv_mariadb;
+extern const srv_kind srv_redis;
+
+/* proc.c ---------------------------------------------------------------------------- */
+
+/* Fork a child in its own process group that runs as cred (setgroups, setgid, setuid, then
+ * PR_SET_PDEATHSIG unless disabled), with stdin /dev/null and stdout/stderr appended to log,
+ * and execs argv[0]; its pid is registered for the signal handler. Returns 0 or IDB_EIO. */
+int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pid_t *pid,
+              idb_err *err);
+
+/* srv_spawn, then wait for the child's exit: 0 when it exited 0, else IDB_EIO naming what
+ * and the log's last lines. */
+int srv_run(const srv_cred *cred, const char *const *argv, const char *log, const char *what,
+            idb_err *err);
+
+/* Run `bin --version` as idbench's user and put its first output line into buf. Returns 0
+ * or -1. */
+int srv_capture_version(const char *bin, char *buf, size_t len);
+
+/* The start time of pid (field 22 of /proc/PID/stat), 0 when it does not exist. */
+unsigned long long srv_proc_starttime(pid_t pid);
+
+/* SIGKILL pid, its process group and its children (postgres's each lead their own group),
+ * reap pid when it is our child, and wait (a few seconds at most) until they are gone. */
+void srv_kill_tree(pid_t pid, int own_child);
+
+/* Stop a server: sig to pid, srv_kill_tree after timeout_ms; a child of ours is reaped.
+ * Returns 1 when it had to be killed, 0 otherwise. */
+int srv_stop_pid(pid_t pid, int sig, int own_child, int timeout_ms);
+
+/* The last lines of the log at path, joined with " | " on one line, into buf. */
+void srv_log_tail(const char *path, char *buf, size_t len);
+
+/* Tests: PR_SET_PDEATHSIG is skipped when this is set. */
+extern int srv_no_deathsig;
+
+/* pidfile.c ------------------------------------------------------------------------- */
+
+/* Write s's pid file (pid, kind, start time, socket directory). Returns 0 or IDB_EIO. */
+int srv_pidfile_write(const idb_server *s, idb_err *err);
+
+/* Stop the server recorded in the pid file at path when its start time matches, remove the
+ * recorded socket directory and the pid file. Returns 1 when a process was stopped, else 0. */
+int srv_pidfile_clean(const char *path);
+
+/* preflight.c ----------------------------------------------------------------------- */
+
+/* idb_server_preflight, also returning the kind, the user to run as and the binaries'
+ * resolved paths (environment overrides applied). */
+int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
+                  char bins[][PATH_MAX], idb_err *err);
+
+/* Small helpers (server.c) ----------------------------------------------------------- */
+
+/* Write text to path (created 0600, owned by the server user). Returns 0 or IDB_EIO. */
+int srv_write_file(const idb_server *s, const char *path, const char *text, idb_err *err);
+
+/* Split "name=value" (the setting i of s) into name and value; 0, or -1 when malformed. */
+int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char **value);
+
+/* The kind named name, or NULL. */
+const srv_kind *srv_find_kind(const char *name);
+
+/* A loopback TCP port free now, or 0. */
+int srv_free_port(void);
+
+/* 1 when a Unix-socket connect to path succeeds. */
+int srv_socket_accepts(const char *path);
+
+#endif

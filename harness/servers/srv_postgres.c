@@ -1,0 +1,104 @@
+/* srv_postgres.c — the postgres server kind: PostgreSQL 15 from Debian, a cluster made by
+ * initdb in DIR/data (superuser "idbench", trust on the private socket only), the settings in
+ * DIR/data/idbench.conf (included by postgresql.conf), ready when postmaster.pid says so.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server_int.h"
+
+#define PG_BIN "/usr/lib/postgresql/15/bin"
+#define PG_SOCKET_PORT 5432            /* names the socket file when there is no TCP port */
+#define PG_DB_USER "idbench"
+#define PG_CONF_LEN 8192
+#define PIDFILE_STATUS_LINE 8          /* postmaster.pid: the line that says "ready" */
+#define PIDFILE_LINE_LEN 1024
+
+/* The socket file: SOCKDIR/.s.PGSQL.PORT. */
+static int pg_socket_path(idb_server *s)
+{
+    int port = s->port ? s->port : PG_SOCKET_PORT;
+    int n = snprintf(s->socket, sizeof s->socket, "%s/.s.PGSQL.%d", s->sockdir, port);
+    return n < 0 || n >= (int)sizeof s->socket ? -1 : 0;
+}
+
+/* initdb when DIR/data has no PG_VERSION, then the include of idbench.conf. */
+static int pg_init(idb_server *s, idb_err *err)
+{
+    char data[PATH_MAX + 8], probe[PATH_MAX + 32];
+    snprintf(data, sizeof data, "%s/data", s->dir);
+    snprintf(probe, sizeof probe, "%s/PG_VERSION", data);
+    if (access(probe, F_OK) == 0) return 0;
+    const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "--auth=trust", "-E",
+                           "UTF8", "--locale=C", "--no-sync", NULL };
+    int rc = srv_run(&s->cred, argv, s->log, "initdb", err);
+    if (rc) return rc;
+    snprintf(probe, sizeof probe, "%s/postgresql.conf", data);
+    FILE *f = fopen(probe, "a");
+    int ok = f && fputs("include_if_exists = 'idbench.conf'\n", f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok ? 0 : idb_fail(err, IDB_EIO, "cannot append to %s", probe);
+}
+
+/* DIR/data/idbench.conf: where it listens, then the settings, each quoted. */
+static int pg_conf(idb_server *s, idb_err *err)
+{
+    char text[PG_CONF_LEN], path[PATH_MAX + 32], name[128];
+    int n = snprintf(text, sizeof text, "# written by idbench at every start\n"
+                     "listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n",
+                     s->port ? "127.0.0.1" : "", s->port ? s->port : PG_SOCKET_PORT,
+                     s->sockdir);
+    for (int i = 0; i < s->nsettings && n < (int)sizeof text; i++) {
+        const char *v;
+        if (srv_setting(s, i, name, sizeof name, &v) != 0)
+            return idb_fail(err, IDB_EINPUT, "postgres: bad setting '%s'", s->settings[i]);
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s = '%s'\n", name, v);
+    }
+    if (n >= (int)sizeof text) return idb_fail(err, IDB_EINPUT, "postgres: too many settings");
+    snprintf(path, sizeof path, "%s/data/idbench.conf", s->dir);
+    return srv_write_file(s, path, text, err);
+}
+
+/* postgres -D DIR/data, in the foreground. */
+static void pg_argv(idb_server *s, const char **argv, size_t max)
+{
+    snprintf(s->arg[0], sizeof s->arg[0], "%s/data", s->dir);
+    const char *a[] = { s->bin[0], "-D", s->arg[0] };
+    for (size_t i = 0; i < sizeof a / sizeof *a && i < max; i++) argv[i] = a[i];
+}
+
+/* Ready when DIR/data/postmaster.pid names this process and its status line says "ready". */
+static int pg_ready(idb_server *s)
+{
+    char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN];
+    snprintf(path, sizeof path, "%s/data/postmaster.pid", s->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = 0;
+    for (int i = 1; fgets(line, sizeof line, f); i++) {
+        if (i == 1 && atoi(line) != (int)s->pid) break;
+        if (i == PIDFILE_STATUS_LINE) ok = strncmp(line, "ready", strlen("ready")) == 0;
+    }
+    fclose(f);
+    return ok;
+}
+
+const srv_kind srv_postgres = {
+    .name = "postgres",
+    .user = "postgres",
+    .db_user = PG_DB_USER,
+    .package = "postgresql-15",
+    .bins = { { "IDBENCH_POSTGRES", PG_BIN "/postgres" }, { "IDBENCH_INITDB", PG_BIN "/initdb" } },
+    .stop_signal = SIGINT,             /* fast shutdown: SIGTERM would wait for clients */
+    .min_free_bytes = 256ull << 20,
+    .version_marker = "(PostgreSQL) ",
+    .product = "PostgreSQL",
+    .socket_path = pg_socket_path,
+    .init = pg_init,
+    .conf = pg_conf,
+    .argv = pg_argv,
+    .ready = pg_ready,
+};

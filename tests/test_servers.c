@@ -1,0 +1,268 @@
+/* test_servers.c — the server lifecycle of harness/servers, per kind: start and stop leave
+ * no process and no socket directory; a setting reaches the server; a killed server is seen
+ * as dead and restarts on the same data; TCP on loopback; a long dir; the preflight's
+ * refusals (unknown kind, bad setting, missing binary, unreachable dir).
+ * The kinds to test are in IDB_SERVER_KINDS (default: all); clients are the packages' CLIs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "tmpdir.h"
+
+#define CMD_LEN 4096
+#define OUT_LEN 256
+#define GONE_POLLS 500                 /* 0.01 s each: how long a stopped process may take */
+
+/* Per kind: a setting and how to read it back, and how to write and read one value. */
+typedef struct kind_case {
+    const char *kind;
+    const char *setting;               /* name=value given at start */
+    const char *show;                  /* client command printing the setting's value */
+    const char *want;                  /* what it prints */
+    const char *write;                 /* client command storing 42 */
+    const char *read;                  /* client command printing it back */
+    const char *restart_setting;       /* a setting the restart test needs, or NULL */
+} kind_case;
+
+/* Client commands: %1$s socket dir, %2$s socket path, %3$d postgres port. */
+#define PSQL "psql -X -q -At -h '%1$s' -p %3$d -U idbench -d postgres -c "
+static const kind_case cases[] = {
+    { "postgres", "shared_buffers=24MB", PSQL "'show shared_buffers'", "24MB",
+      PSQL "'create table t(v int); insert into t values (42)'", PSQL "'select v from t'",
+      NULL },
+};
+
+#define BASE_LEN 1024
+static char base[BASE_LEN];            /* the test's scratch dir */
+
+/* Run cmd (a format over the server's socket dir, socket and port) and put the first line
+ * of its output into out. Returns its exit status. */
+static int client(const idb_server *s, const char *fmt, char *out)
+{
+    char cmd[CMD_LEN], full[CMD_LEN + 16];
+    int port = idb_server_port(s) ? idb_server_port(s) : 5432;
+    snprintf(cmd, sizeof cmd, fmt, idb_server_socket_dir(s), idb_server_socket(s), port);
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    out[0] = 0;
+    if (!p) return -1;
+    if (fgets(out, OUT_LEN, p)) out[strcspn(out, "\n")] = 0;
+    while (fgetc(p) != EOF) {}
+    return pclose(p);
+}
+
+/* 1 when pid is gone (or a zombie) within the grace time. */
+static int gone(int pid)
+{
+    char path[64], buf[512];
+    for (int i = 0; i < GONE_POLLS; i++) {
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) return 1;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        char *p = strrchr(buf, ')');
+        if (p && p[1] && p[2] == 'Z') return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* The kinds under test: IDB_SERVER_KINDS (comma-separated) or all. */
+static int wanted(const char *kind)
+{
+    const char *env = getenv("IDB_SERVER_KINDS");
+    if (!env || !*env) return 1;
+    size_t n = strlen(kind);
+    for (const char *p = env; (p = strstr(p, kind)); p += n)
+        if ((p == env || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+    return 0;
+}
+
+/* Start kind in base/name with the given settings; fail the test when it does not start. */
+static idb_server *start(const char *kind, const char *name, const char *const *settings,
+                         int n, int tcp)
+{
+    char dir[BASE_LEN + CMD_LEN];
+    snprintf(dir, sizeof dir, "%s/%s", base, name);
+    idb_server_conf c = { .kind = kind, .dir = dir, .settings = settings, .nsettings = n,
+                          .tcp = tcp };
+    idb_server *s = NULL;
+    idb_err err = { 0 };
+    int rc = idb_server_start(&c, &s, &err);
+    if (rc) fail_msg("%s: %s", kind, err.msg);
+    return s;
+}
+
+/* Start, a setting reaches the server, stop: nothing left. */
+static void test_start_stop(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const kind_case *k = &cases[i];
+        if (!wanted(k->kind)) continue;
+        idb_server *s = start(k->kind, "start-stop", &k->setting, 1, 0);
+        char out[OUT_LEN], sockdir[CMD_LEN], path[CMD_LEN];
+        int pid = idb_server_pid(s);
+        assert_true(pid > 0);
+        assert_int_equal(idb_server_alive(s), 1);
+        assert_true(strlen(idb_server_socket(s)) < 108);
+        assert_int_equal(access(idb_server_socket(s), F_OK), 0);
+        assert_int_equal(idb_server_port(s), 0);
+        assert_non_null(strchr(idb_server_version(s), '.'));
+        assert_int_equal(client(s, k->show, out), 0);
+        assert_string_equal(out, k->want);
+        snprintf(sockdir, sizeof sockdir, "%s", idb_server_socket_dir(s));
+        idb_server_stop(s);
+        assert_true(gone(pid));
+        assert_int_equal(access(sockdir, F_OK), -1);
+        snprintf(path, sizeof path, "%s/start-stop/idbench-server.pid", base);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+}
+
+/* A killed server is dead, restarts on the same data with the same socket. */
+static void test_kill_restart(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const kind_case *k = &cases[i];
+        if (!wanted(k->kind)) continue;
+        idb_server *s = start(k->kind, "kill", &k->restart_setting, !!k->restart_setting, 0);
+        char out[OUT_LEN], sock[CMD_LEN];
+        idb_err err = { 0 };
+        assert_int_equal(client(s, k->write, out), 0);
+        int pid = idb_server_pid(s);
+        snprintf(sock, sizeof sock, "%s", idb_server_socket(s));
+        assert_int_equal(idb_server_restart(s, &err), IDB_EINPUT);     /* still running */
+        kill(pid, SIGKILL);                                /* dies behind our back */
+        assert_true(gone(pid) || idb_server_alive(s) == 0);
+        assert_int_equal(idb_server_alive(s), 0);
+        assert_int_equal(idb_server_kill(s, &err), IDB_EIO);          /* not running */
+        assert_int_equal(idb_server_restart(s, &err), 0);
+        assert_int_equal(idb_server_alive(s), 1);
+        assert_string_equal(idb_server_socket(s), sock);
+        assert_int_equal(client(s, k->read, out), 0);
+        assert_string_equal(out, "42");
+        pid = idb_server_pid(s);
+        assert_int_equal(idb_server_kill(s, &err), 0);                /* the fault itself */
+        assert_true(gone(pid));
+        assert_int_equal(idb_server_alive(s), 0);
+        assert_int_equal(idb_server_restart(s, &err), 0);
+        assert_int_equal(client(s, k->read, out), 0);
+        assert_string_equal(out, "42");
+        idb_server_stop(s);
+    }
+}
+
+/* 1 when a TCP connect to 127.0.0.1:port succeeds. */
+static int tcp_accepts(int port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* tcp = 1: a loopback port that accepts; and a dir longer than a socket path may be. */
+static void test_tcp_long_dir(void **state)
+{
+    (void)state;
+    char name[BASE_LEN];
+    snprintf(name, sizeof name, "long-%0120d/shard-0", 0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const kind_case *k = &cases[i];
+        if (!wanted(k->kind)) continue;
+        idb_server *s = start(k->kind, name, NULL, 0, 1);
+        char out[OUT_LEN];
+        assert_true(strlen(base) + strlen(name) > 107);
+        assert_true(idb_server_port(s) > 0);
+        assert_true(tcp_accepts(idb_server_port(s)));
+        assert_int_equal(client(s, k->write, out), 0);
+        int port = idb_server_port(s);
+        idb_server_stop(s);
+        assert_false(tcp_accepts(port));
+    }
+}
+
+/* The preflight's refusals: each one message, the right code. */
+static void test_preflight(void **state)
+{
+    (void)state;
+    char dir[CMD_LEN], locked[CMD_LEN];
+    idb_err err = { 0 };
+    snprintf(dir, sizeof dir, "%s/pre", base);
+    idb_server_conf c = { .kind = "nosuch", .dir = dir };
+    assert_int_equal(idb_server_preflight(&c, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "nosuch"));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const kind_case *k = &cases[i];
+        if (!wanted(k->kind)) continue;
+        const char *bad[] = { "x='1'" };
+        c = (idb_server_conf){ .kind = k->kind, .dir = dir, .settings = bad, .nsettings = 1 };
+        assert_int_equal(idb_server_preflight(&c, &err), IDB_EINPUT);
+        c.nsettings = 0;
+        assert_int_equal(idb_server_preflight(&c, &err), 0);
+        snprintf(locked, sizeof locked, "%s/locked", base);
+        mkdir(locked, 0);
+        chmod(locked, 0);
+        snprintf(dir, sizeof dir, "%s/locked/shard-0", base);
+        assert_int_equal(idb_server_preflight(&c, &err), IDB_EIO);
+        assert_non_null(strstr(err.msg, "cannot reach"));
+        snprintf(dir, sizeof dir, "%s/pre", base);
+        static const char *const envs[] = { "IDBENCH_POSTGRES", "IDBENCH_INITDB",
+            "IDBENCH_MARIADBD", "IDBENCH_MARIADB_INSTALL_DB", "IDBENCH_REDIS_SERVER" };
+        int refused = 0;
+        for (size_t e = 0; e < sizeof envs / sizeof *envs; e++) {
+            setenv(envs[e], "/nonexistent/bin", 1);
+            int rc = idb_server_preflight(&c, &err);
+            unsetenv(envs[e]);
+            if (rc == 0) continue;                          /* another kind's binary */
+            refused++;
+            assert_int_equal(rc, IDB_EIO);
+            assert_non_null(strstr(err.msg, "/nonexistent/bin is missing"));
+        }
+        assert_true(refused > 0);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (idb_tmpdir_make(base, sizeof base) != 0) return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    idb_servers_stop_all();
+    return idb_tmpdir_remove(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_start_stop),
+        cmocka_unit_test(test_kill_restart),
+        cmocka_unit_test(test_tcp_long_dir),
+        cmocka_unit_test(test_preflight),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# test_servers.sh — no private server outlives idbench: a process holding servers
+# (tests/srv_helper) stopped by SIGINT leaves no process and no socket directory; SIGKILLed,
+# its servers die with it (PR_SET_PDEATHSIG), and with that disabled (--no-deathsig, a stale
+# server) `idbench clean DIR` or the next start in the same dir stops them; clean never
+# signals a process whose start time differs from its pid file's; clean's bad input.
+# Every process a run starts carries a tag in its environment, so none can hide.
+# Usage: test_servers.sh IDBENCH SRV_HELPER KIND...
+set -u
+IDB=${1:?usage: test_servers.sh IDBENCH SRV_HELPER KIND...}
+HELPER=${2:?usage: test_servers.sh IDBENCH SRV_HELPER KIND...}
+shift 2
+. "$(dirname "$0")/cli_lib.sh"
+set -m            # job control: a background job gets SIGINT (without it, the shell ignores it)
+chmod 711 "$tmp"  # as root, the servers' users must reach their dirs under it
+
+tag=idbench-servers-$$-$RANDOM
+GRACE_TENTHS=50   # how long (0.1 s) processes may take to go
+
+# tagged: the pids of live processes started under the tag (zombies have no environment).
+tagged() {
+  grep -lsxz "IDB_TEST_TAG=$tag" /proc/[0-9]*/environ | cut -d/ -f3 | tr '\n' ' '
+}
+
+# none_left: wait until no tagged process is left; status 0 when none is.
+none_left() {
+  local n=0
+  while [ -n "$(tagged)" ] && [ $n -lt $GRACE_TENTHS ]; do sleep 0.1; n=$((n + 1)); done
+  [ -z "$(tagged)" ]
+}
+
+# hold ARGS...: start srv_helper ARGS in the background, wait for its servers; sets $hpid.
+hold() {
+  local want=0 a n=0
+  for a in "$@"; do case $a in *:*) want=$((want + 1)) ;; esac; done
+  IDB_TEST_TAG=$tag "$HELPER" "$@" >"$tmp/held" 2>"$tmp/herr" &
+  hpid=$!
+  while [ "$(grep -c '^pid ' "$tmp/held")" -lt $want ] && kill -0 $hpid 2>/dev/null &&
+        [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+  check "helper started $want server(s)" test "$(grep -c '^pid ' "$tmp/held")" -eq $want
+  [ -s "$tmp/herr" ] && sed 's/^/  helper: /' "$tmp/herr"
+}
+
+# sockdirs: the socket directories of the held servers.
+sockdirs() { sed -n 's/^pid [0-9]* socket \(.*\)\/[^/]* port .*/\1/p' "$tmp/held"; }
+
+# no_sockdir: none of the held servers' socket directories exists.
+no_sockdir() { local d; for d in $(sockdirs); do [ ! -e "$d" ] || return 1; done; }
+
+# server_pids: the held servers' main pids.
+server_pids() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$tmp/held"; }
+
+for kind in "$@"; do
+  d=$tmp/$kind
+  # SIGINT: the handler kills the servers and removes the socket directories (no deathsig:
+  # the handler alone must do it).
+  hold --no-deathsig "$kind:$d/shard-0" "$kind:$d/shard-1"
+  check "$kind: servers run under the helper" test "$(tagged | wc -w)" -gt 2
+  kill -INT $hpid; wait $hpid; st=$?
+  check "$kind: helper died of SIGINT" test $st -eq 130
+  check "$kind: no process left after SIGINT" none_left
+  check "$kind: no socket dir left after SIGINT" no_sockdir
+
+  # SIGKILL: the servers die with idbench; clean removes the socket dir they left.
+  hold "$kind:$d/shard-0"
+  kill -KILL $hpid; wait $hpid
+  check "$kind: no process left after SIGKILL (deathsig)" none_left
+  expect 0 "$kind: clean after SIGKILL" -- "$IDB" clean "$d"
+  check "$kind: clean says 0 stopped (already dead)" grep -q '^stopped 0 stale servers' "$tmp/out"
+  check "$kind: clean removed the socket dir" no_sockdir
+
+  # A stale server (no deathsig): idbench clean finds and stops it.
+  hold --no-deathsig "$kind:$d/shard-0" "$kind:$d/shard-1"
+  kill -KILL $hpid; wait $hpid
+  sleep 0.5
+  check "$kind: stale servers survive a SIGKILLed helper" test -n "$(tagged)"
+  expect 0 "$kind: clean stops stale servers" -- "$IDB" clean "$d"
+  check "$kind: clean says 2 stopped" grep -q '^stopped 2 stale servers' "$tmp/out"
+  check "$kind: no process left after clean" none_left
+  check "$kind: no socket dir left after clean" no_sockdir
+  check "$kind: clean keeps the dir" test -d "$d/shard-0"
+
+  # A stale server: the next start in the same dir stops it first.
+  hold --no-deathsig "$kind:$d/shard-0"
+  old=$(server_pids)
+  kill -KILL $hpid; wait $hpid
+  hold "$kind:$d/shard-0"
+  check "$kind: next start stopped the stale server" test ! -d "/proc/$old"
+  check "$kind: next start runs a new server" test "$(server_pids)" != "$old"
+  kill -TERM $hpid; wait $hpid
+  check "$kind: no process left after SIGTERM" none_left
+  check "$kind: no socket dir left after SIGTERM" no_sockdir
+done
+
+# Clean and pid files, no server needed: a live process whose start time differs from the
+# pid file's is never signalled; with the right start time it is stopped.
+mkdir -p "$tmp/fake/shard-0"
+sleep 60 &
+spid=$!
+start=$(sed 's/.*) //' /proc/$spid/stat | cut -d' ' -f20)
+printf 'pid %d\nkind redis\nstart %d\nsockdir /tmp/idb-none\n' $spid $((start + 1)) \
+  >"$tmp/fake/shard-0/idbench-server.pid"
+expect 0 "clean: a recycled pid" -- "$IDB" clean "$tmp/fake"
+check "clean: a recycled pid is not signalled" kill -0 $spid
+check "clean: says 0" grep -q '^stopped 0 stale servers' "$tmp/out"
+check "clean: removes the stale pid file" test ! -e "$tmp/fake/shard-0/idbench-server.pid"
+printf 'pid %d\nkind redis\nstart %d\nsockdir /tmp/idb-none\n' $spid $start \
+  >"$tmp/fake/shard-0/idbench-server.pid"
+expect 0 "clean: a matching start time" -- "$IDB" clean "$tmp/fake"
+check "clean: says 1" grep -q '^stopped 1 stale server ' "$tmp/out"
+wait $spid 2>/dev/null
+check "clean: the process was stopped" test ! -d /proc/$spid
+kill $spid 2>/dev/null
+
+expect 2 "clean: no argument" -- "$IDB" clean
+expect 2 "clean: two arguments" -- "$IDB" clean "$tmp" "$tmp"
+expect 2 "clean: not a directory" -- "$IDB" clean "$tmp/nonexistent"
+expect 0 "clean: an empty directory" -- "$IDB" clean "$tmp/fake"
+check "clean: says 0 in an empty directory" grep -q '^stopped 0 stale servers' "$tmp/out"
+
+cli_done
