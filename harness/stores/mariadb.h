@@ -13,6 +13,7 @@
 
 #define MD_DB_NAME_MAX 64          /* "idbench_<pid>_<shard>" and the like */
 #define MD_SQL_MAX 1024            /* the longest statement the store builds */
+#define MD_USER_MAX 256            /* a database user name (an option's longest value) */
 
 /* The server-wide counters the store reads at open() and at stats(); stats() reports the
  * differences (see mariadb_stats.c for what each one means). */
@@ -43,6 +44,8 @@ typedef struct md_store {
     md_counters start;             /* counters at open() */
     char dbname[MD_DB_NAME_MAX];
     char socket[PATH_MAX];
+    char user[MD_USER_MAX];        /* the database user ("": the login user) */
+    struct idb_server *server;     /* the private server, or NULL on a user's server */
 } md_store;
 
 /* Run one statement that returns no rows. Returns 0, or code with err saying
@@ -70,6 +73,14 @@ void md_monitors_off(md_store *s);
  * (buffer_pool_bytes, flush_log_at_trx_commit, page_size) was given a value other than its
  * default and the user's server has another; 0 otherwise; IDB_EIO when it cannot tell. */
 int md_settings_check(md_store *s, const idb_opts *o, idb_err *err);
+
+/* Start shard's private server in <dir>/mariadb with o's settings (harness/servers);
+ * fills s->server, s->socket, s->user. Returns 0 or the server API's code (IDB_EIO: the
+ * preflight or the start failed, with one message). */
+int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *err);
+
+/* Stop s's private server (orderly) and forget it; NULL server is fine. */
+void md_server_stop(md_store *s);
 
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);

@@ -27,7 +27,7 @@
  * they were off, and turned off again at close(). buffer_pool_bytes, flush_log_at_trx_commit
  * and page_size are settings of a private server; with socket= the server's own apply, and a
  * value given for one that the server does not have is bad input (mariadb_server.c).
- * Without socket= or socket_file= the store needs a private server per shard (harness/servers).
+ * Without socket= or socket_file= each shard starts its own server (mariadb_server.c).
  *
  * stats(): mariadb_stats.c.
  */
@@ -273,7 +273,8 @@ static int md_schema(md_store *s, idb_err *err)
     return 0;
 }
 
-/* Close the connection and free s (NULL is fine); drops the database unless keep=1. */
+/* Close the connection and free s (NULL is fine). On a user's server the database is
+ * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir. */
 static void md_close(void *h)
 {
     md_store *s = h;
@@ -284,20 +285,21 @@ static void md_close(void *h)
         if (s->in_txn) mysql_rollback(s->db);
         md_monitors_off(s);
         snprintf(sql, sizeof sql, "DROP DATABASE `%s`", s->dbname);
-        if (s->created_db && !s->keep) mysql_query(s->db, sql);   /* best effort */
+        if (s->created_db && !s->keep && !s->server) mysql_query(s->db, sql);  /* best effort */
         mysql_close(s->db);
     }
+    md_server_stop(s);
     free(s->payload);
     free(s);
 }
 
-/* Open shard k's store: connect to its server, create database idbench_<pid>_<n>_s<k>, the
- * orders table for key_bytes-wide keys. dir is not used with socket= (the server keeps
- * the files). IDB_EINPUT for bad options; IDB_EIO when the server cannot be reached or
- * refuses; on failure what this call created on the server is dropped. */
+/* Open shard k's store: start its private server in dir/mariadb (without socket=) or pick
+ * its socket, connect, create database idbench_<pid>_<n>_s<k> and the orders table for
+ * key_bytes-wide keys. IDB_EINPUT for bad options; IDB_EIO when the server cannot be started
+ * or reached or refuses; on failure what this call created on a user's server is dropped
+ * and a server it started is stopped. */
 static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err)
 {
-    (void)dir;
     int rc = md_check(o, key_bytes, err);
     if (rc) return rc;
     md_store *s = calloc(1, sizeof *s);
@@ -312,13 +314,11 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     s->payload = malloc((size_t)s->row_bytes + 1);
     rc = s->payload ? pick_socket(o, s->socket, err)
                     : idb_fail(err, IDB_ENOMEM, "out of memory");
-    if (!rc && !s->socket[0])
-        rc = idb_fail(err, IDB_EIO, "mariadb: no socket= given, and this build cannot start a "
-                      "private server");
-    const char *user = idb_opts_str(o, "user");
-    if (!rc) rc = md_connect(s, user[0] ? user : NULL, err);
+    snprintf(s->user, sizeof s->user, "%s", idb_opts_str(o, "user"));
+    if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, err);
+    if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
-    if (!rc) rc = md_settings_check(s, o, err);
+    if (!rc && !s->server) rc = md_settings_check(s, o, err);
     if (!rc) rc = md_schema(s, err);
     if (!rc) rc = md_monitors_on(s, err);
     if (!rc) rc = md_counters_read(s, &s->start, err);
