@@ -28,7 +28,7 @@
 #define DIR_MODE 0700
 #define PARENT_MODE 0755               /* parents of conf->dir that idbench makes */
 
-static const srv_kind *const kinds[] = { &srv_postgres };
+static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
 static idb_server *started;            /* every server started and not stopped */
