@@ -2,7 +2,8 @@
 # test_mariadb.sh — the `mariadb` store against a throw-away server this script starts (and
 # stops on every exit path: trap): the store's unit test (test_store_mariadb.c: rows read
 # back, page figures against the .ibd file, the relations on small runs), then the command
-# line: a run on a user's socket leaves nothing behind, malformed socket options (exit 2),
+# line: a run on a user's socket leaves nothing behind, private servers per shard (started
+# and stopped by idbench), malformed socket options (exit 2),
 # sockets that are no server (exit 1), and a server killed in the middle of a run (one
 # `idbench: ` line, exit 1). Usage: test_mariadb.sh IDBENCH TEST_STORE_MARIADB
 set -u
@@ -61,6 +62,18 @@ expect 0 "socket_file, one line per shard" -- "$IDB" insert --store mariadb \
   --strategy counter -n 2000 --shards 2 -s "socket_file=$tmp/socks"
 expect 0 "socket=A,B" -- "$IDB" insert --store mariadb --strategy counter -n 2000 \
   --shards 2 -s "socket=$sock,$sock"
+
+# --- the default: a private server per shard in DIR/shard-K/mariadb with the store's
+# settings, stopped at the end
+expect 0 "two private servers" -- "$IDB" insert --store mariadb --strategy uuidv7 -n 2000 \
+  --shards 2 --dir "$srv/priv" -s buffer_pool_bytes=16777216
+for k in 0 1; do
+  check "shard $k: its own server's settings" \
+    grep -qx 'innodb_buffer_pool_size=16777216' "$srv/priv/shard-$k/mariadb/my.cnf"
+  check "shard $k: its server stopped" \
+    test -z "$(pgrep -f -- "--defaults-file=$srv/priv/shard-$k/")"
+done
+check "rows in both shards" test "$(tail -1 "$tmp/out" | cut -d, -f15)" -gt 2
 
 # --- bad input: exit 2
 long=/$(printf 'x%.0s' $(seq 120))

@@ -14,7 +14,10 @@
  * Page figures, for the index keyed by the ID (PRIMARY, the clustered index; id_key with
  * secondary=1), from ANALYZE TABLE's persistent statistics:
  *   leaf_pages     mysql.innodb_index_stats n_leaf_pages: the pages the index's leaf segment
- *                  uses (btr_get_size(BTR_N_LEAF_PAGES)); exact, not sampled.
+ *                  uses (btr_get_size(BTR_N_LEAF_PAGES)); exact, not sampled. For an index
+ *                  of fewer leaves than ANALYZE samples (innodb_stats_persistent_sample_pages,
+ *                  20) ANALYZE reads the whole leaf level and MariaDB 10.11 stores 1; then
+ *                  the pages that scan read (n_diff_pfx01's sample_size) are the leaves.
  *   fill_factor    computed from the record format (rem0rec.h, ROW_FORMAT=DYNAMIC): a
  *                  record is a 5-byte header + the variable-length header (1 byte for the
  *                  payload, 2 when VARBINARY is over 255 bytes) + its fields; a clustered record
@@ -142,16 +145,34 @@ static int index_size(md_store *s, const char *index, int64_t *bytes, idb_err *e
     return rc;
 }
 
+/* The leaf pages of index from its persistent statistics (after ANALYZE): n_leaf_pages, or,
+ * when ANALYZE scanned the whole leaf level (an index of fewer leaves than it samples:
+ * MariaDB 10.11 then stores n_leaf_pages = 1), the pages that scan visited, its
+ * n_diff_pfx01 sample_size. */
+static int leaf_pages(md_store *s, const char *index, int64_t *leaves, idb_err *err)
+{
+    char sql[MD_SQL_MAX];
+    static const char *const q[] = { "stat_value", "sample_size" };
+    static const char *const name[] = { "n_leaf_pages", "n_diff_pfx01" };
+    int64_t v[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof sql, "SELECT %s FROM mysql.innodb_index_stats WHERE "
+                 "database_name = '%s' AND table_name = 'orders' AND index_name = '%s' AND "
+                 "stat_name = '%s'", q[i], s->dbname, index, name[i]);
+        int rc = md_query_i64(s, sql, &v[i], err);
+        if (rc) return rc;
+    }
+    *leaves = v[0] == 1 && v[1] > 1 ? v[1] : v[0];
+    return 0;
+}
+
 /* Leaf pages of the ID's index (after ANALYZE TABLE) and the .ibd file's size into st. */
 static int page_figures(md_store *s, idb_store_stats *st, idb_err *err)
 {
     char sql[MD_SQL_MAX];
     int rc = md_exec(s, "ANALYZE TABLE orders", IDB_EIO, "ANALYZE TABLE", err);
     if (rc) return rc;
-    snprintf(sql, sizeof sql, "SELECT stat_value FROM mysql.innodb_index_stats WHERE "
-             "database_name = '%s' AND table_name = 'orders' AND index_name = '%s' AND "
-             "stat_name = 'n_leaf_pages'", s->dbname, s->secondary ? "id_key" : "PRIMARY");
-    rc = md_query_i64(s, sql, &st->leaf_pages, err);
+    rc = leaf_pages(s, s->secondary ? "id_key" : "PRIMARY", &st->leaf_pages, err);
     if (rc) return rc;
     rc = index_size(s, s->secondary ? "id_key" : "PRIMARY", &st->index_bytes, err);
     if (!rc) rc = index_size(s, "PRIMARY", &st->table_bytes, err);
