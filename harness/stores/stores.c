@@ -13,6 +13,7 @@
     X(pagesim) \
     X(null) \
     X(postgres) \
+    X(mariadb) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;
 #define ENTRY(name) &idb_store_##name,

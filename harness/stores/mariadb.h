@@ -1,0 +1,88 @@
+/* mariadb.h — what the files of the `mariadb` store share (store_mariadb.c: connection,
+ * schema, inserts, scan; mariadb_stats.c: the server's counters and stats()). Internal to
+ * harness/stores: nothing outside the store includes it.
+ */
+#ifndef IDB_MARIADB_H
+#define IDB_MARIADB_H
+
+#include <limits.h>
+#include <mysql.h>
+#include <stdint.h>
+
+#include "store.h"
+
+#define MD_DB_NAME_MAX 64          /* "idbench_<pid>_<shard>" and the like */
+#define MD_SQL_MAX 1024            /* the longest statement the store builds */
+#define MD_USER_MAX 256            /* a database user name (an option's longest value) */
+
+/* The server-wide counters the store reads at open() and at stats(); stats() reports the
+ * differences (see mariadb_stats.c for what each one means). */
+typedef struct md_counters {
+    int64_t pool_reads;            /* Innodb_buffer_pool_reads */
+    int64_t pages_read;            /* Innodb_pages_read */
+    int64_t pages_written;         /* Innodb_pages_written */
+    int64_t log_written;           /* Innodb_os_log_written (redo bytes) */
+    int64_t splits;                /* INNODB_METRICS index_page_splits */
+} md_counters;
+
+/* One open store: a connection to its shard's server and its own database there. */
+typedef struct md_store {
+    MYSQL *db;
+    MYSQL_STMT *ins;               /* the prepared INSERT */
+    MYSQL_BIND bind[6];
+    unsigned long payload_len, id_len;
+    uint64_t id_u64;               /* the ID as BIGINT UNSIGNED (8-byte keys) */
+    uint8_t id_buf[IDB_ID_MAX];
+    uint32_t shop, display_no;
+    int64_t created_ms, total_cents;
+    uint8_t *payload;              /* row_bytes bytes */
+    int key_bytes, row_bytes, secondary, keep, in_txn;
+    int created_db;                /* 1 once open() created dbname (close drops it) */
+    int64_t rows;                  /* rows inserted */
+    int64_t page_size;             /* the server's innodb_page_size */
+    int monitors_enabled;          /* 1 when open() enabled the index metrics (disabled at close) */
+    md_counters start;             /* counters at open() */
+    char dbname[MD_DB_NAME_MAX];
+    char socket[PATH_MAX];
+    char user[MD_USER_MAX];        /* the database user ("": the login user) */
+    struct idb_server *server;     /* the private server, or NULL on a user's server */
+} md_store;
+
+/* Run one statement that returns no rows. Returns 0, or code with err saying
+ * "mariadb: what: <the server's message>". */
+int md_exec(md_store *s, const char *sql, int code, const char *what, idb_err *err);
+
+/* The first column of the first row of a query as an integer into *v (-1 for NULL or no
+ * row). Returns 0 or IDB_EIO with err filled. */
+int md_query_i64(md_store *s, const char *sql, int64_t *v, idb_err *err);
+
+/* Fail with code and "mariadb: what: <the client's message for db>". */
+int md_fail(MYSQL *db, int code, const char *what, idb_err *err);
+
+/* Read the server-wide counters into *c. Returns 0 or IDB_EIO. */
+int md_counters_read(md_store *s, md_counters *c, idb_err *err);
+
+/* Enable the index metrics (page splits) unless they are on already; records in
+ * s->monitors_enabled that this store turned them on. Returns 0 or IDB_EIO. */
+int md_monitors_on(md_store *s, idb_err *err);
+
+/* Turn off what md_monitors_on turned on (best effort: close paths). */
+void md_monitors_off(md_store *s);
+
+/* With socket=: IDB_EINPUT when an option that sets a private server's setting
+ * (buffer_pool_bytes, flush_log_at_trx_commit, page_size) was given a value other than its
+ * default and the user's server has another; 0 otherwise; IDB_EIO when it cannot tell. */
+int md_settings_check(md_store *s, const idb_opts *o, idb_err *err);
+
+/* Start shard's private server in <dir>/mariadb with o's settings (harness/servers);
+ * fills s->server, s->socket, s->user. Returns 0 or the server API's code (IDB_EIO: the
+ * preflight or the start failed, with one message). */
+int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *err);
+
+/* Stop s's private server (orderly) and forget it; NULL server is fine. */
+void md_server_stop(md_store *s);
+
+/* The store's stats() (mariadb_stats.c). */
+int md_stats(void *h, idb_store_stats *st, idb_err *err);
+
+#endif

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test_mariadb.sh — the `mariadb` store against a throw-away server this script starts (and
+# stops on every exit path: trap): the store's unit test (test_store_mariadb.c: rows read
+# back, page figures against the .ibd file, the relations on small runs), then the command
+# line: a run on a user's socket leaves nothing behind, private servers per shard (started
+# and stopped by idbench), malformed socket options (exit 2),
+# sockets that are no server (exit 1), and a server killed in the middle of a run (one
+# `idbench: ` line, exit 1). Usage: test_mariadb.sh IDBENCH TEST_STORE_MARIADB
+set -u
+IDB=${1:?usage: test_mariadb.sh path/to/idbench path/to/test_store_mariadb}
+UNIT=${2:?usage: test_mariadb.sh path/to/idbench path/to/test_store_mariadb}
+. "$(dirname "$0")/cli_lib.sh"
+
+POOL=6291456                   # smaller than the relation test's index (mariadbd's least)
+READY_TENTHS=600               # how long (0.1 s) the server may take to accept connections
+srv=$(mktemp -d /tmp/idb-md-XXXXXX)
+sock=$srv/s.sock
+pid=
+stop_server() {
+  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=; fi
+}
+trap 'stop_server; rm -rf "$srv" "$tmp"' EXIT
+
+run_as=()
+if [ "$(id -u)" -eq 0 ]; then run_as=(--user=mysql); chown mysql "$srv"; fi
+chmod 0700 "$srv"
+mariadb-install-db --no-defaults --datadir="$srv/data" "${run_as[@]}" \
+  --auth-root-authentication-method=socket --skip-test-db >"$srv/install.log" 2>&1 ||
+  { echo "FAIL: mariadb-install-db"; tail -5 "$srv/install.log"; exit 1; }
+mariadbd --no-defaults --datadir="$srv/data" --socket="$sock" --skip-networking \
+  "${run_as[@]}" --innodb-buffer-pool-size=$POOL --innodb-flush-log-at-trx-commit=2 \
+  --log-error="$srv/err.log" --pid-file="$srv/pid" >/dev/null 2>&1 &
+pid=$!
+for ((i = 0; i < READY_TENTHS; i++)); do
+  mariadb-admin -S "$sock" ping >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+mariadb-admin -S "$sock" ping >/dev/null 2>&1 || { echo "FAIL: server"; tail "$srv/err.log"; exit 1; }
+sql() { mariadb -S "$sock" -N -e "$1"; }
+
+# --- the store's unit test
+IDB_MD_SOCKET=$sock IDB_MD_DATADIR=$srv/data "$UNIT"
+check "test_store_mariadb passes" test $? -eq 0
+check "the unit test left no database" test -z "$(sql "SHOW DATABASES LIKE 'idbench%'")"
+
+# --- a run on the user's server: its own database, dropped; the user's data untouched
+sql "CREATE DATABASE mine; CREATE TABLE mine.t (x INT); INSERT INTO mine.t VALUES (1)"
+expect 0 "insert on a user's socket" -- "$IDB" insert --store mariadb --strategy uuidv7 \
+  -n 3000 -s "socket=$sock"
+check "a result line" test "$(wc -l <"$tmp/out")" -eq 2
+check "leaf pages counted" test "$(tail -1 "$tmp/out" | cut -d, -f15)" -gt 0
+check "its database dropped" test -z "$(sql "SHOW DATABASES LIKE 'idbench%'")"
+check "the user's data untouched" test "$(sql "SELECT x FROM mine.t")" = 1
+expect 0 "keep=1, two shards on one server" -- "$IDB" insert --store mariadb \
+  --strategy counter -n 3000 --shards 2 -s "socket=$sock" -s keep=1
+check "keep=1 keeps one database per shard" \
+  test "$(sql "SHOW DATABASES LIKE 'idbench%'" | wc -l)" -eq 2
+for d in $(sql "SHOW DATABASES LIKE 'idbench%'"); do sql "DROP DATABASE \`$d\`"; done
+printf '# shards\n%s\n\n%s\n' "$sock" "$sock" >"$tmp/socks"
+expect 0 "socket_file, one line per shard" -- "$IDB" insert --store mariadb \
+  --strategy counter -n 2000 --shards 2 -s "socket_file=$tmp/socks"
+expect 0 "socket=A,B" -- "$IDB" insert --store mariadb --strategy counter -n 2000 \
+  --shards 2 -s "socket=$sock,$sock"
+
+# --- the default: a private server per shard in DIR/shard-K/mariadb with the store's
+# settings, stopped at the end
+expect 0 "two private servers" -- "$IDB" insert --store mariadb --strategy uuidv7 -n 2000 \
+  --shards 2 --dir "$srv/priv" -s buffer_pool_bytes=16777216
+for k in 0 1; do
+  check "shard $k: its own server's settings" \
+    grep -qx 'innodb_buffer_pool_size=16777216' "$srv/priv/shard-$k/mariadb/my.cnf"
+  check "shard $k: its server stopped" \
+    test -z "$(pgrep -f -- "--defaults-file=$srv/priv/shard-$k/")"
+done
+check "rows in both shards" test "$(tail -1 "$tmp/out" | cut -d, -f15)" -gt 2
+
+# --- bad input: exit 2
+long=/$(printf 'x%.0s' $(seq 120))
+for bad in "socket=relative.sock" "socket=$sock," "socket=$long" "socket=,$sock" \
+           "socket_file=$tmp/none" "socket_file=/dev/null"; do
+  expect 2 "malformed: $bad" -- "$IDB" insert --store mariadb --strategy counter -n 10 -s "$bad"
+done
+expect 2 "3 shards, 2 sockets" -- "$IDB" insert --store mariadb --strategy counter -n 10 \
+  --shards 3 -s "socket=$sock,$sock"
+expect 2 "socket and socket_file" -- "$IDB" insert --store mariadb --strategy counter -n 10 \
+  -s "socket=$sock" -s "socket_file=$tmp/socks"
+expect 2 "page_size not a power of two" -- "$IDB" insert --store mariadb --strategy counter \
+  -n 10 -s "socket=$sock" -s page_size=5000
+
+expect 2 "a private server's setting the user's server does not have" -- "$IDB" insert \
+  --store mariadb --strategy counter -n 10 -s "socket=$sock" -s buffer_pool_bytes=16777216
+expect 0 "a private server's setting the user's server has" -- "$IDB" insert \
+  --store mariadb --strategy counter -n 10 -s "socket=$sock" -s buffer_pool_bytes=$POOL
+
+# --- runtime failures: exit 1
+: >"$tmp/plain"
+expect 1 "a socket that does not exist" -- "$IDB" insert --store mariadb --strategy counter \
+  -n 10 -s "socket=$tmp/nothing.sock"
+expect 1 "a regular file as the socket" -- "$IDB" insert --store mariadb --strategy counter \
+  -n 10 -s "socket=$tmp/plain"
+python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); c,_=s.accept(); c.sendall(b"HTTP/1.0 200 OK\r\n\r\n"); time.sleep(2)' \
+  "$tmp/other.sock" &
+other=$!
+for ((i = 0; i < 50; i++)); do [ -S "$tmp/other.sock" ] && break; sleep 0.1; done
+expect 1 "a socket that is not a MariaDB server" -- "$IDB" insert --store mariadb \
+  --strategy counter -n 10 -s "socket=$tmp/other.sock"
+kill "$other" 2>/dev/null; wait "$other" 2>/dev/null
+
+# --- the server killed in the middle of a run (last: it ends the server)
+"$IDB" insert --store mariadb --strategy uuidv4 -n 2000000 -s "socket=$sock" \
+  >"$tmp/kout" 2>"$tmp/kerr" &
+run=$!
+for ((i = 0; i < 100; i++)); do
+  [ -n "$(sql "SHOW DATABASES LIKE 'idbench%'" 2>/dev/null)" ] && break
+  sleep 0.1
+done
+sleep 0.5
+stop_server
+wait "$run"
+status=$?
+check "killed server: exit 1" test "$status" -eq 1
+check "killed server: one idbench: line" \
+  test "$(wc -l <"$tmp/kerr")" -eq 1 -a "$(grep -c '^idbench: ' "$tmp/kerr")" -eq 1
+check "killed server: no result" test ! -s "$tmp/kout"
+sed 's/^/  /' "$tmp/kerr"
+
+cli_done
