@@ -382,11 +382,19 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
-/* After the stores are closed (so their memory is not held with it): where each key
- * landed (locality, freeing each shard's keys once added) and the latency percentiles. */
+/* After the stores are closed (so their memory is not held with it): the latency
+ * percentiles (then the latencies are freed) and where each key landed (locality,
+ * freeing each shard's keys once added). */
 static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
+    res->lat_p50_ns = idb_percentile(r->lat, cfg->ids, 0.50);   /* sorts; the rest are lookups */
+    res->lat_p99_ns = idb_percentile(r->lat, cfg->ids, 0.99);
+    res->lat_p999_ns = idb_percentile(r->lat, cfg->ids, 0.999);
+    res->lat_max_ns = idb_percentile(r->lat, cfg->ids, 1.0);
+    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
+    free(r->lat);                                      /* done with: lower the peak */
+    r->lat = NULL;
     idb_locality loc;
     if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int k = 0; k < cfg->shards; k++) {
@@ -403,12 +411,6 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
-
-    res->lat_p50_ns = idb_percentile(r->lat, cfg->ids, 0.50);   /* sorts; the rest are lookups */
-    res->lat_p99_ns = idb_percentile(r->lat, cfg->ids, 0.99);
-    res->lat_p999_ns = idb_percentile(r->lat, cfg->ids, 0.999);
-    res->lat_max_ns = idb_percentile(r->lat, cfg->ids, 1.0);
-    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     return 0;
 }
 

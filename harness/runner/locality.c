@@ -1,8 +1,9 @@
 /* locality.c — relative insert positions by ranks and a Fenwick tree (see locality.h).
  *
- * Memory: while one index's n keys are added, 12 bytes per key (a 32-bit index array
- * sorted by key with a stable merge sort, its merge buffer reused for the ranks, and a
- * 32-bit Fenwick tree), on top of the 8 bytes per position kept for the median. The keys
+ * Memory: while one index's n keys are added, 8 bytes per key (a 32-bit index array
+ * sorted by key with a stable merge sort and its merge buffer, reused for the ranks; then
+ * the ranks and a 32-bit Fenwick tree), on top of the 8 bytes per position kept for the
+ * median. The keys
  * are the caller's (idb_id records, or packed at their own width).
  */
 #include "locality.h"
@@ -60,12 +61,13 @@ static int add_keys(idb_locality *l, const keyset *ks, int64_t n)
     uint32_t m = (uint32_t)n;
     uint32_t *ix = malloc((size_t)(m ? m : 1) * sizeof *ix);
     uint32_t *rank = malloc((size_t)(m ? m : 1) * sizeof *rank);
-    uint32_t *fen = calloc((size_t)m + 1, sizeof *fen);
-    if (!ix || !rank || !fen) { free(ix); free(rank); free(fen); return -1; }
+    if (!ix || !rank) { free(ix); free(rank); return -1; }
     for (uint32_t i = 0; i < m; i++) ix[i] = i;
     sort_by_key(ks, ix, rank, m);
     for (uint32_t r = 0; r < m; r++) rank[ix[r]] = r + 1;       /* 1-based ranks */
     free(ix);
+    uint32_t *fen = calloc((size_t)m + 1, sizeof *fen);          /* in the sort's room */
+    if (!fen) { free(rank); return -1; }
     for (uint32_t i = 0; i < m; i++) {
         int64_t less = 0;                                      /* keys already there below */
         for (uint32_t j = rank[i] - 1; j > 0; j -= j & (~j + 1)) less += fen[j];
