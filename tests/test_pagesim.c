@@ -21,6 +21,7 @@
 #include "pagesim_access.h"
 #include "pagesim_curve.h"
 #include "pagesim_lru.h"
+#include "pagesim_rows.h"
 #include "random.h"
 #include "store.h"
 #include "store_test.h"
@@ -450,6 +451,44 @@ static void test_roundtrip_any_width(void **state)
     roundtrip_widths();
 }
 
+#define ROWS_N 100000          /* rows: many blocks and several 64 KiB chunks */
+
+/* Row i of test_rows: fields from i, with the extremes of every field among them. */
+static psr_row rows_row(uint32_t i)
+{
+    static const int64_t ext[] = { INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1 };
+    size_t n = sizeof ext / sizeof *ext;
+    psr_row r = { .shop = i * 2654435761u, .display_no = i % 7 ? i : UINT32_MAX,
+                  .created_ms = i % 5 ? 1700000000000LL + i / 3 : ext[i % n],
+                  .total_cents = i % 3 ? (int64_t)(i % 50000) - 25000 : ext[(i / 3) % n] };
+    return r;
+}
+
+/* The compact row table gives back every row as written, extremes included, in any
+ * order of reading (pagesim_rows.c: varints, blocks, chunks). */
+static void test_rows(void **state)
+{
+    (void)state;
+    psr_rows *t = psr_new();
+    assert_non_null(t);
+    for (uint32_t i = 0; i < ROWS_N; i++) {
+        psr_row r = rows_row(i);
+        assert_int_equal(psr_append(t, &r), 0);
+    }
+    assert_int_equal(psr_count(t), ROWS_N);
+    for (uint32_t k = 0; k < ROWS_N; k++) {
+        uint32_t i = (uint32_t)(((uint64_t)k * 7919) % ROWS_N);   /* a scattered order */
+        psr_row want = rows_row(i), got;
+        psr_get(t, i, &got);
+        assert_int_equal(got.shop, want.shop);
+        assert_int_equal(got.display_no, want.display_no);
+        assert_true(got.created_ms == want.created_ms);
+        assert_true(got.total_cents == want.total_cents);
+    }
+    psr_free(t);
+    psr_free(NULL);
+}
+
 /* Run every pagesim test. */
 int main(void)
 {
@@ -469,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_curve_matches_lru),
         cmocka_unit_test(test_random_fill),
         cmocka_unit_test(test_ascending_fill),
+        cmocka_unit_test(test_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

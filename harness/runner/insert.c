@@ -19,8 +19,11 @@
  * idb_random_seed_thread), so the same seed gives the same keys; each key is padded to the
  * store option key_bytes (store.h) after its generation is timed; order_breaks counts the
  * keys not above their shard's previous key, in insert order.
- * Memory: each shard's keys (for locality) grow with what the shard receives, so the
- * harness's memory is linear in the IDs and does not grow with the shard count.
+ * Memory: each shard's keys (for locality) are kept at the key's own width and grow with
+ * what the shard receives, so the harness's memory is linear in the IDs and does not grow
+ * with the shard count: per ID, key_bytes for the keys plus 8 for its latency, and while
+ * locality runs (after the stores are closed) 8 for its position plus 12 for the shard's
+ * ranks (locality.c).
  */
 #include "insert.h"
 
@@ -50,7 +53,8 @@
 typedef struct shard {
     void *inst;                        /* strategy instance */
     void *store;                       /* store handle */
-    idb_id *keys;                      /* keys in insertion order (locality, afterwards) */
+    uint8_t *keys;                     /* keys in insertion order, width bytes each
+                                        * (locality, afterwards) */
     int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
     int64_t breaks;                    /* keys not above the shard's previous key */
 } shard;
@@ -149,20 +153,28 @@ static void pad_key(idb_id *id, int width)
     id->len = (uint8_t)width;
 }
 
-/* Keep id as the next key of shard sh (counting it in breaks when it is not above the
- * shard's previous key: order_breaks), growing its room (doubling, to at most `most`, the
- * run's IDs) as it fills: a shard's keys take the room of what it received. */
-static int keep_key(shard *sh, const idb_id *id, int64_t most, idb_err *err)
+/* Keep id (padded to the run's key width w: pad_key) as the next key of shard sh, at its
+ * own width (counting it in breaks when it is not above the shard's previous key:
+ * order_breaks), growing its room (doubling, to at most `most`, the run's IDs) as it
+ * fills: a shard's keys take the room of what it received. IDB_EINPUT for a key of
+ * another width, IDB_ENOMEM. */
+static int keep_key(shard *sh, const idb_id *id, int width, int64_t most, idb_err *err)
 {
+    if (id->len != width)
+        return idb_fail(err, IDB_EINPUT, "a %d-byte key in a run of %d-byte keys", id->len,
+                        width);
+    size_t w = (size_t)width;
     if (sh->nkeys == sh->cap) {
         int64_t cap = sh->cap < most / 2 ? sh->cap * 2 : most;
-        idb_id *keys = realloc(sh->keys, (size_t)cap * sizeof *keys);
+        uint8_t *keys = realloc(sh->keys, (size_t)cap * w);
         if (!keys) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", (long long)cap);
         sh->keys = keys;
         sh->cap = cap;
     }
-    if (sh->nkeys > 0 && idb_id_cmp(id, &sh->keys[sh->nkeys - 1]) <= 0) sh->breaks++;
-    sh->keys[sh->nkeys++] = *id;
+    uint8_t *at = sh->keys + (size_t)sh->nkeys * w;
+    if (sh->nkeys > 0 && memcmp(id->b, at - w, w) <= 0) sh->breaks++;
+    memcpy(at, id->b, w);
+    sh->nkeys++;
     return 0;
 }
 
@@ -322,7 +334,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         }
         for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
             if (rows[i].id.len && !dup[i])
-                rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, cfg->ids, err);
+                rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, r->width, cfg->ids, err);
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
@@ -367,7 +379,7 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t2 = idb_mono_ns();
     o->ins_ns += t2 - t1;
     r->lat[r->nlat++] = t2 - t1;
-    return rc || dup ? rc : keep_key(&r->shards[k], &row.id, r->cfg->ids, err);
+    return rc || dup ? rc : keep_key(&r->shards[k], &row.id, r->width, r->cfg->ids, err);
 }
 
 /* Open loop: every shard's store committed, each commit timed. */
@@ -456,8 +468,8 @@ static void server_rates(idb_insert_result *res, double frag, double leaves, lon
     res->splits_per_id = sum->splits < 0 ? -1 : (double)sum->splits / (double)ids;
 }
 
-/* After the timed part: store stats summed over shards, the curve, locality. */
-static int collect(run *r, idb_insert_result *res, idb_err *err)
+/* After the timed part, stores still open: their stats summed over shards, the curve. */
+static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
     double used = 0, cap = 0, frag = 0, leaves = 0;
@@ -501,11 +513,28 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
             }
         }
     }
+    return 0;
+}
 
+/* After the stores are closed (so their memory is not held with it): the latency
+ * percentiles (then the latencies are freed) and where each key landed (locality,
+ * freeing each shard's keys once added). */
+static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    res->lat_p50_ns = idb_percentile(r->lat, r->nlat, 0.50);   /* sorts; the rest are lookups */
+    res->lat_p99_ns = idb_percentile(r->lat, r->nlat, 0.99);
+    res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
+    res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
+    res->failed_orders = r->failed;
+    res->duplicate_ids = r->dups;
+    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
+    free(r->lat);                                      /* done with: lower the peak */
+    r->lat = NULL;
     idb_locality loc;
     if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int k = 0; k < cfg->shards; k++) {
-        if (idb_locality_add(&loc, r->shards[k].keys, r->shards[k].nkeys) != 0) {
+        if (idb_locality_add_packed(&loc, r->shards[k].keys, r->width, r->shards[k].nkeys)) {
             idb_locality_free(&loc);
             return idb_fail(err, IDB_ENOMEM, "out of memory");
         }
@@ -518,14 +547,6 @@ static int collect(run *r, idb_insert_result *res, idb_err *err)
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
-
-    res->lat_p50_ns = idb_percentile(r->lat, r->nlat, 0.50);   /* sorts; the rest are lookups */
-    res->lat_p99_ns = idb_percentile(r->lat, r->nlat, 0.99);
-    res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
-    res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
-    res->failed_orders = r->failed;
-    res->duplicate_ids = r->dups;
-    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     return 0;
 }
 
@@ -651,7 +672,7 @@ static int alloc_run(run *r, idb_err *err)
              idb_zipf_init(&r->zipf, cfg->shops, cfg->shop_skew) == 0;
     for (int k = 0; ok && k < cfg->shards; k++) {   /* an even share; keep_key grows it */
         r->shards[k].cap = cfg->ids / cfg->shards + 1;
-        ok = (r->shards[k].keys = malloc((size_t)r->shards[k].cap * sizeof(idb_id))) != NULL;
+        ok = (r->shards[k].keys = malloc((size_t)r->shards[k].cap * (size_t)r->width)) != NULL;
     }
     if (!ok) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", cfg->ids);
     idb_rng rng;
@@ -682,8 +703,8 @@ static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
     return rc ? rc : idb_series_write(r->series, err);
 }
 
-/* The measured part on the opened shards: the timed loop, the statistics, then the stores
- * closed (their final writes count in write_bytes_per_id). */
+/* The measured part on the opened shards: the timed loop, the stores' statistics, then the
+ * stores closed (their final writes count in write_bytes_per_id), then locality. */
 static int measure(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -693,14 +714,15 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->rate_per_s = -1;
     int rc = cfg->rate > 0 ? open_loop(r, res, err) : timed_loop(r, res, err);
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
-    if (!rc) rc = collect(r, res, err);
+    if (!rc) rc = collect_stores(r, res, err);
     if (!rc) rc = model_and_series(r, res, err);
-    if (!rc && cfg->store->model) blank_model_times(res);
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
     int64_t w1 = idb_proc_write_bytes();
+    if (!rc) rc = collect_keys(r, res, err);
+    if (!rc && cfg->store->model) blank_model_times(res);
     res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
     return rc;
 }

@@ -27,6 +27,11 @@ int idb_locality_init(idb_locality *l, int64_t capacity);
  * (O(n log n): sort for ranks, Fenwick tree for counts). Returns 0 or -1 (memory). */
 int idb_locality_add(idb_locality *l, const idb_id *keys, int64_t n);
 
+/* The same for n keys packed at width bytes each (keys + i * width), compared by memcmp.
+ * Takes 8 bytes per key while it runs (locality.c). Returns 0 or -1 (memory, or n of
+ * 2^32 - 1 keys or more). */
+int idb_locality_add_packed(idb_locality *l, const uint8_t *keys, int width, int64_t n);
+
 /* Share of inserts at the very end, and the median position; -1 when there were none. */
 double idb_locality_tail_frac(const idb_locality *l);
 double idb_locality_pos_p50(idb_locality *l);

@@ -306,12 +306,16 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
     /* a shop's final home decides where its orders live at the end */
     for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[s->shop[x->ord[i]]];
     for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
+    free(x->ord);                            /* done with: lower the peak of the metrics */
+    x->ord = NULL;
     r->stalled_ms = stalled_ns / 1e6;
     r->server_served = R->counter.served;
     r->server_refused_full = R->counter.refused_full;
     *m_out = m;
-    if (coord_percentiles(x, m, r) != 0)
-        return idb_fail(R->err, IDB_ENOMEM, "out of memory for the latencies");
+    int pct = coord_percentiles(x, m, r);
+    free(x->lat);                            /* done with: lower the peak of the metrics */
+    x->lat = NULL;
+    if (pct != 0) return idb_fail(R->err, IDB_ENOMEM, "out of memory for the latencies");
     return 0;
 }
 

@@ -29,7 +29,9 @@
 #define SIM_MAX_SHARDS 1024
 #define SIM_MAX_INSTANCES 1024
 #define SIM_MAX_SHOPS 1000000
-#define SIM_MAX_ORDERS 10000000LL        /* expected orders per run (memory: ~120 B each) */
+/* expected orders per run: memory about 110 B each (docs/simulator.md, "Memory"), so at
+ * most about 4.4 GB; room for a 360 s slice of workloads/internet-hour.ini */
+#define SIM_MAX_ORDERS 40000000LL
 #define SIM_MAX_STRATEGIES 64
 #define SIM_MAX_QUEUE 100000000LL     /* queue_max: requests waiting for the counter server */
 #define SIM_MAX_RANGE_SIZE (1LL << 62)   /* range_size: leases of 2^62 IDs at most */

@@ -23,15 +23,17 @@
  *  - read_pages = the misses (in the model a page is read only on a miss); the model keeps
  *    no log, so checkpoint_pages and wal_frames are -1.
  *
- * stats() reports the real LRU simulation of cache_pages (pagesim_lru.c). curve() computes
- * the misses and writes of every requested pool size in ONE pass over the recorded access
- * trace, from LRU stack distances (Mattson et al. 1970: an access with stack distance d
- * hits exactly in the pools of >= d pages) with a Fenwick tree, and exact write-backs from
- * one "dirty in pools of C >= m" bound per page (pagesim_curve.c). The two agree exactly;
- * the tests check it. The trace costs 4 bytes per access (about depth + 0.1 per insert).
+ * stats() reports the real LRU simulation of cache_pages (pagesim_lru.c). curve() reports
+ * the misses and writes of every requested pool size, from LRU stack distances (Mattson et
+ * al. 1970: an access with stack distance d hits exactly in the pools of >= d pages)
+ * tracked access by access with a Fenwick tree, and exact write-backs from one "dirty in
+ * pools of C >= m" bound per page (pagesim_curve.c). The two agree exactly; the tests check
+ * it. The tracker keeps about 50 bytes per page, not a trace of every access.
  *
- * Rows keep their fields in a side table indexed by insertion number; leaf cells hold the
- * key and that number, so scan() returns rows in key order.
+ * Rows keep their fields in a compact side table indexed by insertion number
+ * (pagesim_rows.c); leaf cells hold the key and that number, so scan() returns rows in key
+ * order. Memory: the tree's keys at their own width plus 4 bytes a cell (pagesim_tree.c),
+ * about 9 bytes a row of fields, about 50 bytes a page for the curve and the LRU pool.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,7 @@
 #include "pagesim_access.h"
 #include "pagesim_curve.h"
 #include "pagesim_lru.h"
+#include "pagesim_rows.h"
 #include "pagesim_tree.h"
 #include "store.h"
 
@@ -65,57 +68,24 @@ static const idb_opt_decl pagesim_options[] = {
     { 0 },
 };
 
-typedef struct ps_row {
-    uint32_t shop, display_no;
-    int64_t created_ms, total_cents;
-} ps_row;
-
 typedef struct pagesim {
     int kb;
     int64_t page_size, capacity, leaf_cell;
     pst_tree *tree;
     psl_lru *lru;
-    uint32_t *trace;             /* every page access, psa_encode'd */
-    size_t ntrace, trace_cap;
-    ps_row *rows;                /* by insertion number */
-    uint32_t nrows, rows_cap;
+    psc_tracker *curve;          /* stack distances of every access, for curve() */
+    psr_rows *rows;              /* row fields, by insertion number */
+    uint32_t nrows;
     int64_t cache_bytes;         /* cache_pages * page_size (progress) */
 } pagesim;
 
-/* The tree's access callback: record the access and run it through the LRU pool. Room was
- * reserved by pagesim_insert (or open) before the tree was called. */
+/* The tree's access callback: run the access through the LRU pool and the curve's
+ * tracker. Room was reserved by pagesim_insert (or open) before the tree was called. */
 static void on_access(void *ctx, uint32_t page, unsigned flags)
 {
     pagesim *s = ctx;
-    s->trace[s->ntrace++] = psa_encode(page, flags);
+    psc_access(s->curve, page, flags);
     psl_access(s->lru, page, flags);
-}
-
-/* Make the trace hold `more` more accesses. Returns 0 or IDB_ENOMEM. */
-static int trace_reserve(pagesim *s, size_t more)
-{
-    if (s->ntrace + more <= s->trace_cap) return 0;
-    size_t cap = s->trace_cap ? s->trace_cap : 4096;
-    while (cap < s->ntrace + more) cap *= 2;
-    uint32_t *t = realloc(s->trace, cap * sizeof *t);
-    if (!t) return IDB_ENOMEM;
-    s->trace = t;
-    s->trace_cap = cap;
-    return 0;
-}
-
-/* Make the row table hold one more row. Returns 0 or IDB_ENOMEM. */
-static int rows_reserve(pagesim *s)
-{
-    if (s->nrows < s->rows_cap) return 0;
-    if (s->rows_cap == UINT32_MAX) return IDB_ENOMEM;
-    uint32_t cap = s->rows_cap ? (s->rows_cap > UINT32_MAX / 2 ? UINT32_MAX : s->rows_cap * 2)
-                               : 1024;
-    ps_row *r = realloc(s->rows, (size_t)cap * sizeof *r);
-    if (!r) return IDB_ENOMEM;
-    s->rows = r;
-    s->rows_cap = cap;
-    return 0;
 }
 
 /* Free everything s owns, and s. */
@@ -125,8 +95,8 @@ static void pagesim_close(void *h)
     if (!s) return;
     pst_free(s->tree);
     psl_free(s->lru);
-    free(s->trace);
-    free(s->rows);
+    psc_free(s->curve);
+    psr_free(s->rows);
     free(s);
 }
 
@@ -178,7 +148,7 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
                     .leaf_cell = leaf_cell,
                     .cache_bytes = idb_opts_int(opts, "cache_pages") * page_size };
     if (!(s->lru = psl_new(idb_opts_int(opts, "cache_pages"))) || psl_reserve(s->lru, 1) ||
-        trace_reserve(s, 1) ||
+        !(s->curve = psc_new()) || !(s->rows = psr_new()) ||
         !(s->tree = pst_new(key_bytes, (uint32_t)leaf_max, (uint32_t)branch_max, split,
                             on_access, s))) {
         pagesim_close(s);
@@ -197,14 +167,15 @@ static int pagesim_insert(void *h, const idb_row *row, idb_err *err)
     if (row->id.len != s->kb)
         return idb_fail(err, IDB_EINPUT, "pagesim: a %d-byte key in a store of %d-byte keys",
                         row->id.len, s->kb);
-    if (rows_reserve(s) || trace_reserve(s, pst_max_accesses(s->tree)) ||
-        psl_reserve(s->lru, pst_pages(s->tree) + pst_max_new_pages(s->tree)))
+    uint32_t pages = pst_pages(s->tree) + pst_max_new_pages(s->tree);
+    if (psc_reserve(s->curve, pages, pst_max_accesses(s->tree)) ||
+        psl_reserve(s->lru, pages) || psr_reserve(s->rows))
         return idb_fail(err, IDB_ENOMEM, "out of memory");
-    s->rows[s->nrows] = (ps_row){ .shop = row->shop, .display_no = row->display_no,
-                                  .created_ms = row->created_ms,
-                                  .total_cents = row->total_cents };
     int rc = pst_insert(s->tree, row->id.b, s->nrows, err);
     if (rc) return rc;
+    psr_row fields = { .shop = row->shop, .display_no = row->display_no,
+                       .created_ms = row->created_ms, .total_cents = row->total_cents };
+    (void)psr_append(s->rows, &fields);          /* cannot fail: reserved */
     s->nrows++;
     return 0;
 }
@@ -247,7 +218,7 @@ static int pagesim_progress(void *h, idb_store_progress *p, idb_err *err)
     return rc;
 }
 
-/* Misses and writes per insert at each of the n pool sizes, in one pass over the trace. */
+/* Misses and writes per insert at each of the n pool sizes, from the tracker. */
 static int pagesim_curve(void *h, const int64_t *cache_pages, int n, idb_curve_point *out,
                          idb_err *err)
 {
@@ -259,10 +230,7 @@ static int pagesim_curve(void *h, const int64_t *cache_pages, int n, idb_curve_p
                             (long long)cache_pages[i]);
     int64_t *mw = malloc(2 * (size_t)(n ? n : 1) * sizeof *mw);
     if (!mw) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    if (psc_curve(s->trace, s->ntrace, pst_pages(s->tree), cache_pages, n, mw, mw + n)) {
-        free(mw);
-        return idb_fail(err, IDB_ENOMEM, "out of memory");
-    }
+    psc_read(s->curve, pst_pages(s->tree), cache_pages, n, mw, mw + n);
     double per = s->nrows ? 1.0 / (double)s->nrows : 0.0;
     for (int i = 0; i < n; i++)
         out[i] = (idb_curve_point){ .cache_pages = cache_pages[i],
@@ -282,9 +250,10 @@ typedef struct scan_ctx {
 static int scan_cell(void *ctx, const uint8_t *key, uint32_t val)
 {
     const scan_ctx *c = ctx;
-    const ps_row *r = &c->s->rows[val];
-    idb_row row = { .shop = r->shop, .display_no = r->display_no,
-                    .created_ms = r->created_ms, .total_cents = r->total_cents };
+    psr_row r;
+    psr_get(c->s->rows, val, &r);
+    idb_row row = { .shop = r.shop, .display_no = r.display_no,
+                    .created_ms = r.created_ms, .total_cents = r.total_cents };
     row.id.len = (uint8_t)c->s->kb;
     memcpy(row.id.b, key, (size_t)c->s->kb);
     return c->fn(c->ctx, &row);

@@ -1,10 +1,13 @@
 /* pagesim_tree.c — the page-level B+tree of the pagesim store (see pagesim_tree.h).
  *
- * Page layout in memory (one malloc per page, sized for its level's max cells + 1 so a
- * page can overflow by one cell before it is split):
+ * Page layout in memory (one malloc per page, room for `cap` cells: its cells rounded up
+ * to GROW_CELLS, at most its level's max cells + 1 so a page can overflow by one cell
+ * before it is split; keys are kept at their own width, so a leaf costs about
+ * (key_bytes + 4) per cell it holds plus GROW_CELLS / 2 cells of room and its 24-byte
+ * entry in the page table):
  *
- *     keys: (max+1) x key_bytes, sorted, padded up to a multiple of 4 bytes (so vals
- *           are aligned for any key width)     vals: (max+1) x uint32_t
+ *     keys: cap x key_bytes, sorted, padded up to a multiple of 4 bytes (so vals are
+ *           aligned for any key width)     vals: cap x uint32_t
  *     leaf:   vals[i] = row number of keys[i]; `next` = right sibling leaf
  *     branch: vals[i] = child page; child i holds keys >= keys[i] (keys[0] is kept, as
  *             the child's lower bound at the time it was linked, but never compared)
@@ -27,11 +30,12 @@
 #include "pagesim_access.h"
 
 #define NONE UINT32_MAX
+#define GROW_CELLS 8             /* a page's room grows and shrinks in steps of this */
 
 typedef struct pst_page {
-    uint8_t *keys;               /* also the start of the page's one allocation */
-    uint32_t *vals;
+    uint8_t *keys;               /* the page's one allocation: keys, then vals */
     uint32_t n;                  /* cells */
+    uint32_t cap;                /* room, in cells */
     uint32_t next;               /* leaf: right sibling or NONE */
     uint8_t leaf;
 } pst_page;
@@ -54,27 +58,67 @@ struct pst_tree {
     void *ctx;
 };
 
-/* Bytes of a page's key area for up to max+1 keys: rounded up so the vals after it are
- * aligned. */
-static size_t keys_area(const pst_tree *t, uint32_t max)
+/* Bytes of a page's key area for cap keys: rounded up so the vals after it are aligned. */
+static size_t keys_area(const pst_tree *t, uint32_t cap)
 {
-    size_t a = sizeof(uint32_t), n = (size_t)(max + 1) * t->kb;
+    size_t a = sizeof(uint32_t), n = (size_t)cap * t->kb;
     return (n + a - 1) / a * a;
 }
 
-/* Allocate the buffer of a page holding up to max+1 cells: keys, then vals. */
-static uint8_t *page_buf(const pst_tree *t, uint32_t max)
+/* The values of page p (after its keys). */
+static uint32_t *vals_of(const pst_tree *t, const pst_page *p)
 {
-    return malloc(keys_area(t, max) + (size_t)(max + 1) * sizeof(uint32_t));
+    return (uint32_t *)(p->keys + keys_area(t, p->cap));
 }
 
-/* Turn slot t->npages into a new empty page on buffer buf (capacity already ensured). */
-static uint32_t page_add(pst_tree *t, uint8_t *buf, int leaf)
+/* Most cells a page of p's level holds: its max + 1 (one over, before its split). */
+static uint32_t cells_most(const pst_tree *t, int leaf)
+{
+    return (leaf ? t->leaf_max : t->branch_max) + 1;
+}
+
+/* Allocate the buffer of a page with room for cap cells: keys, then vals. */
+static uint8_t *page_buf(const pst_tree *t, uint32_t cap)
+{
+    return malloc(keys_area(t, cap) + (size_t)cap * sizeof(uint32_t));
+}
+
+/* Give page p room for exactly cap (>= p->n) cells, moving its vals. Returns 0, or
+ * IDB_ENOMEM with p unchanged. */
+static int page_resize(pst_tree *t, pst_page *p, uint32_t cap)
+{
+    if (cap == p->cap) return 0;
+    size_t old_vals = keys_area(t, p->cap), new_vals = keys_area(t, cap);
+    size_t vbytes = (size_t)p->n * sizeof(uint32_t);
+    uint8_t *b = p->keys;
+    if (cap < p->cap) memmove(b + new_vals, b + old_vals, vbytes);
+    uint8_t *nb = realloc(b, new_vals + (size_t)cap * sizeof(uint32_t));
+    if (!nb) {
+        if (cap < p->cap) memmove(b + old_vals, b + new_vals, vbytes);   /* undo */
+        return IDB_ENOMEM;
+    }
+    if (cap > p->cap) memmove(nb + new_vals, nb + old_vals, vbytes);
+    p->keys = nb;
+    p->cap = cap;
+    return 0;
+}
+
+/* The room for n cells of a page of p's level: n rounded up to GROW_CELLS, at most its
+ * cells_most. */
+static uint32_t room_for(const pst_tree *t, int leaf, uint32_t n)
+{
+    uint32_t r = (n + GROW_CELLS - 1) / GROW_CELLS * GROW_CELLS, most = cells_most(t, leaf);
+    if (r < GROW_CELLS) r = GROW_CELLS;
+    return r > most ? most : r;
+}
+
+/* Turn slot t->npages into a new empty page on buffer buf of cap cells (the table's
+ * capacity already ensured). */
+static uint32_t page_add(pst_tree *t, uint8_t *buf, uint32_t cap, int leaf)
 {
     uint32_t no = t->npages++;
-    uint32_t max = leaf ? t->leaf_max : t->branch_max;
-    t->pages[no] = (pst_page){ .keys = buf, .vals = (uint32_t *)(buf + keys_area(t, max)),
-                               .n = 0, .next = NONE, .leaf = (uint8_t)leaf };
+    t->pages[no] = (pst_page){ .keys = buf, .n = 0, .cap = cap, .next = NONE,
+                               .leaf = (uint8_t)leaf };
     if (leaf) t->leaf_pages++; else t->branch_pages++;
     return no;
 }
@@ -126,11 +170,12 @@ pst_tree *pst_new(int key_bytes, uint32_t leaf_max, uint32_t branch_max, enum ps
                      .leaf_keep = leaf_max, .split_right = split == PST_SPLIT_RIGHT, .depth = 1,
                      .access = access, .ctx = ctx };
     uint8_t *buf = NULL;
-    if (pages_reserve(t, 1) || path_reserve(t, 4) || !(buf = page_buf(t, leaf_max))) {
+    uint32_t cap = room_for(t, 1, 0);
+    if (pages_reserve(t, 1) || path_reserve(t, 4) || !(buf = page_buf(t, cap))) {
         pst_free(t);
         return NULL;
     }
-    t->root = page_add(t, buf, 1);
+    t->root = page_add(t, buf, cap, 1);
     t->access(t->ctx, t->root, PSA_CREATE);
     return t;
 }
@@ -159,47 +204,58 @@ static uint32_t child_index(const pst_page *p, size_t kb, const uint8_t *key)
     return lo - 1;
 }
 
-/* Put cell (key, val) at position pos of p, shifting the cells after it right. */
-static void cell_insert(pst_page *p, size_t kb, uint32_t pos, const uint8_t *key, uint32_t val)
+/* Put cell (key, val) at position pos of p (room for it ensured), shifting the cells
+ * after it right. */
+static void cell_insert(const pst_tree *t, pst_page *p, uint32_t pos, const uint8_t *key,
+                        uint32_t val)
 {
-    uint32_t after = p->n - pos;
+    size_t kb = t->kb;
+    uint32_t after = p->n - pos, *vals = vals_of(t, p);
     memmove(p->keys + (size_t)(pos + 1) * kb, p->keys + (size_t)pos * kb, (size_t)after * kb);
-    memmove(p->vals + pos + 1, p->vals + pos, (size_t)after * sizeof *p->vals);
-    memcpy(p->keys + (size_t)pos * kb, key, (size_t)kb);
-    p->vals[pos] = val;
+    memmove(vals + pos + 1, vals + pos, (size_t)after * sizeof *vals);
+    memcpy(p->keys + (size_t)pos * kb, key, kb);
+    vals[pos] = val;
     p->n++;
 }
 
 /* Split the overfull page pno, whose new cell went to position pos, onto a new page built
- * on buffer buf; reports the new page's creation and returns its number. */
+ * on buffer buf (room for cells_most cells); both pages are then trimmed to their room
+ * (room_for; a failed trim leaves a page larger). Reports the new page's creation and
+ * returns its number. */
 static uint32_t split_page(pst_tree *t, uint32_t pno, uint32_t pos, uint8_t *buf)
 {
     int leaf = t->pages[pno].leaf;
-    uint32_t qno = page_add(t, buf, leaf);
+    uint32_t qno = page_add(t, buf, cells_most(t, leaf), leaf);
     pst_page *p = &t->pages[pno], *q = &t->pages[qno];
     uint32_t n = p->n;
     uint32_t keep = t->split_right && pos == n - 1 ? (leaf ? t->leaf_keep : n - 1) : n / 2;
     memcpy(q->keys, p->keys + (size_t)keep * t->kb, (size_t)(n - keep) * t->kb);
-    memcpy(q->vals, p->vals + keep, (size_t)(n - keep) * sizeof *q->vals);
+    memcpy(vals_of(t, q), vals_of(t, p) + keep, (size_t)(n - keep) * sizeof(uint32_t));
     q->n = n - keep;
     p->n = keep;
+    (void)page_resize(t, p, room_for(t, leaf, p->n));
+    (void)page_resize(t, q, room_for(t, leaf, q->n));
     if (leaf) { q->next = p->next; p->next = qno; }
     t->splits++;
     t->access(t->ctx, qno, PSA_CREATE);
     return qno;
 }
 
-/* Allocate the buffers for every page this insert will make: one per full page from the
- * leaf upward, plus a new root if the root splits. Returns 0 or IDB_ENOMEM (none kept). */
+/* Make room for the cell each page from the leaf upward will receive, and allocate the
+ * buffers for every page this insert will make: one per full page from the leaf upward,
+ * plus a new root if the root splits. Returns 0 or IDB_ENOMEM (no buffer kept; a page
+ * given more room keeps it). */
 static int reserve_splits(pst_tree *t)
 {
     int n = 0, lv = t->depth - 1;
     for (; lv >= 0; lv--) {
-        const pst_page *p = &t->pages[t->path_pg[lv]];
+        pst_page *p = &t->pages[t->path_pg[lv]];
+        if (p->n + 1 > p->cap && page_resize(t, p, room_for(t, p->leaf, p->n + 1)))
+            goto oom_all;
         if (p->n < (p->leaf ? t->leaf_max : t->branch_max)) break;
-        if (!(t->spare[n++] = page_buf(t, p->leaf ? t->leaf_max : t->branch_max))) goto oom;
+        if (!(t->spare[n++] = page_buf(t, cells_most(t, p->leaf)))) goto oom;
     }
-    if (lv < 0 && !(t->spare[n++] = page_buf(t, t->branch_max))) goto oom;
+    if (lv < 0 && !(t->spare[n++] = page_buf(t, room_for(t, 0, 2)))) goto oom;
     if (pages_reserve(t, (uint32_t)n)) goto oom_all;
     return 0;
 oom:
@@ -218,7 +274,7 @@ int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err)
         const pst_page *p = &t->pages[pno];
         t->path_pg[lv] = pno;
         t->path_ix[lv] = child_index(p, t->kb, key);
-        pno = p->vals[t->path_ix[lv]];
+        pno = vals_of(t, p)[t->path_ix[lv]];
     }
     t->path_pg[t->depth - 1] = pno;
     int eq;
@@ -235,16 +291,16 @@ int pst_insert(pst_tree *t, const uint8_t *key, uint32_t val, idb_err *err)
     for (int lv = t->depth - 1;; lv--) {
         pno = t->path_pg[lv];
         pst_page *p = &t->pages[pno];
-        cell_insert(p, t->kb, pos, k, v);
+        cell_insert(t, p, pos, k, v);
         if (p->n <= (p->leaf ? t->leaf_max : t->branch_max)) break;
         uint32_t qno = split_page(t, pno, pos, t->spare[used++]);
         k = t->pages[qno].keys;          /* separator: the new page's first key */
         v = qno;
         if (lv == 0) {                   /* the root split: grow a level */
-            uint32_t rno = page_add(t, t->spare[used++], 0);
+            uint32_t rno = page_add(t, t->spare[used++], room_for(t, 0, 2), 0);
             pst_page *r = &t->pages[rno];
-            cell_insert(r, t->kb, 0, t->pages[pno].keys, pno);
-            cell_insert(r, t->kb, 1, k, v);
+            cell_insert(t, r, 0, t->pages[pno].keys, pno);
+            cell_insert(t, r, 1, k, v);
             t->root = rno;
             t->depth++;
             t->access(t->ctx, rno, PSA_CREATE);
@@ -277,11 +333,11 @@ int pst_scan(const pst_tree *t, int (*fn)(void *ctx, const uint8_t *key, uint32_
              void *ctx)
 {
     uint32_t pno = t->root;
-    while (!t->pages[pno].leaf) pno = t->pages[pno].vals[0];
+    while (!t->pages[pno].leaf) pno = vals_of(t, &t->pages[pno])[0];
     for (; pno != NONE; pno = t->pages[pno].next) {
         const pst_page *p = &t->pages[pno];
         for (uint32_t i = 0; i < p->n; i++) {
-            int rc = fn(ctx, p->keys + (size_t)i * t->kb, p->vals[i]);
+            int rc = fn(ctx, p->keys + (size_t)i * t->kb, vals_of(t, p)[i]);
             if (rc) return rc;
         }
     }
