@@ -125,4 +125,32 @@ check "killed server: one idbench: line" \
 check "killed server: no result" test ! -s "$tmp/kout"
 sed 's/^/  /' "$tmp/kerr"
 
+# The matrix runs its cells with TMPDIR set to its scratch directory (root's, 0711): a
+# private server must still start there (mariadb-install-db needs a TMPDIR its user can
+# write) and the matrix must list its rows.
+cat >"$tmp/mx.ini" <<'INI'
+[matrix]
+repeat = 1
+[generation]
+enabled = 0
+[insert]
+stores = mariadb
+strategies = counter, uuidv4
+sizes = 2000
+key_bytes = 16
+[curve]
+enabled = 0
+[openloop]
+enabled = 0
+[series]
+enabled = 0
+[simulate]
+enabled = 0
+[claims]
+enabled = 0
+INI
+expect 0 "matrix with mariadb cells" -- "$IDB" matrix "$tmp/mx.ini" --out "$tmp/mx"
+check "the matrix has both mariadb rows" test "$(grep -c ',mariadb,' "$tmp/mx/insert.csv")" -eq 2
+check "no mariadbd left by the matrix" test -z "$(pgrep -f "$tmp/mx" || true)"
+
 cli_done

@@ -162,6 +162,12 @@ void idb_signal_die(void)
     _exit(128 + sig);                            /* not reached: the signal kills */
 }
 
+/* The mode of a private directory (see tmpdir.h). */
+mode_t idb_private_dir_mode(void)
+{
+    return geteuid() == 0 ? ROOT_TMPDIR_MODE : 0700;
+}
+
 int idb_tmpdir_make(char *buf, size_t len)
 {
     const char *base = getenv("TMPDIR");
@@ -175,7 +181,7 @@ int idb_tmpdir_make(char *buf, size_t len)
     int i = 0;
     while (i < SLOTS && slot_used[i]) i++;
     int rc = i == SLOTS ? (errno = EMFILE, -1) : mkdtemp(buf) ? 0 : -1;
-    if (rc == 0 && geteuid() == 0 && chmod(buf, ROOT_TMPDIR_MODE) != 0) rc = -1;
+    if (rc == 0 && geteuid() == 0 && chmod(buf, idb_private_dir_mode()) != 0) rc = -1;
     int e = errno;
     if (rc == 0) {
         memcpy(slot_path[i], buf, strlen(buf) + 1);

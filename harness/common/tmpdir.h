@@ -20,6 +20,7 @@
 #define IDB_TMPDIR_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Create a new empty directory under $TMPDIR (or /tmp), registered for removal on a
  * signal; its path goes into buf. Mode 0700, or 0711 when run as root, so that a private
@@ -30,6 +31,11 @@ int idb_tmpdir_make(char *buf, size_t len);
 /* Register dir, made by the caller (mkdtemp), for removal on a signal like the directories
  * idb_tmpdir_make makes; idb_tmpdir_remove removes it. Returns 0, or -1 with errno set. */
 int idb_tmpdir_adopt(const char *dir);
+
+/* The mode for a private directory a run makes for its own files: 0700, but 0711 as
+ * root, so that the servers' users (postgres, mysql, redis) may pass through it to the
+ * server directories below it (they cannot list it). */
+mode_t idb_private_dir_mode(void);
 
 /* Remove dir and everything in it (not following symlinks) and unregister it. Returns 0,
  * or -1 with errno set when something could not be removed. */

@@ -478,7 +478,7 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
     c->err = (idb_err){ 0 };
     int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE || c->kind == MX_SERIES;
     int fds[2] = { -1, -1 };
-    if (mkdir(dir, 0700) != 0 || (isinsert && pipe(fds) != 0)) {
+    if (mkdir(dir, idb_private_dir_mode()) != 0 || (isinsert && pipe(fds) != 0)) {
         idb_fail(&c->err, IDB_EIO, "cannot prepare the cell: %s", strerror(errno));
         return;
     }

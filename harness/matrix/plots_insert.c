@@ -107,7 +107,13 @@ int mx_prep_wal_fpi(const mx_results *r, const char *scratch, FILE *v, idb_err *
 {
     static const bar_spec b = { "wal_fpi.dat", "wal_bytes_per_id", 0, 0,
                                 "WAL bytes (no server store in the run)", "fpi_per_id" };
-    return prep_bars(r, scratch, v, why, &b);
+    int rc = prep_bars(r, scratch, v, why, &b);
+    /* MariaDB's redo log has no full-page images: a panel of none would not draw */
+    const mx_table *t = &r->ins;
+    int c = mx_table_col(t, "fpi_per_id"), known = 0;
+    for (int row = 0; c >= 0 && row < t->nrow; row++) known |= !isnan(mx_table_num(t, row, c));
+    if (!rc) fprintf(v, "fpi_known = %d\n", known);
+    return rc;
 }
 
 /* 1 when positions.csv row row is of store at the headline configuration. */

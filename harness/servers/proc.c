@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+
 #include "server_int.h"
 #include "tmpdir.h"
+
+extern char **environ;
 
 #define POLL_NS 10000000L              /* 10 ms between looks at a stopping process */
 #define NS_PER_MS 1000000L
@@ -35,6 +39,33 @@ static void poll_sleep(void)
 {
     struct timespec ts = { 0, POLL_NS };
     nanosleep(&ts, NULL);
+}
+
+/* exec argv with idbench's environment but TMPDIR set to the directory of log (the
+ * server's own, which its user owns): the TMPDIR idbench runs with (the matrix sets its
+ * scratch directory) may not be writable by that user, and mariadb-install-db fails
+ * without one. No allocation (after fork). Returns only when exec failed. */
+static void exec_in_dir_tmp(const char *const *argv, const char *log)
+{
+    static const char key[] = "TMPDIR=";
+    char tmp[sizeof key + PATH_MAX];
+    size_t dir = (size_t)(strrchr(log, '/') ? strrchr(log, '/') - log : 0);
+    if (dir == 0 || dir >= PATH_MAX) {
+        execv(argv[0], (char *const *)argv);
+        return;
+    }
+    memcpy(tmp, key, sizeof key - 1);
+    memcpy(tmp + sizeof key - 1, log, dir);
+    tmp[sizeof key - 1 + dir] = 0;
+    size_t n = 0;
+    while (environ[n]) n++;
+    char *env[n + 2];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], key, sizeof key - 1) != 0) env[k++] = environ[i];
+    env[k++] = tmp;
+    env[k] = NULL;
+    execve(argv[0], (char *const *)argv, env);
 }
 
 /* In the child: become cred, die with the parent, redirect output to log, exec. Never
@@ -57,7 +88,7 @@ static void child_exec(const srv_cred *cred, const char *const *argv, const char
     if (in < 0 || out < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
         dup2(out, STDERR_FILENO) < 0)
         _exit(EXEC_FAILED);
-    execv(argv[0], (char *const *)argv);
+    exec_in_dir_tmp(argv, log);
     dprintf(STDERR_FILENO, "idbench: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(EXEC_FAILED);
 }
