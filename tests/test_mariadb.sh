@@ -153,4 +153,10 @@ expect 0 "matrix with mariadb cells" -- "$IDB" matrix "$tmp/mx.ini" --out "$tmp/
 check "the matrix has both mariadb rows" test "$(grep -c ',mariadb,' "$tmp/mx/insert.csv")" -eq 2
 check "no mariadbd left by the matrix" test -z "$(pgrep -f "$tmp/mx" || true)"
 
+IDBENCH_MARIADBD=$tmp/none expect 0 "a matrix without MariaDB" -- \
+  "$IDB" matrix "$tmp/mx.ini" --out "$tmp/mx2"
+check "... says mariadb is skipped, and why" grep -q 'store mariadb skipped: .*missing' "$tmp/err"
+check "... meta.json lists it as skipped" grep -q '"skipped": \["mariadb: ' "$tmp/mx2/meta.json"
+check "... and no failed cell" grep -q '"cells_failed": 0' "$tmp/mx2/meta.json"
+
 cli_done

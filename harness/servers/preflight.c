@@ -174,3 +174,15 @@ int idb_server_preflight(const idb_server_conf *c, idb_err *err)
     char bins[SRV_BINS_MAX][PATH_MAX];
     return srv_preflight(c, &k, &cred, bins, err);
 }
+
+/* Whether kind's binaries are installed, and its version (see server.h). */
+int idb_server_installed(const char *kind, char *version, size_t cap, idb_err *err)
+{
+    const srv_kind *k = srv_find_kind(kind);
+    char bins[SRV_BINS_MAX][PATH_MAX];
+    if (cap) version[0] = 0;
+    if (!k) return idb_fail(err, IDB_EINPUT, "unknown server kind '%s'", kind);
+    int rc = find_bins(k, bins, err);
+    if (!rc && cap) srv_version_of(k, bins[0], version, cap);
+    return rc;
+}

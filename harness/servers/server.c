@@ -171,17 +171,23 @@ static int launch(idb_server *s, idb_err *err)
     return srv_pidfile_write(s, err);
 }
 
-/* The version string "Product X.Y.Z" from `bin --version` after the kind's marker. */
-static void read_version(idb_server *s)
+/* The version string "Product X.Y.Z" of kind k's server binary bin (its --version line,
+ * after the kind's marker) into buf; "Product (unknown version)" when it does not say. */
+void srv_version_of(const srv_kind *k, const char *bin, char *buf, size_t len)
 {
     char line[256];
-    snprintf(s->version, sizeof s->version, "%s (unknown version)", s->kind->product);
-    if (srv_capture_version(s->bin[0], line, sizeof line) != 0) return;
-    const char *v = strstr(line, s->kind->version_marker);
+    snprintf(buf, len, "%s (unknown version)", k->product);
+    if (srv_capture_version(bin, line, sizeof line) != 0) return;
+    const char *v = strstr(line, k->version_marker);
     if (!v) return;
-    v += strlen(s->kind->version_marker);
+    v += strlen(k->version_marker);
     int n = (int)strcspn(v, " -,");
-    snprintf(s->version, sizeof s->version, "%s %.*s", s->kind->product, n, v);
+    snprintf(buf, len, "%s %.*s", k->product, n, v);
+}
+
+static void read_version(idb_server *s)
+{
+    srv_version_of(s->kind, s->bin[0], s->version, sizeof s->version);
 }
 
 /* Fill s from c after the preflight: copies, paths, the socket directory, the port. */

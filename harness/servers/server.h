@@ -37,6 +37,12 @@ typedef struct idb_server_conf {
  * IDB_EIO with one message that says what to fix. */
 int idb_server_preflight(const idb_server_conf *c, idb_err *err);
 
+/* Whether kind's binaries are on this machine (the same paths and environment overrides
+ * a start uses), without starting anything: 0 with "Product X.Y.Z" in version (cap
+ * bytes), IDB_EINPUT for an unknown kind, IDB_EIO with one message naming the missing
+ * binary and its package. For a store's `available` hook (store.h). */
+int idb_server_installed(const char *kind, char *version, size_t cap, idb_err *err);
+
 /* Run the preflight, stop a stale server of a killed run in conf->dir, initialise the data
  * directory when new, write the config, start the server in the foreground as a child and
  * return once it accepts connections. *out is the caller's until idb_server_stop. Returns 0,

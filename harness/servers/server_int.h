@@ -95,6 +95,9 @@ int srv_run(const srv_cred *cred, const char *const *argv, const char *log, cons
  * or -1. */
 int srv_capture_version(const char *bin, char *buf, size_t len);
 
+/* "Product X.Y.Z" of kind k's server binary bin into buf (server.c). */
+void srv_version_of(const srv_kind *k, const char *bin, char *buf, size_t len);
+
 /* The start time of pid (field 22 of /proc/PID/stat), 0 when it does not exist. */
 unsigned long long srv_proc_starttime(pid_t pid);
 

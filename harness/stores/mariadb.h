@@ -74,6 +74,9 @@ void md_monitors_off(md_store *s);
  * default and the user's server has another; 0 otherwise; IDB_EIO when it cannot tell. */
 int md_settings_check(md_store *s, const idb_opts *o, idb_err *err);
 
+/* The store's `available` hook (mariadb_server.c; store.h). */
+int md_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
+
 /* Start shard's private server in <dir>/mariadb with o's settings (harness/servers);
  * fills s->server, s->socket, s->user. Returns 0 or the server API's code (IDB_EIO: the
  * preflight or the start failed, with one message). */

@@ -9,7 +9,6 @@
 #include "pg_server.h"
 #include "server.h"
 
-#define PG_BIN_DIR "/usr/lib/postgresql/15/bin"    /* Debian's postgresql-15 */
 #define PATH_CHARS 1024
 #define SETTINGS_MAX 8                             /* settings of a private server */
 #define SETTING_CHARS 320                          /* one "name=value" */
@@ -80,27 +79,13 @@ static void server_version(const char *dsn, char *version, size_t cap)
 
 int pg_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why)
 {
-    static const char *const bins[][2] = {              /* as harness/servers finds them */
-        { "IDBENCH_POSTGRES", PG_BIN_DIR "/postgres" }, { "IDBENCH_INITDB", PG_BIN_DIR "/initdb" },
-    };
-    const char *dsn = kv_value(kv, nkv, "dsn"), *path[2];
+    const char *dsn = kv_value(kv, nkv, "dsn");
     version[0] = 0;
     if (dsn[0]) server_version(dsn, version, cap);
     if (dsn[0] || kv_value(kv, nkv, "dsn_file")[0]) return 0;
-    for (size_t i = 0; i < sizeof bins / sizeof *bins; i++) {
-        const char *env = getenv(bins[i][0]);
-        path[i] = env && env[0] ? env : bins[i][1];
-        if (access(path[i], X_OK) != 0)
-            return idb_fail(why, IDB_EIO, "no PostgreSQL server: %.200s is missing (install "
-                            "postgresql-15: ./bootstrap), or give -s dsn=", path[i]);
-    }
-    char cmd[PATH_CHARS];
-    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", path[0]);
-    FILE *p = strchr(path[0], '\'') ? NULL : popen(cmd, "r");
-    if (p) {
-        if (!fgets(version, (int)cap, p)) version[0] = 0;
-        version[strcspn(version, "\n")] = 0;
-        pclose(p);
-    }
-    return 0;
+    int rc = idb_server_installed("postgres", version, cap, why);
+    if (rc == IDB_EIO)
+        snprintf(why->msg + strlen(why->msg), sizeof why->msg - strlen(why->msg),
+                 "; or give -s dsn=");
+    return rc;
 }

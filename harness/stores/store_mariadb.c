@@ -425,4 +425,5 @@ const idb_store idb_store_mariadb = {
     .close = md_close,
     .scan = md_scan,
     .check = md_check,
+    .available = md_available,
 };
