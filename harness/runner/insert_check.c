@@ -1,0 +1,142 @@
+/* insert_check.c — idb_insert_check (insert.h): every check of an insert run that needs no
+ * file, made before the runner allocates or creates anything: the numbers, the open-loop
+ * settings, every store and strategy option of every shard, --window/--series, the
+ * kill-counter fault, and the directory.
+ */
+#include "insert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insert_int.h"
+#include "openloop.h"
+#include "rundir.h"
+#include "series.h"
+
+#define OPEN_RATE_MAX 1e9                /* orders per second */
+#define OPEN_COMMIT_MS_MAX 3600e3        /* an hour */
+
+/* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
+ * in (harness_kv.h): shard = k, shards, worker = k (one worker per shard), dir, and the
+ * counter server's address when cs (may be NULL) started one. */
+int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int k,
+                        idb_harness_kv *kv, idb_err *err)
+{
+    idb_harness_place place = idb_harness_place_none();
+    place.shard = k;
+    place.shards = cfg->shards;
+    place.worker = k;
+    place.dir = cfg->dir;
+    if (cs) idb_ctrsrv_place(cs, &place);
+    return idb_strategy_harness_kv(cfg->strategy, &place, cfg->strategy_kv, cfg->n_strategy_kv,
+                                   kv, err);
+}
+
+/* Parse the store options into o, the key width into *width (key_bytes) and make the
+ * store's own checks (store.h: idb_store_opts_parse). */
+int idb_insert_check_store(const idb_insert_config *cfg, idb_opts *o, int *width,
+                           idb_err *err)
+{
+    return idb_store_opts_parse(cfg->store, cfg->store_kv, cfg->n_store_kv,
+                                cfg->strategy->bits / 8, o, width, err);
+}
+
+/* Parse every shard's strategy options as create() will be given them (without creating
+ * an instance, which may make files: range leases a range). */
+static int check_strategy(const idb_insert_config *cfg, idb_err *err)
+{
+    char owner[IDB_OPT_NAME_MAX + sizeof "strategy "];
+    snprintf(owner, sizeof owner, "strategy %s", cfg->strategy->name);
+    idb_opts *o = malloc(sizeof *o);
+    if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = 0;
+    for (int k = 0; k < cfg->shards && !rc; k++) {
+        idb_harness_kv kv;
+        rc = idb_insert_shard_kv(cfg, NULL, k, &kv, err);
+        if (!rc) rc = idb_opts_parse(o, cfg->strategy->options, kv.kv, kv.n, owner, err);
+    }
+    free(o);
+    return rc;
+}
+
+/* The open-loop settings of cfg: a finite rate up to OPEN_RATE_MAX (0: closed loop), a
+ * known arrival kind, commit_ms only with a rate, and not on a model store. Returns 1 when
+ * they are fine, else 0 with err (IDB_EINPUT). */
+static int open_ok(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!(cfg->rate >= 0 && cfg->rate <= OPEN_RATE_MAX))
+        return !idb_fail(err, IDB_EINPUT, "--rate must be above 0 and at most %g orders/s",
+                         OPEN_RATE_MAX);
+    if (!(cfg->commit_ms >= 0 && cfg->commit_ms <= OPEN_COMMIT_MS_MAX))
+        return !idb_fail(err, IDB_EINPUT, "--commit-ms must be above 0 and at most %g",
+                         OPEN_COMMIT_MS_MAX);
+    if (cfg->arrivals != IDB_ARRIVALS_POISSON && cfg->arrivals != IDB_ARRIVALS_FIXED)
+        return !idb_fail(err, IDB_EINPUT, "unknown arrival kind %d", cfg->arrivals);
+    if (cfg->commit_ms > 0 && cfg->rate == 0)
+        return !idb_fail(err, IDB_EINPUT, "--commit-ms needs --rate (the open loop)");
+    if (cfg->rate > 0 && cfg->store->model)
+        return !idb_fail(err, IDB_EINPUT, "--rate: store %s is a model and measures no time",
+                         cfg->store->name);
+    if (cfg->rate > 0 && cfg->series)
+        return !idb_fail(err, IDB_EINPUT, "--series: the open loop (--rate) has no windows");
+    return 1;
+}
+
+/* The --window / --series pair (series.h). Returns 0 or IDB_EINPUT. */
+static int series_ok(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!cfg->series != !cfg->window)
+        return idb_fail(err, IDB_EINPUT, "--window and --series go together");
+    if (cfg->series && cfg->n_curve > 0)
+        return idb_fail(err, IDB_EINPUT, "--series and --curve are separate runs");
+    return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
+}
+
+/* The kill-counter fault needs a counter server the run starts (a user's dsn=/url= server
+ * is theirs: never killed), and an order count below the run's. 0 or IDB_EINPUT. */
+static int check_fault(const idb_insert_config *cfg, idb_err *err)
+{
+    if (!cfg->kill_counter_at) return 0;
+    const char *const *kv = cfg->strategy_kv;
+    int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
+    int own = 0;
+    for (int i = 0; i < n; i++)
+        own |= strncmp(kv[i], "dsn=", 4) == 0 || strncmp(kv[i], "url=", 4) == 0;
+    if (!b || own)
+        return idb_fail(err, IDB_EINPUT, "--fault kill-counter needs a counter server idbench "
+                        "starts: --strategy counter|segment|range -o backend=postgres|redis, "
+                        "without dsn=/url=");
+    if (cfg->kill_counter_at < 1 || cfg->kill_counter_at >= cfg->ids || cfg->kill_restart_ms < 0)
+        return idb_fail(err, IDB_EINPUT, "--fault kill-counter@N: N must be 1 .. %lld (below "
+                        "the order count)", cfg->ids - 1);
+    return 0;
+}
+
+/* Check cfg without creating anything (see insert.h). */
+int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
+{
+    if (cfg->ids < 1) return idb_fail(err, IDB_EINPUT, "the number of IDs must be at least 1");
+    if (cfg->batch < 1) return idb_fail(err, IDB_EINPUT, "--batch must be at least 1");
+    if (cfg->shards < 1) return idb_fail(err, IDB_EINPUT, "--shards must be at least 1");
+    if (cfg->shops < 1) return idb_fail(err, IDB_EINPUT, "--shops must be at least 1");
+    if (cfg->n_curve > IDB_CURVE_MAX)
+        return idb_fail(err, IDB_EINPUT, "--curve takes at most %d cache sizes", IDB_CURVE_MAX);
+    if (!open_ok(cfg, err)) return IDB_EINPUT;
+    if (series_ok(cfg, err)) return IDB_EINPUT;
+    if (cfg->n_curve > 0 && !cfg->store->curve)
+        return idb_fail(err, IDB_EINPUT,
+                        "store %s has no miss-ratio curve (--curve needs pagesim)",
+                        cfg->store->name);
+    idb_opts *o = malloc(sizeof *o);
+    if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int width;
+    int rc = idb_insert_check_store(cfg, o, &width, err);
+    free(o);
+    idb_device dev;
+    if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);
+    if (!rc) rc = check_strategy(cfg, err);
+    if (!rc) rc = check_fault(cfg, err);
+    if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
+    return rc;
+}
