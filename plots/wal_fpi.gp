@@ -5,9 +5,10 @@
 # Data: store number i (x_i its name), then per strategy its WAL bytes per ID and its
 # full-page images per ID; fpi_known = 0 when no store in the run counts them (MariaDB's
 # redo log has none): the second panel is left out.
-set title sprintf("WAL and full-page images per ID — %s", subtitle)
+set title sprintf("WAL and full-page images per ID\n%s", subtitle)
 if (fpi_known) set multiplot layout 1,2
 set style data histograms
+set yrange [0:*]                      # bars from zero: a ratio is read off their heights
 set style histogram clustered gap 1.5
 set ylabel 'WAL bytes per ID inserted'
 plot for [i=1:n] datafile using (column(2*i)):xtic(value(sprintf('x_%d', int($1)))) \

@@ -131,10 +131,28 @@ int mx_put_names(FILE *v, const char *sfx, const mx_names *l, char (*title)[MX_T
     return 0;
 }
 
+/* The IDs of store's rows in the plots (see plots.h). */
+long long mx_store_ids(const mx_results *r, const char *store)
+{
+    const mx_table *t = &r->ins;
+    int cst = mx_table_col(t, "store"), ci = mx_table_col(t, "ids");
+    int ck = mx_table_col(t, "shards");
+    long long most = -1;
+    for (int row = 0; row < t->nrow; row++) {
+        if (strcmp(mx_table_str(t, row, cst), store) != 0 ||
+            mx_table_ll(t, row, ck, -1) != r->shards)
+            continue;
+        long long ids = mx_table_ll(t, row, ci, -1);
+        if (ids == r->ids) return ids;
+        if (ids > most) most = ids;
+    }
+    return most < 0 ? r->ids : most;
+}
+
 /* The insert.csv row of (strategy, store) at the headline configuration (see plots.h). */
 int mx_ins_row(const mx_results *r, const char *strategy, const char *store)
 {
-    return mx_insert_row(&r->ins, strategy, store, r->ids, r->shards);
+    return mx_insert_row(&r->ins, strategy, store, mx_store_ids(r, store), r->shards);
 }
 
 /* Strategies and stores of insert.csv at the headline configuration (see plots.h). */

@@ -44,7 +44,12 @@ int mx_gp_string(FILE *f, const char *s, idb_err *why);
  * when title is not NULL and title[i] not "". Returns 0 or IDB_EINPUT (mx_gp_string). */
 int mx_put_names(FILE *vars, const char *sfx, const mx_names *l, char (*title)[MX_TITLE_LEN],
                  idb_err *why);
-/* The insert.csv row of (strategy, store) at the headline configuration, or -1. */
+/* The IDs per run of store's rows the plots and sentences use: the headline size when
+ * the store has rows at it, else the store's largest size at the headline shard count (the
+ * server stores run a smaller block: their bars are labelled with their size). */
+long long mx_store_ids(const mx_results *r, const char *store);
+/* The insert.csv row of (strategy, store) at the headline configuration (the store's
+ * size: mx_store_ids), or -1. */
 int mx_ins_row(const mx_results *r, const char *strategy, const char *store);
 /* Strategies and stores (in file order, at most MX_STORES_MAX) of insert.csv at the
  * headline configuration. */

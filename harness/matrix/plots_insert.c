@@ -37,7 +37,7 @@ static int bar_values(const mx_results *r, const bar_spec *b, const mx_names *s,
     for (int j = 0; j < s->n; j++) {
         int row = mx_ins_row(r, s->v[j], store);
         double x = row < 0 ? NAN : mx_table_num(&r->ins, row, cm);
-        if (b->per_id) x = x / (double)r->ids;
+        if (b->per_id) x = x / (double)mx_store_ids(r, store);
         vals[j][0] = x;
         vals[j][1] = row < 0 ? NAN : mx_table_num(&r->ins, row, clo);
         vals[j][2] = row < 0 ? NAN : mx_table_num(&r->ins, row, chi);
@@ -66,8 +66,14 @@ static int prep_bars(const mx_results *r, const char *scratch, FILE *v, idb_err 
     for (int i = 0; i < nst && !rc; i++) {
         double vals[MX_LIST_MAX][3];
         if (!bar_values(r, b, &s, stores[i], vals)) continue;   /* e.g. null has no pages */
+        char label[MX_TITLE_LEN];                /* a store at another size says so */
+        long long ids = mx_store_ids(r, stores[i]);
+        if (ids == r->ids) snprintf(label, sizeof label, "%s", stores[i]);
+        else if (ids % 1000 == 0) snprintf(label, sizeof label, "%s (%lldk)", stores[i],
+                                           ids / 1000);
+        else snprintf(label, sizeof label, "%s (%lld)", stores[i], ids);
         fprintf(v, "x_%d = ", ++rows);
-        rc = mx_gp_string(v, stores[i], why);
+        rc = mx_gp_string(v, label, why);
         fprintf(f, "%d", rows);
         for (int j = 0; j < s.n; j++)
             for (int k = 0; k < (b->range ? 3 : b->col2 ? 2 : 1); k++) {
