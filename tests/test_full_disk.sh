@@ -42,7 +42,11 @@ report_honest() {
 
 # a results directory to plot: a small matrix (no generation, curves, simulations, claims)
 cat >"$tmp/small.ini" <<'EOF'
+[matrix]
+repeat = 1
 [generation]
+enabled = 0
+[openloop]
 enabled = 0
 [insert]
 strategies = counter, uuidv4
