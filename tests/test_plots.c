@@ -1,7 +1,8 @@
 /* test_plots.c — the plot table (mx_plots) against the plots/ folder, and report sentences
  * that must agree with their figures: every entry has a script plots/NAME.gp and every
  * script but common.gp an entry; the fill-factor sentence calls a store's random-key fill
- * near ln 2 only when it is, and the inserts sentence names whose min–max ranges overlap.
+ * near ln 2 only when it is, the inserts sentence names whose min–max ranges overlap, and
+ * the uuidv4-against-counter paragraph computes its ratios per store from the figures.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +182,115 @@ static void test_inserts_sentence_names_overlaps(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* A row of the ratio fixture: figures as text, "" when unknown. */
+typedef struct ratio_row {
+    const char *strategy, *store, *ips, *pages, *bytes, *wal;
+} ratio_row;
+
+/* The columns insert.csv must have that the ratio fixture leaves empty. */
+static const char ratio_empty[] =
+    "seconds,seconds_min,seconds_max,gen_ns_per_id,gen_ns_per_id_min,gen_ns_per_id_max,"
+    "lat_p50_ns,lat_p50_ns_min,lat_p50_ns_max,lat_p99_ns,lat_p99_ns_min,lat_p99_ns_max,"
+    "lat_p999_ns,lat_p999_ns_min,lat_p999_ns_max,lat_max_ns,lat_max_ns_min,lat_max_ns_max,"
+    "commit_p99_ns,commit_p99_ns_min,commit_p99_ns_max,leaf_pages,depth,write_bytes_per_id,"
+    "cache_misses,insert_pos_p50,store_options";
+#define RATIO_EMPTY_COLS 27
+
+/* A results directory whose insert.csv holds rows (1000 IDs, 1 shard), loaded into r. */
+static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *rows, int n)
+{
+    assert_int_equal(idb_tmpdir_make(dir, len), 0);
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,key_bytes,batch,shops,"
+               "pages_written,file_bytes,wal_bytes_per_id,%s\n", ratio_empty);
+    for (int i = 0; i < n; i++) {
+        const ratio_row *w = &rows[i];
+        fprintf(f, "%s,%s,1,1000,0.9,0.5,%s,%s,%s,3,8,1000,1000,%s,%s,%s", w->strategy, w->store,
+                w->ips, w->ips, w->ips, w->pages, w->bytes, w->wal);
+        for (int c = 0; c < RATIO_EMPTY_COLS; c++) fputc(',', f);
+        fputc('\n', f);
+    }
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mx_results_load(r, dir, NULL), 0);
+}
+
+/* mx_say_ratio's paragraph for r, in a malloc'd string (NULL when it returned non-zero). */
+static char *say_ratio(const mx_results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    int rc = mx_say_ratio(r, f);
+    fclose(f);
+    if (rc == 0) return buf;
+    assert_int_equal(rc, IDB_EINPUT);
+    assert_int_equal(len, 0);
+    free(buf);
+    return NULL;
+}
+
+static const ratio_row ratio_sample[] = {
+    { "counter", "sqlite", "400000", "1000", "4000000", "" },
+    { "uuidv4", "sqlite", "20000", "40000", "6000000", "" },
+    { "counter", "pagesim", "", "500", "2000000", "" },
+    { "uuidv4", "pagesim", "", "800", "3000000", "" },
+    { "counter", "null", "10000000", "0", "0", "" },
+    { "uuidv4", "null", "9000000", "0", "0", "" },
+    { "uuidv4", "lmdb", "200000", "900", "5000000", "" },
+    { "counter", "postgres", "10000", "300", "", "120" },
+    { "uuidv4", "postgres", "5000", "900", "", "360" },
+};
+#define RATIO_SAMPLE_N ((int)(sizeof ratio_sample / sizeof *ratio_sample))
+
+/* Per store with both strategies, each ratio computed where both figures are known; a store
+ * without counter is left out; one changed figure changes its ratio. */
+static void test_ratio_sentence_follows_the_figures(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX];
+    load_ratio(&r, dir, sizeof dir, ratio_sample, RATIO_SAMPLE_N);
+    char *s = say_ratio(&r);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
+                              "20,000 against 400,000); pages 40× (pages written, "
+                              "`pages_written`: 40,000 against 1,000); bytes 1.5× (bytes on "
+                              "disk, `file_bytes`: 6,000,000 against 4,000,000); WAL unknown."));
+    assert_non_null(strstr(s, "On pagesim: time unknown; pages 1.6× ("));
+    assert_non_null(strstr(s, "On null: time 1.11× ("));
+    assert_non_null(strstr(s, "pages unknown; bytes unknown; WAL unknown."));
+    assert_non_null(strstr(s, "On postgres: time 2× (time per insert, from `inserts_per_s`: "
+                              "5,000 against 10,000); pages 3× ("));
+    assert_non_null(strstr(s, "bytes unknown; WAL 3× (WAL bytes per ID, `wal_bytes_per_id`: "
+                              "360 against 120)."));
+    assert_null(strstr(s, "lmdb"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    ratio_row other[RATIO_SAMPLE_N];                       /* uuidv4 writes fewer pages */
+    memcpy(other, ratio_sample, sizeof other);
+    other[1].pages = "30000";
+    load_ratio(&r, dir, sizeof dir, other, RATIO_SAMPLE_N);
+    s = say_ratio(&r);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
+                              "20,000 against 400,000); pages 30× ("));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load_ratio(&r, dir, sizeof dir, ratio_sample + 6, 1); /* no store has both: no paragraph */
+    assert_null(say_ratio(&r));
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* Strings a hostile results file could hold: each must come back from gnuplot as itself,
  * and none may run anything (PWNED would appear in the directory gnuplot runs in). */
 static const char *const hostile[] = {
@@ -264,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_every_script_has_an_entry),
         cmocka_unit_test(test_fill_sentence_follows_the_figures),
         cmocka_unit_test(test_inserts_sentence_names_overlaps),
+        cmocka_unit_test(test_ratio_sentence_follows_the_figures),
         cmocka_unit_test(test_gp_string_is_data),
         cmocka_unit_test(test_gp_string_refuses_control_characters),
         cmocka_unit_test(test_num_fits_any_value),

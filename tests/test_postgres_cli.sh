@@ -2,9 +2,10 @@
 # test_postgres_cli.sh — `idbench insert --store postgres` on throw-away clusters (two, with
 # a small shared_buffers; pg_cluster.sh stops them however the test ends): the figures'
 # relations on a small run (with checkpoints, random keys write >= 50x the full-page images
-# and >= 2x the WAL bytes per ID of a counter); dsn_file sends shard k to the k-th server;
-# bad input exits 2, a server that is not there or dies mid-run exits 1, each with one line,
-# and the other shard's schema is dropped; other stores leave the new columns empty.
+# and >= 2x the WAL bytes per ID of a counter; uuidv4 lands at random and fragments the
+# index, uuidv7 lands at the end and leaves it in order); dsn_file sends shard k to the k-th
+# server; bad input exits 2, a server that is not there or dies mid-run exits 1, each with
+# one line, and the other shard's schema is dropped; other stores leave the new columns empty.
 # Usage: test_postgres_cli.sh IDBENCH
 set -u
 IDB=${1:?usage: test_postgres_cli.sh path/to/idbench}
@@ -29,12 +30,22 @@ c_fpi=$(field fpi_per_id) c_wal=$(field wal_bytes_per_id) c_frag=$(field leaf_fr
 c_fill=$(field fill_factor)
 expect 0 "uuidv4 with checkpoints" -- "$IDB" "${run[@]}" --strategy uuidv4
 u_fpi=$(field fpi_per_id) u_wal=$(field wal_bytes_per_id) u_frag=$(field leaf_fragmentation)
+u_tail=$(field tail_insert_frac) u_pos=$(field insert_pos_p50)
+expect 0 "uuidv7 with checkpoints" -- "$IDB" "${run[@]}" --strategy uuidv7
+v_tail=$(field tail_insert_frac) v_frag=$(field leaf_fragmentation)
 check "uuidv4: >= 50x the full-page images per ID ($u_fpi vs $c_fpi)" \
   awk -v u="$u_fpi" -v c="$c_fpi" 'BEGIN { exit !(u > 0 && c > 0 && u >= 50 * c) }'
 check "uuidv4: >= 2x the WAL bytes per ID ($u_wal vs $c_wal)" \
   awk -v u="$u_wal" -v c="$c_wal" 'BEGIN { exit !(c > 0 && u >= 2 * c) }'
 check "counter: leaves full and in order; uuidv4 out of order ($c_fill $c_frag $u_frag)" \
   awk -v f="$c_fill" -v c="$c_frag" -v u="$u_frag" 'BEGIN { exit !(f >= 0.88 && c == 0 && u >= 0.4) }'
+# Issue 11 §3's locality claims on postgres, in the keys and in the engine's index.
+check "uuidv4 lands at random: median position near 0.5, few at the end ($u_pos $u_tail)" \
+  awk -v p="$u_pos" -v t="$u_tail" 'BEGIN { exit !(p != "" && t != "" && p >= 0.4 && p <= 0.6 &&
+                                                  t <= 0.05) }'
+check "uuidv7 lands near the end ($v_tail); its index in order, uuidv4's not ($v_frag $u_frag)" \
+  awk -v t="$v_tail" -v v="$v_frag" -v u="$u_frag" 'BEGIN { exit !(t != "" && t >= 0.95 &&
+                                                  v != "" && v <= 0.05 && u >= 0.3) }'
 check "no schema left behind" test "$(schemas "$A")" = 0
 
 printf '# two servers\n%s\n\n%s\n' "$A" "$B" >"$tmp/dsns"

@@ -75,6 +75,14 @@ int mx_extremes(const mx_results *r, const char *store, const char *col, int pos
 struct mx_doc;
 void mx_report_scale(const mx_results *r, struct mx_doc *d);
 
+/* report_ratio.c: per store of insert.csv at the headline configuration, uuidv4's median
+ * against counter's as ratios of time, pages, bytes and WAL (each only where both figures
+ * are known). mx_say_ratio writes the paragraph to f, ending in a newline; it returns 0, or
+ * IDB_EINPUT (nothing written) when no store has both strategies. mx_report_ratio writes
+ * the report's section through d; it returns 0 or IDB_ENOMEM. */
+int mx_say_ratio(const mx_results *r, FILE *f);
+int mx_report_ratio(const mx_results *r, struct mx_doc *d);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names

@@ -3,7 +3,8 @@
  * Sections: the run and its environment (meta.json), the failed cells, one section per
  * entry of the plot table (the image and the sentences its mx_say_NAME writes, whose
  * figures are computed from the data it shows: no canned text), tables of medians with
- * min–max (generation.csv, insert.csv), the simulations (simulate.csv) and the claims
+ * min–max (generation.csv, insert.csv), uuidv4 against counter by store (report_ratio.c),
+ * the simulations (simulate.csv) and the claims
  * table (claims.md, as written by `idbench claims`). A plot that could not be drawn says
  * why instead. Also here: the prose helpers the sentences share (plots.h).
  */
@@ -259,7 +260,8 @@ static int report_plots(mx_doc *d)
     return 0;
 }
 
-/* The tables: generation, inserts, simulations, claims. Returns 0 or IDB_ENOMEM. */
+/* The tables: generation, inserts (and uuidv4 against counter), simulations, claims.
+ * Returns 0 or IDB_ENOMEM. */
 static int report_tables(mx_doc *d)
 {
     static const char *const gen_head[] = {
@@ -279,6 +281,7 @@ static int report_tables(mx_doc *d)
     d->ops->heading(d, 2, "Inserts: medians (min–max) over the repeats");
     if (!d->r->ins.nrow) d->ops->para(d, "No insert results.");
     insert_tables(d);
+    if (mx_report_ratio(d->r, d) != 0) return IDB_ENOMEM;
     mx_report_scale(d->r, d);
     d->ops->heading(d, 2, "Simulations (simulate.csv)");
     if (d->r->sim.nrow) whole_table(d, &d->r->sim);
