@@ -3,7 +3,8 @@
 # through the command line: exactly 1..N from 2 threads on every backend (segment's and
 # range's block boundaries included); no duplicate after a postgres kill and restart; Redis
 # with durability=none hands IDs out again after a kill (duplicate_ids > 0: the hazard is
-# detected and reported), durability=always does not; bad input exits 2, an unreachable,
+# detected and reported), durability=always does not, and so says a matrix's [counterkill]
+# block (counterkill.csv and the counter_kill plot); bad input exits 2, an unreachable,
 # silent or garbage-speaking server exits 1 with one line, in time; no server is left.
 # Usage: test_counter_server.sh IDBENCH
 set -u
@@ -142,4 +143,41 @@ check "killed from outside: exit 1 (got $st)" test "$st" -eq 1
 check "killed from outside: one idbench: line" \
   bash -c "[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '^idbench: ' '$tmp/err'"
 check "killed from outside: no server left" none_left
+# --- the matrix's [counterkill] block: a row per run in counterkill.csv, and the plot
+cat >"$tmp/kill.ini" <<'EOF'
+[matrix]
+repeat = 1
+[generation]
+enabled = 0
+[insert]
+enabled = 0
+[curve]
+enabled = 0
+[openloop]
+enabled = 0
+[simulate]
+enabled = 0
+[claims]
+enabled = 0
+[counterkill]
+enabled = 1
+runs = redis:none, redis:always
+EOF
+expect 0 "matrix [counterkill]" -- "$IDB" matrix "$tmp/kill.ini" --out "$tmp/km"
+# kill_col RUN COLUMN: COLUMN of RUN's row in counterkill.csv
+kill_col() {
+  awk -F, -v run="$1" -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
+    NR > 1 && $1 == run && c { print $c }' "$tmp/km/counterkill.csv"
+}
+check "matrix: redis:none handed IDs out twice ($(kill_col redis:none duplicate_ids))" \
+  test "$(kill_col redis:none duplicate_ids)" -gt 0
+check "matrix: redis:always did not ($(kill_col redis:always duplicate_ids))" \
+  test "$(kill_col redis:always duplicate_ids)" = 0
+check "matrix: the counter_kill plot" test -s "$tmp/km/plots/counter_kill.png"
+check "matrix: report.md says the count" grep -q \
+  "redis:none\` handed out $(kill_col redis:none duplicate_ids) IDs twice" "$tmp/km/report.md"
+check "matrix: no server left" none_left
+printf '[counterkill]\nruns = redis:fast\n' >"$tmp/bad.ini"
+expect 2 "matrix: a bad [counterkill] run is refused" -- \
+  "$IDB" matrix "$tmp/kill.ini" "$tmp/bad.ini" --out "$tmp/kb"
 cli_done

@@ -164,6 +164,44 @@ static const char *sim_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, i
     return bufs[b];
 }
 
+#define KILL_BATCH "100"                         /* [counterkill] runs' rows per commit */
+
+/* argv of a [counterkill] cell c into av from k on (strings live in bufs); returns the
+ * stdout path. */
+static const char *kill_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, int k)
+{
+    const idb_matrix *m = r->x.m;
+    int b = 0;
+    const char *dur = strchr(c->kill_run, ':');
+    const char *fixed[] = { "insert", "--strategy", "counter", "--batch", KILL_BATCH,
+                            "--store", c->store->name, "-o" };
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) av[k++] = (char *)fixed[i];
+    snprintf(bufs[b], sizeof bufs[b], "backend=%.*s", (int)strcspn(c->kill_run, ":"),
+             c->kill_run);
+    av[k++] = bufs[b++];
+    if (dur) {
+        av[k++] = "-o";
+        snprintf(bufs[b], sizeof bufs[b], "durability=%s", dur + 1);
+        av[k++] = bufs[b++];
+    }
+    av[k++] = "-o";
+    snprintf(bufs[b], sizeof bufs[b], "timeout_ms=%lld", (long long)m->kill_timeout_ms);
+    av[k++] = bufs[b++];
+    av[k++] = "-n";
+    snprintf(bufs[b], sizeof bufs[b], "%lld", (long long)m->kill_orders);
+    av[k++] = bufs[b++];
+    av[k++] = "--seed";
+    snprintf(r->seed, sizeof r->seed, "%lld", (long long)m->seed);
+    av[k++] = r->seed;
+    av[k++] = "--fault";
+    snprintf(bufs[b], sizeof bufs[b], "kill-counter@%lld:%lld", (long long)m->kill_at,
+             (long long)m->kill_restart_ms);
+    av[k++] = bufs[b++];
+    av[k] = NULL;
+    snprintf(bufs[b], sizeof bufs[b], "%s/counterkill.csv", r->x.scratch);
+    return bufs[b];
+}
+
 /* argv for exec'd cell c into av (NULL-terminated; strings live in r and bufs). Returns
  * the stdout path (NULL for an insert or curve cell, which is not exec'd). */
 static const char *cell_argv(run *r, const mx_cell *c, char **av, argbuf *bufs)
@@ -188,6 +226,8 @@ static const char *cell_argv(run *r, const mx_cell *c, char **av, argbuf *bufs)
         return bufs[b];
     case MX_SIM: case MX_SKEW:
         return sim_argv(r, c, av, bufs, k);
+    case MX_KILL:
+        return kill_argv(r, c, av, bufs, k);
     case MX_CLAIMS:
         av[k++] = "claims";
         if (m->claims_quick) av[k++] = "--quick";
@@ -256,6 +296,11 @@ static int collect(run *r, mx_cell *c, const char *out)
         unlink(src);
         break;
     case MX_SIM: case MX_SKEW: rc = collect_sim(r, c, out, &c->err); break;
+    case MX_KILL:                                /* its row into counterkill.csv, by run */
+        snprintf(path, sizeof path, "%s/counterkill.csv", r->x.dir);
+        rc = mx_append_csv(path, out, "run", c->kill_run, &c->err);
+        unlink(out);
+        break;
     case MX_CLAIMS:
         snprintf(path, sizeof path, "%s/claims.md", r->x.dir);
         if (rename(out, path) != 0)

@@ -126,6 +126,12 @@ typedef struct idb_matrix {
     int n_skew;
     /* [claims] */
     int claims_enabled, claims_quick;
+    /* [counterkill]: `idbench insert --strategy counter --fault kill-counter@...` once per
+     * entry of kill_runs ("postgres", "redis:DURABILITY"), into counterkill.csv */
+    int kill_enabled;
+    char kill_store[32];
+    int64_t kill_orders, kill_at, kill_restart_ms, kill_timeout_ms;
+    char kill_runs[256];                         /* comma-separated BACKEND[:DURABILITY] */
 
     /* Bookkeeping. */
     int quick;                                   /* --quick given: [quick] applied */
@@ -157,7 +163,8 @@ const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
 /* matrix_cells.c ----------------------------------------------------------------------- */
 
-enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_SERIES, MX_KINDS };
+enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_SERIES,
+              MX_KILL, MX_KINDS };
 
 /* Where a cell stands: not run yet, run and its results kept, or failed (err says why). */
 enum mx_status { MX_FAILED = -1, MX_PENDING = 0, MX_DONE = 1 };
@@ -181,6 +188,7 @@ typedef struct mx_cell {
     const char *workload;                        /* MX_SIM, MX_SKEW: path */
     int timeline;                                /* MX_SIM: also write the timeline */
     double skew_ms;                              /* MX_SKEW */
+    char kill_run[32];                           /* MX_KILL: BACKEND[:DURABILITY] */
     char label[MX_LABEL_MAX];                    /* for progress and the report */
     /* Filled by running. */
     enum mx_status status;
@@ -387,6 +395,7 @@ typedef struct mx_results {
     const char *dir;
     mx_table ins, pos, curve, gen, skew, tl, sim;   /* insert.csv, positions.csv, ... */
     mx_table series;                             /* series.csv */
+    mx_table kill;                               /* counterkill.csv */
     long long ids, shards;                       /* the headline configuration */
     int reps;                                    /* most repeats behind an insert.csv row */
     int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */

@@ -15,6 +15,8 @@
  *   [simulate]    enabled, workloads, strategies, set, timeline_workload, skew_workload,
  *                 skew_ms
  *   [claims]      enabled, quick
+ *   [counterkill] enabled, store, orders, kill_at, restart_ms, timeout_ms, runs: the counter
+ *                 server killed during an insert, once per entry of runs
  *   [quick]       SECTION.KEY = VALUE overrides, applied only with --quick
  * Lists are comma-separated; `strategies = all` means every strategy in `idbench list`
  * order, `stores = all` every store. Workload paths are relative to the file naming them.
@@ -52,6 +54,10 @@ static int names_value(const idb_key *k, void *base, void *ctx, int i, const cha
                        idb_err *err);
 static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                       idb_err *err);
+static int kill_store_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                            idb_err *err);
+static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                           idb_err *err);
 
 /* Where a key's value goes: a field of idb_matrix, or of mx_block for the block sections. */
 #define M(f) IDB_KEY_AT(idb_matrix, f)
@@ -114,6 +120,19 @@ static const idb_key keys[] = {
       M(skew_ms), IDB_KEY_COUNT(idb_matrix, n_skew) },
     BOOL("claims", "enabled", "1", M(claims_enabled)),
     BOOL("claims", "quick", "0", M(claims_quick)),
+    BOOL("counterkill", "enabled", "0", M(kill_enabled)),
+    { .section = "counterkill", .name = "store", .type = IDB_KEY_STR, .def = "sqlite",
+      .hook = kill_store_value, M(kill_store) },
+    { .section = "counterkill", .name = "orders", .type = IDB_KEY_INT, .def = "1200", .min = 2,
+      .max = 1000000000, M(kill_orders) },
+    { .section = "counterkill", .name = "kill_at", .type = IDB_KEY_INT, .def = "400", .min = 1,
+      .max = 1000000000, M(kill_at) },
+    { .section = "counterkill", .name = "restart_ms", .type = IDB_KEY_INT, .def = "500",
+      .min = 0, .max = 3600000, M(kill_restart_ms) },
+    { .section = "counterkill", .name = "timeout_ms", .type = IDB_KEY_INT, .def = "100",
+      .min = 1, .max = 3600000, M(kill_timeout_ms) },
+    { .section = "counterkill", .name = "runs", .type = IDB_KEY_STR,
+      .def = "postgres, redis:none, redis:always", .hook = kill_runs_value, M(kill_runs) },
     { 0 },
 };
 #undef M
@@ -123,7 +142,7 @@ static const idb_key keys[] = {
 /* The sections holding keys of the table; blocks may also be named (insert.NAME). */
 static const struct { const char *name; int block; } sections[] = {
     { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
-    { "series", 1 }, { "simulate", 0 }, { "claims", 0 },
+    { "series", 1 }, { "simulate", 0 }, { "claims", 0 }, { "counterkill", 0 },
 };
 
 /* Where the [curve] and [openloop] blocks' defaults differ from [insert]'s. */
@@ -197,7 +216,8 @@ static const char *store_names(char *buf, size_t len)
 /* The built-in defaults: every key's default from the table; the [curve] block's own. */
 void mx_defaults(idb_matrix *m)
 {
-    static const char *const top[] = { "matrix", "generation", "simulate", "claims" };
+    static const char *const top[] = { "matrix", "generation", "simulate", "claims",
+                                       "counterkill" };
     idb_err err = { 0 };
     memset(m, 0, sizeof *m);
     int rc = 0;
@@ -328,6 +348,49 @@ static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char
     return 0;
 }
 
+/* Hook of [counterkill] store: a store's name. */
+static int kill_store_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                            idb_err *err)
+{
+    (void)k, (void)base, (void)ctx, (void)i;
+    char names[STORE_LIST_MAX];
+    return idb_store_find(text) ? 0 : idb_fail(err, IDB_EINPUT, "unknown store '%s' (stores: "
+                                               "%s)", text, store_names(names, sizeof names));
+}
+
+/* The counter servers [counterkill] runs may name, with a durability (redis) or not. */
+static const struct { const char *backend; int durability; } kill_backends[] = {
+    { "postgres", 0 }, { "redis", 1 },
+};
+static const char *const redis_durabilities[] = { "none", "everysec", "always" };
+
+/* Check one entry of [counterkill] runs: BACKEND or BACKEND:DURABILITY. */
+static int kill_run_entry(void *ctx, int i, const char *run, idb_err *err)
+{
+    (void)ctx, (void)i;
+    const char *colon = strchr(run, ':');
+    size_t n = colon ? (size_t)(colon - run) : strlen(run);
+    for (size_t b = 0; b < sizeof kill_backends / sizeof *kill_backends; b++) {
+        if (strlen(kill_backends[b].backend) != n || strncmp(run, kill_backends[b].backend, n))
+            continue;
+        if (!colon) return 0;
+        for (size_t d = 0; kill_backends[b].durability && d < sizeof redis_durabilities /
+                                                               sizeof *redis_durabilities; d++)
+            if (!strcmp(colon + 1, redis_durabilities[d])) return 0;
+    }
+    return idb_fail(err, IDB_EINPUT, "'%s' is not a counter server run (postgres, or "
+                    "redis:none|everysec|always)", run);
+}
+
+/* Hook of [counterkill] runs: comma-separated BACKEND[:DURABILITY] entries. */
+static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                           idb_err *err)
+{
+    (void)base, (void)ctx, (void)i;
+    int n = idb_key_each(k, text, MX_LIST_MAX, kill_run_entry, NULL, err);
+    return n < 0 ? n : 0;
+}
+
 /* The block called section in list (creating it, up to MX_BLOCKS_MAX), or NULL (err). */
 static mx_block *find_block(mx_block *list, int *n, const char *section, idb_err *err)
 {
@@ -443,7 +506,8 @@ static int apply(idb_matrix *m, const char *file, mx_where at, const char *secti
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
                         "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
-                        "series, series.NAME, store.NAME, simulate, claims, quick)", section);
+                        "series, series.NAME, store.NAME, simulate, claims, counterkill, quick)",
+                        section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;
     if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);

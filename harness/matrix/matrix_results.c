@@ -97,6 +97,10 @@ static const col_spec series_cols[] = {
     MEASURE("modelled_inserts_per_s"), END,
 };
 
+static const col_spec counterkill_cols[] = {
+    NAME("run"), NAME("store"), IDS, INT("failed_orders", 0, COUNT_MAX),
+    INT("duplicate_ids", 0, COUNT_MAX), END,
+};
 /* Every results table: its file, where it goes in mx_results, its schema. */
 static const struct {
     const char *file;
@@ -111,6 +115,7 @@ static const struct {
     { "timeline.csv", offsetof(mx_results, tl), timeline_cols },
     { "simulate.csv", offsetof(mx_results, sim), simulate_cols },
     { "series.csv", offsetof(mx_results, series), series_cols },
+    { "counterkill.csv", offsetof(mx_results, kill), counterkill_cols },
 };
 #define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
 

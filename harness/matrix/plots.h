@@ -104,7 +104,8 @@ int mx_report_ratio(const mx_results *r, struct mx_doc *d);
     X(series, "Throughput as the table grows")                              \
     X(series_misses, "Cache misses per insert against index size / cache size") \
     X(cliff, "The cache cliff: throughput relative to counter")             \
-    X(counter_server, "ID cost on a real counter server")
+    X(counter_server, "ID cost on a real counter server")                  \
+    X(counter_kill, "Orders failed and IDs handed out twice around a counter-server kill")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \

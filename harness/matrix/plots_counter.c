@@ -1,7 +1,9 @@
-/* plots_counter.c — the counter-server plot: what an ID costs when the counter is a real
+/* plots_counter.c — the counter-server plots: what an ID costs when the counter is a real
  * server (generation.csv's gen/counter@postgres, gen/counter@redis, gen/segment@postgres
  * rows, written by the generation benchmark), by client threads, next to the in-process
- * counter and segment. Its data preparation and its report sentence (plots.h).
+ * counter and segment; and what a kill of the server did to an insert run (counterkill.csv,
+ * one row per backend and durability: orders failed, IDs handed out twice). Their data
+ * preparation and report sentences (plots.h).
  */
 #include "plots.h"
 
@@ -84,6 +86,53 @@ int mx_say_counter_server(const mx_results *r, FILE *f)
                 "%s ns against %s ns for local `segment` (%.1f×)", said++ ? "; " : "",
                 mx_num(segpg, a), mx_num(seg, b), segpg / seg);
     if (!said) return IDB_EINPUT;
+    fprintf(f, ".\n");
+    return 0;
+}
+
+/* counter_kill: kill.dat = per run of counterkill.csv (in file order, each once) a row:
+ * index, orders failed, IDs handed out twice; its name is the variable t_<index + 1>. */
+int mx_prep_counter_kill(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    const mx_table *t = &r->kill;
+    int cr = mx_table_col(t, "run"), cf = mx_table_col(t, "failed_orders");
+    int cd = mx_table_col(t, "duplicate_ids");
+    mx_names s = { 0 };
+    if (!t->nrow)
+        return idb_fail(why, IDB_EINPUT, "no counterkill.csv rows ([counterkill] off, or no "
+                        "server packages)");
+    FILE *f = mx_data_open(scratch, "kill.dat", why);
+    if (!f) return IDB_EIO;
+    for (int row = 0; row < t->nrow; row++) {
+        int had = s.n;
+        mx_names_add(&s, mx_table_str(t, row, cr));
+        if (s.n == had) continue;                /* a run once: its first row */
+        fprintf(f, "%d\t", had);
+        mx_put(f, mx_table_num(t, row, cf), "\t");
+        mx_put(f, mx_table_num(t, row, cd), "\n");
+    }
+    if (mx_data_close(f, "kill.dat", why)) return IDB_EIO;
+    return mx_put_names(v, "", &s, NULL, why) ? IDB_EINPUT : 0;
+}
+
+/* counter_kill: per run, the IDs handed out twice after the restart and the orders failed. */
+int mx_say_counter_kill(const mx_results *r, FILE *f)
+{
+    const mx_table *t = &r->kill;
+    int cr = mx_table_col(t, "run"), cf = mx_table_col(t, "failed_orders");
+    int cd = mx_table_col(t, "duplicate_ids");
+    mx_names s = { 0 };
+    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    for (int row = 0; row < t->nrow; row++) {
+        int had = s.n;
+        mx_names_add(&s, mx_table_str(t, row, cr));
+        if (s.n == had) continue;
+        fprintf(f, "%s`%s` handed out %s IDs twice after the restart (%s orders failed)",
+                had ? "; " : "With the counter server killed during an insert run: ",
+                mx_table_str(t, row, cr), mx_num(mx_table_num(t, row, cd), a),
+                mx_num(mx_table_num(t, row, cf), b));
+    }
+    if (!s.n) return IDB_EINPUT;
     fprintf(f, ".\n");
     return 0;
 }
