@@ -2,6 +2,7 @@
  * initdb in DIR/data (superuser "idbench", trust on the private socket only), the settings in
  * DIR/data/idbench.conf (included by postgresql.conf), ready when postmaster.pid says so.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,32 @@ static int pg_socket_path(idb_server *s)
     return n < 0 || n >= (int)sizeof s->socket ? -1 : 0;
 }
 
-/* initdb when DIR/data has no PG_VERSION, then the include of idbench.conf. */
+/* A postmaster.pid left in data by a server that was killed (SIGKILL leaves it) and is gone
+ * or a zombie not yet reaped: removed, or postgres refuses to start ("Is another postmaster
+ * (PID N) running?" — a zombie still answers kill(N, 0)). A live process's lock stays. */
+static int pg_stale_lock(const char *data, idb_err *err)
+{
+    char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN];
+    snprintf(path, sizeof path, "%s/postmaster.pid", data);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long pid = fgets(line, sizeof line, f) ? strtol(line, NULL, 10) : 0;
+    fclose(f);
+    if (pid <= 1 || srv_proc_starttime((pid_t)pid) != 0) return 0;
+    if (unlink(path) != 0 && errno != ENOENT)
+        return idb_fail(err, IDB_EIO, "postgres: cannot remove the stale %s: %s", path,
+                        strerror(errno));
+    return 0;
+}
+
+/* initdb when DIR/data has no PG_VERSION, then the include of idbench.conf; on existing
+ * data, the lock a killed server left is removed (pg_stale_lock). */
 static int pg_init(idb_server *s, idb_err *err)
 {
     char data[PATH_MAX + 8], probe[PATH_MAX + 32];
     snprintf(data, sizeof data, "%s/data", s->dir);
     snprintf(probe, sizeof probe, "%s/PG_VERSION", data);
-    if (access(probe, F_OK) == 0) return 0;
+    if (access(probe, F_OK) == 0) return pg_stale_lock(data, err);
     const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "--auth=trust", "-E",
                            "UTF8", "--locale=C", "--no-sync", NULL };
     int rc = srv_run(&s->cred, argv, s->log, "initdb", err);
