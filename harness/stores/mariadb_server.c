@@ -66,22 +66,13 @@ void md_server_stop(md_store *s)
     s->server = NULL;
 }
 
-/* The `value` of option key in kv[0..nkv) ("" when not given). */
-static const char *kv_value(const char *const *kv, int nkv, const char *key)
-{
-    size_t n = strlen(key);
-    const char *v = "";
-    for (int i = 0; i < nkv; i++)
-        if (strncmp(kv[i], key, n) == 0 && kv[i][n] == '=') v = kv[i] + n + 1;
-    return v;
-}
-
 /* The store's `available` hook (store.h): a user's server (socket= / socket_file=) is
  * always tried; else the private server's binaries must be here. */
 int md_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why)
 {
     version[0] = 0;
-    if (kv_value(kv, nkv, "socket")[0] || kv_value(kv, nkv, "socket_file")[0]) return 0;
+    if (idb_store_kv_value(kv, nkv, "socket")[0] || idb_store_kv_value(kv, nkv, "socket_file")[0])
+        return 0;
     int rc = idb_server_installed("mariadb", version, cap, why);
     if (rc == IDB_EIO)
         snprintf(why->msg + strlen(why->msg), sizeof why->msg - strlen(why->msg),

@@ -52,16 +52,6 @@ int pg_server_start(const char *dir, const idb_opts *opts, struct idb_server **s
 
 void pg_server_stop(struct idb_server *srv) { idb_server_stop(srv); }
 
-/* The value of option key= in kv[0..nkv) ("" when not given). */
-static const char *kv_value(const char *const *kv, int nkv, const char *key)
-{
-    size_t n = strlen(key);
-    const char *v = "";
-    for (int i = 0; i < nkv; i++)
-        if (strncmp(kv[i], key, n) == 0 && kv[i][n] == '=') v = kv[i] + n + 1;
-    return v;
-}
-
 /* The version and shared_buffers of the server at dsn into version ("" if it does not
  * answer: the run will say why). */
 static void server_version(const char *dsn, char *version, size_t cap)
@@ -79,10 +69,10 @@ static void server_version(const char *dsn, char *version, size_t cap)
 
 int pg_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why)
 {
-    const char *dsn = kv_value(kv, nkv, "dsn");
+    const char *dsn = idb_store_kv_value(kv, nkv, "dsn");
     version[0] = 0;
     if (dsn[0]) server_version(dsn, version, cap);
-    if (dsn[0] || kv_value(kv, nkv, "dsn_file")[0]) return 0;
+    if (dsn[0] || idb_store_kv_value(kv, nkv, "dsn_file")[0]) return 0;
     int rc = idb_server_installed("postgres", version, cap, why);
     if (rc == IDB_EIO)
         snprintf(why->msg + strlen(why->msg), sizeof why->msg - strlen(why->msg),

@@ -144,6 +144,10 @@ extern const idb_opt_decl idb_store_common_options[];
 int idb_store_opts_parse(const idb_store *st, const char *const *kv, int nkv, int natural,
                          idb_opts *o, int *width, idb_err *err);
 
+/* The value of option key in kv[0..nkv) ("key=value" strings, the last one given), or ""
+ * when it is not given: for hooks that see the raw options (available). */
+const char *idb_store_kv_value(const char *const *kv, int nkv, const char *key);
+
 /* For a store's open(): 0 when key_bytes is a width every store takes (1 .. IDB_ID_MAX),
  * else IDB_EINPUT with err saying so, the message starting with the store's name. */
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err);

@@ -102,3 +102,13 @@ int idb_store_opts_parse(const idb_store *st, const char *const *kv, int nkv, in
     if (!rc && st->check) rc = st->check(o, *width, err);
     return rc;
 }
+
+/* The value of option key in kv (see store.h). */
+const char *idb_store_kv_value(const char *const *kv, int nkv, const char *key)
+{
+    size_t n = strlen(key);
+    const char *v = "";
+    for (int i = 0; i < nkv; i++)
+        if (strncmp(kv[i], key, n) == 0 && kv[i][n] == '=') v = kv[i] + n + 1;
+    return v;
+}
