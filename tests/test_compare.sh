@@ -122,6 +122,26 @@ check "within: uuidv4's fill is worse than uuidv7's" \
 expect 2 "within: unknown strategy" -- "$IDB" compare --within "$tmp/a" --a uuidv7 --b nosuch
 expect 2 "within: no --b" -- "$IDB" compare --within "$tmp/a" --a uuidv7
 
+# The committed sample (the default matrix, 5 repeats): two copies are the same; a copy with
+# sqlite/uuidv4's pages written 20% higher is flagged worse (that metric, those cells only)
+# and exits 3.
+cp -r "$SRC/results/sample" "$tmp/s1"
+cp -r "$SRC/results/sample" "$tmp/s2"
+status "sample copies: exit 0" 0 -- "$IDB" compare "$tmp/s1" "$tmp/s2" --format csv \
+  --fail-on-regression 1
+check "sample copies: rows compared" test "$(tail -n +2 "$tmp/out" | wc -l)" -gt 100
+check "sample copies: every row same" \
+  test "$(tail -n +2 "$tmp/out" | cut -d, -f12 | sort -u)" = same
+scale "$tmp/s2" uuidv4 sqlite pages_written 1.2
+status "sample, worse pages: exit 3" 3 -- "$IDB" compare "$tmp/s1" "$tmp/s2" --format csv \
+  --fail-on-regression 10
+check "sample, worse pages: flagged worse" \
+  test "$(verdict "$tmp/out" "uuidv4 sqlite n=20000 " pages_written_per_id)" = worse
+check "sample, worse pages: every uuidv4 sqlite cell worse, nothing else changed" \
+  awk -F, 'NR > 1 && $12 != "same" { n++; if ($3 != "pages_written_per_id" || \
+    index($2, "uuidv4 sqlite ") != 1 || $12 != "worse") bad++ } END { exit !(n > 1 && !bad) }' \
+  "$tmp/out"
+
 # Bad input: one idbench: line, exit 2, nothing on stdout.
 mkdir -p "$tmp/empty"
 expect 2 "missing directory" -- "$IDB" compare "$tmp/nosuch" "$tmp/a"
@@ -135,7 +155,6 @@ expect 2 "both of another format_version" -- "$IDB" compare "$tmp/v3" "$tmp/v3"
 cp -r "$tmp/a" "$tmp/v1"
 sed -i '/"format_version"/d' "$tmp/v1/meta.json"
 expect 2 "no format_version (version 1)" -- "$IDB" compare "$tmp/v1" "$tmp/a"
-expect 2 "results/sample (version 1)" -- "$IDB" compare "$SRC/results/sample" "$tmp/a"
 cp -r "$tmp/a" "$tmp/noruns"
 rm "$tmp/noruns/insert_runs.csv"
 expect 2 "no insert_runs.csv" -- "$IDB" compare "$tmp/a" "$tmp/noruns"

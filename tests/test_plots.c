@@ -185,6 +185,7 @@ static void test_inserts_sentence_names_overlaps(void **state)
 /* A row of the ratio fixture: figures as text, "" when unknown. */
 typedef struct ratio_row {
     const char *strategy, *store, *ips, *pages, *bytes, *wal;
+    const char *ids;                                   /* NULL: 1000 */
 } ratio_row;
 
 /* The columns insert.csv must have that the ratio fixture leaves empty. */
@@ -209,8 +210,8 @@ static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *ro
                "pages_written,file_bytes,wal_bytes_per_id,%s\n", ratio_empty);
     for (int i = 0; i < n; i++) {
         const ratio_row *w = &rows[i];
-        fprintf(f, "%s,%s,1,1000,0.9,0.5,%s,%s,%s,3,8,1000,1000,%s,%s,%s", w->strategy, w->store,
-                w->ips, w->ips, w->ips, w->pages, w->bytes, w->wal);
+        fprintf(f, "%s,%s,1,%s,0.9,0.5,%s,%s,%s,3,8,1000,1000,%s,%s,%s", w->strategy, w->store,
+                w->ids ? w->ids : "1000", w->ips, w->ips, w->ips, w->pages, w->bytes, w->wal);
         for (int c = 0; c < RATIO_EMPTY_COLS; c++) fputc(',', f);
         fputc('\n', f);
     }
@@ -235,15 +236,15 @@ static char *say_ratio(const mx_results *r)
 }
 
 static const ratio_row ratio_sample[] = {
-    { "counter", "sqlite", "400000", "1000", "4000000", "" },
-    { "uuidv4", "sqlite", "20000", "40000", "6000000", "" },
-    { "counter", "pagesim", "", "500", "2000000", "" },
-    { "uuidv4", "pagesim", "", "800", "3000000", "" },
-    { "counter", "null", "10000000", "0", "0", "" },
-    { "uuidv4", "null", "9000000", "0", "0", "" },
-    { "uuidv4", "lmdb", "200000", "900", "5000000", "" },
-    { "counter", "postgres", "10000", "300", "", "120" },
-    { "uuidv4", "postgres", "5000", "900", "", "360" },
+    { "counter", "sqlite", "400000", "1000", "4000000", "", NULL },
+    { "uuidv4", "sqlite", "20000", "40000", "6000000", "", NULL },
+    { "counter", "pagesim", "", "500", "2000000", "", NULL },
+    { "uuidv4", "pagesim", "", "800", "3000000", "", NULL },
+    { "counter", "null", "10000000", "0", "0", "", NULL },
+    { "uuidv4", "null", "9000000", "0", "0", "", NULL },
+    { "uuidv4", "lmdb", "200000", "900", "5000000", "", NULL },
+    { "counter", "postgres", "10000", "300", "", "120", NULL },
+    { "uuidv4", "postgres", "5000", "900", "", "360", NULL },
 };
 #define RATIO_SAMPLE_N ((int)(sizeof ratio_sample / sizeof *ratio_sample))
 
@@ -281,6 +282,18 @@ static void test_ratio_sentence_follows_the_figures(void **state)
     assert_non_null(s);
     assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
                               "20,000 against 400,000); pages 30× ("));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    other[1].pages = "40000";                  /* postgres ran at its own, smaller size */
+    other[7].ids = other[8].ids = "500";
+    load_ratio(&r, dir, sizeof dir, other, RATIO_SAMPLE_N);
+    s = say_ratio(&r);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "At 1,000 IDs on 1 shard(s)"));
+    assert_non_null(strstr(s, "On sqlite: time 20× ("));
+    assert_non_null(strstr(s, "On postgres (at 500 IDs, its largest): time 2× ("));
     free(s);
     mx_results_free(&r);
     idb_tmpdir_remove(dir);

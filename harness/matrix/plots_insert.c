@@ -438,12 +438,15 @@ int mx_say_wal_fpi(const mx_results *r, FILE *f)
     for (int s = 0; s < nst; s++) {
         if (!mx_extremes(r, stores[s], "wal_bytes_per_id", 1, &lo, &hi)) continue;
         char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN], d[MX_NUM_LEN];
-        fprintf(f, "%sOn %s, `%s` wrote %s WAL bytes and %s full-page images per ID, `%s` %s "
-                "and %s (%.1f× the WAL).", said ? " " : "", stores[s], mx_table_str(t, hi, cs),
-                mx_num(mx_table_num(t, hi, cw), a), mx_num(mx_table_num(t, hi, cf), b),
-                mx_table_str(t, lo, cs), mx_num(mx_table_num(t, lo, cw), c),
-                mx_num(mx_table_num(t, lo, cf), d),
-                mx_table_num(t, hi, cw) / mx_table_num(t, lo, cw));
+        double ratio = mx_table_num(t, hi, cw) / mx_table_num(t, lo, cw);
+        fprintf(f, "%sOn %s, `%s` wrote %s WAL bytes per ID, `%s` %s (%.1f×)", said ? " " : "",
+                stores[s], mx_table_str(t, hi, cs), mx_num(mx_table_num(t, hi, cw), a),
+                mx_table_str(t, lo, cs), mx_num(mx_table_num(t, lo, cw), c), ratio);
+        if (isnan(mx_table_num(t, hi, cf)) || isnan(mx_table_num(t, lo, cf)))
+            fputs("; it counts no full-page images.", f);
+        else
+            fprintf(f, "; full-page images per ID: %s and %s.",
+                    mx_num(mx_table_num(t, hi, cf), b), mx_num(mx_table_num(t, lo, cf), d));
         said = 1;
     }
     if (!said) return IDB_EINPUT;

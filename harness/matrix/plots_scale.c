@@ -301,19 +301,19 @@ int mx_say_series(const mx_results *r, FILE *f)
     mx_names s = { 0 };
     for (int row = 0; row < v.t->nrow; row++) mx_names_add(&s, mx_table_str(v.t, row, v.cs));
     char a[MX_NUM_LEN], b[MX_NUM_LEN], n[MX_NUM_LEN];
-    int m;
+    int m, said = 0;
     fprintf(f, "On %s (block [%s], one run each, a point per window), from the first window "
             "to the last:", mx_table_str(v.t, first[0], v.cst), v.block);
     for (int i = 0; i < s.n; i++) {
         int k = run_rows(&v, first[0], s.v[i], rows, RUN_ROWS_MAX);
         if (!k) continue;
-        fprintf(f, " %s %s → %s inserts/s at %s rows;", s.v[i],
+        fprintf(f, "%s %s %s → %s inserts/s at %s rows", said++ ? ";" : "", s.v[i],
                 mx_num(plotted(&v, rows[0], &m), a), mx_num(plotted(&v, rows[k - 1], &m), b),
                 mx_num(x_rows(&v, rows[k - 1]), n));
     }
     plotted(&v, first[0], &m);
-    fprintf(f, " %s\n", m ? "(modelled with the ssd preset: the store measures no time)."
-                          : "(measured).");
+    fprintf(f, ". %s\n", m ? "Modelled with the ssd preset: the store measures no time."
+                           : "Measured.");
     free(rows);
     return 0;
 }
@@ -343,7 +343,7 @@ int mx_say_series_misses(const mx_results *r, FILE *f)
 
 /* One strategy's cliff in panel p: the first window from which its throughput stays below
  * half of counter's, or its lowest ratio. */
-static void say_cliff(const sview *v, int p, const char *s, int *rows, FILE *f)
+static void say_cliff(const sview *v, int p, const char *s, int *rows, int *said, FILE *f)
 {
     int k = run_rows(v, p, s, rows, RUN_ROWS_MAX), from = -1, low = -1;
     for (int i = 0; i < k; i++) {
@@ -355,12 +355,14 @@ static void say_cliff(const sview *v, int p, const char *s, int *rows, FILE *f)
     }
     char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN];
     if (from >= 0)
-        fprintf(f, " %s falls below half of counter's at %s× the cache (%s rows) and stays "
-                "there (%s at the end);", s, mx_num(over_cache(v, rows[from]), a),
+        fprintf(f, "%s %s falls below half of counter's at %s× the cache (%s rows) and "
+                "stays there (%s at the end)", *said ? ";" : "", s, mx_num(over_cache(v, rows[from]), a),
                 mx_num(x_rows(v, rows[from]), b), mx_num(relative(v, rows[k - 1]), c));
     else if (low >= 0)
-        fprintf(f, " %s stays above half of counter's (lowest %s, at %s× the cache);", s,
+        fprintf(f, "%s %s stays above half of counter's (lowest %s, at %s× the cache)",
+                *said ? ";" : "", s,
                 mx_num(relative(v, rows[low]), a), mx_num(over_cache(v, rows[low]), b));
+    *said += from >= 0 || low >= 0;
 }
 
 /* cliff: per panel with a cache, where each strategy falls below half of counter's. */
@@ -379,11 +381,13 @@ int mx_say_cliff(const mx_results *r, FILE *f)
         plotted(&v, first[p], &m);
         fprintf(f, "%sOn %s%s:", p ? " " : "", mx_table_str(v.t, first[p], v.cst),
                 m ? " (modelled throughput, ssd preset)" : "");
+        int said = 0;
         for (int i = 0; i < s.n; i++)
-            if (strcmp(s.v[i], SEQUENTIAL)) say_cliff(&v, first[p], s.v[i], rows, f);
+            if (strcmp(s.v[i], SEQUENTIAL)) say_cliff(&v, first[p], s.v[i], rows, &said, f);
+        fputc('.', f);
     }
-    fprintf(f, " (each point: the throughput of %d windows ending there over counter's of "
-            "the same sizes; \"stays\" means at every later point).\n", SMOOTH);
+    fprintf(f, " Each point: the throughput of %d windows ending there over counter's of "
+            "the same sizes; \"stays\" means at every later point.\n", SMOOTH);
     free(rows);
     return 0;
 }

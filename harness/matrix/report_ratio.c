@@ -68,16 +68,23 @@ int mx_say_ratio(const mx_results *r, FILE *f)
     mx_names strategies;
     const char *stores[MX_STORES_MAX];
     int nstores, said = 0;
+    char hn[MX_NUM_LEN];
     mx_ins_names(r, &strategies, stores, &nstores);
     for (int s = 0; s < nstores; s++) {
         int ru = mx_ins_row(r, RANDOM_STRATEGY, stores[s]);
         int rc = mx_ins_row(r, BASE_STRATEGY, stores[s]);
         if (ru < 0 || rc < 0) continue;
         if (!said++)
-            fprintf(f, "At %lld IDs on %lld shard(s) (the headline configuration), `%s`'s "
-                       "median against `%s`'s, as a ratio (above 1: `%s` costs more). ",
-                    r->ids, r->shards, RANDOM_STRATEGY, BASE_STRATEGY, RANDOM_STRATEGY);
-        fprintf(f, "On %s: ", stores[s]);
+            fprintf(f, "At %s IDs on %lld shard(s) (the headline configuration, or a "
+                       "store's largest size when it has no run at it), `%s`'s median "
+                       "against `%s`'s, as a ratio (above 1: `%s` costs more). ",
+                    mx_num((double)r->ids, hn), r->shards, RANDOM_STRATEGY, BASE_STRATEGY,
+                    RANDOM_STRATEGY);
+        long long ids = mx_store_ids(r, stores[s]);
+        char n[MX_NUM_LEN];
+        if (ids != r->ids) fprintf(f, "On %s (at %s IDs, its largest): ", stores[s],
+                                   mx_num((double)ids, n));
+        else fprintf(f, "On %s: ", stores[s]);
         for (int i = 0; i < N_RATIO_COLS;) i = say_aspect(&r->ins, ru, rc, i, f);
         fputs(". ", f);
     }
