@@ -152,6 +152,18 @@ printf '[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null
 run 0 "--out with a newline in it" -- "$IDB" matrix "$tmp/m/tiny.ini" --out "$tmp/nl"$'\nidbench: fake'
 check "--out with a newline: no stderr line poses as idbench:" test -z "$(grep '^idbench: fake' "$tmp/err")"
 check "--out with a newline: shown escaped" grep -qF 'nl\nidbench: fake' "$tmp/err"
+# A block at key_bytes = 16 names uuidv4's own run again (16 bytes is its width): run once;
+# counter's 8- and 16-byte runs differ and both run.
+{ sed -e 's/^strategies = counter$/strategies = counter, uuidv4/' \
+      -e 's/^stores = null$/stores = pagesim/' "$tmp/m/tiny.ini"
+  printf '[openloop]\nenabled = 0\n[series]\nenabled = 0\n'
+  printf '[insert.w16]\nstores = pagesim\nkey_bytes = 16\n'; } >"$tmp/m/w16.ini"
+run 0 "a block repeating a run" -- "$IDB" matrix "$tmp/m/w16.ini" --repeat 1 --out "$tmp/w16"
+check "a block repeating a run: 3 cells" grep -q '^matrix: 3 cells' "$tmp/err"
+check "a block repeating a run: uuidv4 once" \
+  test "$(grep -c '^uuidv4,pagesim,1,100,16,' "$tmp/w16/insert.csv")" -eq 1
+check "a block repeating a run: counter at 8 and 16 bytes" \
+  test "$(grep -c '^counter,pagesim,1,100,' "$tmp/w16/insert.csv")" -eq 2
 run 2 "--repeat 0" -- "$IDB" matrix "$tmp/m/small.ini" --repeat 0
 run 2 "--seed not a number" -- "$IDB" matrix "$tmp/m/small.ini" --seed x
 run 2 "unknown flag" -- "$IDB" matrix --frobnicate

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -55,6 +56,13 @@ static mx_cell *add_cell(mx_plan *p, int *cap, enum mx_kind kind)
     return c;
 }
 
+/* The key width cell c's run stores: its block's key_bytes, or the strategy's own width
+ * (a block's key_bytes equal to that width makes the same run as none). */
+static int key_width(const mx_cell *c)
+{
+    return c->key_bytes ? (int)c->key_bytes : c->strategy->bits / CHAR_BIT;
+}
+
 /* The configuration of the last cell c if an earlier cell has the same one, else -1;
  * *dup = 1 when that earlier cell is also of the same repeat (the same run twice). */
 static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
@@ -66,7 +74,7 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
         if (o->kind == c->kind && o->strategy == c->strategy && o->store == c->store &&
             o->ids == c->ids && o->shards == c->shards && o->batch == c->batch &&
             o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
-            o->key_bytes == c->key_bytes && o->rate == c->rate &&
+            key_width(o) == key_width(c) && o->rate == c->rate &&
             o->commit_ms == c->commit_ms) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
