@@ -52,6 +52,16 @@ check "a result line" test "$(wc -l <"$tmp/out")" -eq 2
 check "leaf pages counted" test "$(tail -1 "$tmp/out" | cut -d, -f15)" -gt 0
 check "its database dropped" test -z "$(sql "SHOW DATABASES LIKE 'idbench%'")"
 check "the user's data untouched" test "$(sql "SELECT x FROM mine.t")" = 1
+# --series from the progress hook: a row per window; the windows' misses add up to the
+# run's; the cache is the server's buffer pool; the .ibd file does not shrink.
+expect 0 "uuidv4 with --series" -- "$IDB" insert --store mariadb --strategy uuidv4 \
+  -n 20000 -s "socket=$sock" --window 5000 --series "$tmp/series.csv"
+miss=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cache_misses") c = i }
+                NR == 2 { print $c }' "$tmp/out")
+check "series: 4 windows, misses adding up to the run's $miss, cache $POOL, file growing" \
+  awk -F, -v miss="$miss" -v pool="$POOL" 'NR > 1 { n++; if ($4 < last || $4 <= 0) bad = 1
+      last = $4; sum += $6; if ($10 != pool) bad = 1 }
+    END { exit !(n == 4 && !bad && miss != "" && sum == miss) }' "$tmp/series.csv"
 expect 0 "keep=1, two shards on one server" -- "$IDB" insert --store mariadb \
   --strategy counter -n 3000 --shards 2 -s "socket=$sock" -s keep=1
 check "keep=1 keeps one database per shard" \

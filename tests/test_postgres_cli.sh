@@ -48,6 +48,17 @@ check "uuidv7 lands near the end ($v_tail); its index in order, uuidv4's not ($v
                                                   v != "" && v <= 0.05 && u >= 0.3) }'
 check "no schema left behind" test "$(schemas "$A")" = 0
 
+# --series: a row per window from the progress hook: the index grows to the run's own
+# index_bytes, the cache is the server's shared_buffers, the windows' misses add up to the
+# run's.
+expect 0 "uuidv4 with --series" -- "$IDB" insert --store postgres -n 20000 -s "dsn=$A" \
+  --strategy uuidv4 --window 5000 --series "$tmp/series.csv"
+s_idx=$(field index_bytes) s_miss=$(field cache_misses)
+check "series: 4 windows, index growing to $s_idx, cache 1 MiB, misses adding up to $s_miss" \
+  awk -F, -v idx="$s_idx" -v miss="$s_miss" 'NR > 1 { n++; if ($4 <= last) bad = 1; last = $4
+      sum += $6; if ($10 != 1048576) bad = 1 }
+    END { exit !(n == 4 && !bad && last == idx && miss > 0 && sum == miss) }' "$tmp/series.csv"
+
 printf '# two servers\n%s\n\n%s\n' "$A" "$B" >"$tmp/dsns"
 expect 0 "two shards on two servers (dsn_file)" -- "$IDB" insert --store postgres \
   --strategy uuidv7 -n 4000 --shards 2 -s "dsn_file=$tmp/dsns" -s keep=1

@@ -62,6 +62,9 @@ int md_fail(MYSQL *db, int code, const char *what, idb_err *err);
 /* Read the server-wide counters into *c. Returns 0 or IDB_EIO. */
 int md_counters_read(md_store *s, md_counters *c, idb_err *err);
 
+/* The store's progress hook (store.h); mariadb_stats.c. */
+int md_progress(void *h, idb_store_progress *p, idb_err *err);
+
 /* Enable the index metrics (page splits) unless they are on already; records in
  * s->monitors_enabled that this store turned them on. Returns 0 or IDB_EIO. */
 int md_monitors_on(md_store *s, idb_err *err);

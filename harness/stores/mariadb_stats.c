@@ -35,6 +35,7 @@
  *                  secondary=1 it equals index_bytes.
  *   fpi, leaf_fragmentation: -1 (InnoDB's redo holds no full-page images; not read).
  *   branch_pages, depth, checkpoint_pages, wal_frames: -1 (not read).
+ * progress() (between transactions, for --series): md_progress below.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -211,4 +212,27 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
     st->wal_bytes = now.log_written - s->start.log_written;
     st->splits = now.splits - s->start.splits;
     return page_figures(s, st, err);
+}
+
+/* The running figures (store.h: progress): the server's counters since open() as stats()
+ * reads them but with no flush forced (pages_written: what InnoDB wrote back so far), the
+ * .ibd file's size as the index's (InnoDB's table is its clustered index; with
+ * secondary=1 the file holds both indexes) and innodb_buffer_pool_size. No ANALYZE. */
+int md_progress(void *h, idb_store_progress *p, idb_err *err)
+{
+    md_store *s = h;
+    char sql[MD_SQL_MAX];
+    md_counters now;
+    *p = (idb_store_progress){ .index_bytes = -1, .cache_bytes = -1, .pages_written = -1,
+                               .read_pages = -1, .cache_misses = -1 };
+    int rc = md_counters_read(s, &now, err);
+    if (rc) return rc;
+    p->cache_misses = now.pool_reads - s->start.pool_reads;
+    p->read_pages = now.pages_read - s->start.pages_read;
+    p->pages_written = now.pages_written - s->start.pages_written;
+    snprintf(sql, sizeof sql, "SELECT FILE_SIZE FROM information_schema.INNODB_SYS_TABLESPACES "
+             "WHERE NAME = '%s/orders'", s->dbname);
+    rc = md_query_i64(s, sql, &p->index_bytes, err);
+    if (!rc) rc = md_query_i64(s, "SELECT @@innodb_buffer_pool_size", &p->cache_bytes, err);
+    return rc;
 }

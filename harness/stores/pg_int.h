@@ -70,6 +70,7 @@ int pg_write_prepare(pg_store *s, idb_err *err);
  * on a lost connection. */
 int pg_stats_begin(pg_store *s, idb_err *err);
 int pg_stats(void *h, idb_store_stats *st, idb_err *err);
+int pg_progress(void *h, idb_store_progress *p, idb_err *err);
 int pg_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
 
 #endif

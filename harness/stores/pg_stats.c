@@ -28,6 +28,9 @@
  *                  pg_stat_force_next_flush(), so this session's counts are in).
  *   pages_written, checkpoint_pages, wal_frames, read_pages: -1 (the server does not count
  *                  them per table).
+ *
+ * progress() (between transactions, for --series): pg_relation_size of the index, the
+ * server's shared_buffers, and cache_misses as in stats().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +200,32 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
     if (!rc) rc = shape(s, st, err);
     if (!rc) rc = wal_records(s, st, err);
     return rc;
+}
+
+/* The running figures (store.h: progress): the index's size now, shared_buffers, and the
+ * table's and index's blocks read from the OS so far (pg_statio after a forced flush of
+ * this session's counts); pages written and read are not counted per table (-1). Sizes
+ * and statistics views only: no page of the index is read. */
+int pg_progress(void *h, idb_store_progress *p, idb_err *err)
+{
+    pg_store *s = h;
+    *p = (idb_store_progress){ .index_bytes = -1, .cache_bytes = -1, .pages_written = -1,
+                               .read_pages = -1, .cache_misses = -1 };
+    int rc = pg_exec(s, "SELECT pg_stat_force_next_flush()", PGRES_TUPLES_OK, NULL,
+                     "statistics", err);
+    PGresult *r = NULL;
+    if (!rc)
+        rc = pg_exec(s, "SELECT pg_relation_size('orders_id'), "
+                     "pg_size_bytes(current_setting('shared_buffers')), "
+                     "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM "
+                     " pg_statio_all_tables WHERE relid = 'orders'::regclass)",
+                     PGRES_TUPLES_OK, &r, "progress", err);
+    if (rc) return rc;
+    p->index_bytes = get_i64(r, 0);
+    p->cache_bytes = get_i64(r, 1);
+    p->cache_misses = get_i64(r, 2);
+    PQclear(r);
+    return 0;
 }
 
 /* One row of the scan's result r (binary) into *row; IDB_EIO on a wrong width or payload. */

@@ -422,6 +422,7 @@ const idb_store idb_store_mariadb = {
     .insert = md_insert,
     .commit = md_commit,
     .stats = md_stats,
+    .progress = md_progress,
     .close = md_close,
     .scan = md_scan,
     .check = md_check,

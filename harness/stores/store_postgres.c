@@ -324,6 +324,7 @@ const idb_store idb_store_postgres = {
     .insert = pg_insert,
     .commit = pg_commit,
     .stats = pg_stats,
+    .progress = pg_progress,
     .close = pg_close,
     .scan = pg_scan,
     .check = pg_check,
