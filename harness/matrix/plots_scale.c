@@ -356,8 +356,9 @@ static void say_cliff(const sview *v, int p, const char *s, int *rows, int *said
     char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN];
     if (from >= 0)
         fprintf(f, "%s %s falls below half of counter's at %s× the cache (%s rows) and "
-                "stays there (%s at the end)", *said ? ";" : "", s, mx_num(over_cache(v, rows[from]), a),
-                mx_num(x_rows(v, rows[from]), b), mx_num(relative(v, rows[k - 1]), c));
+                "stays there (%s at the end)", *said ? ";" : "", s,
+                mx_num(over_cache(v, rows[from]), a), mx_num(x_rows(v, rows[from]), b),
+                mx_num(relative(v, rows[k - 1]), c));
     else if (low >= 0)
         fprintf(f, "%s %s stays above half of counter's (lowest %s, at %s× the cache)",
                 *said ? ";" : "", s,
