@@ -501,7 +501,7 @@ static int check_curve_stores(const mx_block *b, idb_err *err)
 
 /* Apply section/key = value (from file, where at says) to m (see matrix_file_int.h). */
 int mx_apply(idb_matrix *m, const char *file, mx_where at, const char *section,
-                 const char *key, const char *value, idb_err *err)
+             const char *key, const char *value, idb_err *err)
 {
     size_t np = strlen(STORE_PREFIX);
     if (strncmp(section, STORE_PREFIX, np) == 0)
