@@ -35,7 +35,7 @@ static volatile sig_atomic_t caught;             /* the signal caught, 0 none */
 static volatile sig_atomic_t mode = -1;          /* enum idb_on_signal; -1: not chosen yet */
 
 /* The signals handled, and their disposition when the program started. */
-static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 #define NSIGNALS (sizeof signals / sizeof *signals)
 static struct sigaction initial[NSIGNALS];
 

@@ -1,5 +1,8 @@
 /* tmpdir.h — private temporary directories for runs that need files nobody keeps, and
- * what happens to them when the program is interrupted (SIGINT, SIGTERM, SIGHUP).
+ * what happens to them when the program is interrupted (SIGINT, SIGTERM, SIGHUP), or when
+ * whoever reads its output went away (SIGPIPE: `idbench matrix 2>&1 | head`), which by
+ * default would kill it without a word and leave them behind. (A SIGPIPE a library may
+ * raise on a socket is blocked where it can happen: strategies/remote_redis.c.)
  *
  * Every directory idb_tmpdir_make creates is registered until idb_tmpdir_remove removes it.
  * A signal then does one of two things, chosen once per process:
@@ -51,7 +54,8 @@ void idb_pid_unregister(int pid);
 
 enum idb_on_signal { IDB_ON_SIGNAL_CLEAN_AND_DIE, IDB_ON_SIGNAL_FLAG };
 
-/* Catch SIGINT, SIGTERM and SIGHUP as what says (see above), without SA_RESTART. Call it
+/* Catch SIGINT, SIGTERM, SIGHUP and SIGPIPE as what says (see above), without SA_RESTART
+ * (in the flag mode a write to a reader that is gone then fails with EPIPE). Call it
  * before starting any work. Returns 0 or -1 with errno set. */
 int idb_signals_catch(enum idb_on_signal what);
 

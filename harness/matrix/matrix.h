@@ -2,6 +2,7 @@
  *
  * The pieces, one file each:
  *   matrix_file.c      reads matrix files (ini.h) into an idb_matrix, checks every value
+ *   matrix_check.c     mx_finish: [quick] overrides, block inheritance, every run checked
  *   matrix_cells.c     turns the matrix into cells and runs each one isolated (a child
  *                      process per cell, with a time limit), keeping what it measured
  *   matrix_write.c     aggregates repeats (median, min, max) and writes insert.csv,
@@ -150,6 +151,11 @@ void mx_defaults(idb_matrix *m);
  * error is "PATH:LINE: why" (or "PATH: cannot read: why"), code IDB_EINPUT. */
 int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
 
+/* The store options of [store.NAME] for s (NULL when none). */
+const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
+
+/* matrix_check.c ----------------------------------------------------------------------- */
+
 /* After the last file: apply the [quick] overrides when quick, let named blocks inherit
  * from their base block, and check the whole matrix: every run of an enabled [insert...] or
  * [curve...] block gets store options its store takes (the options' table, then the
@@ -157,9 +163,6 @@ int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
  * fills in for each shard) its strategy takes. Returns 0 or IDB_EINPUT, err naming the
  * FILE:LINE that set the refused value. */
 int mx_finish(idb_matrix *m, int quick, idb_err *err);
-
-/* The store options of [store.NAME] for s (NULL when none). */
-const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
 /* matrix_cells.c ----------------------------------------------------------------------- */
 

@@ -21,7 +21,8 @@
  * keys not above their shard's previous key, in insert order.
  * Memory: each shard's keys (for locality) are kept at the key's own width and grow with
  * what the shard receives, so the harness's memory is linear in the IDs and does not grow
- * with the shard count: per ID, key_bytes for the keys plus 8 for its latency, and while
+ * with the shard count: per ID, key_bytes for the keys plus 8 for its latency (none on a
+ * model store, which measures no time: its latency figures are unknown), and while
  * locality runs (after the stores are closed) 8 for its position plus 12 for the shard's
  * ranks (locality.c).
  */
@@ -64,7 +65,7 @@ typedef struct run {
     idb_zipf zipf;
     int *shop_shard;                   /* shop -> shard */
     uint32_t *shop_orders;             /* per-shop display counter */
-    int64_t *lat, *commit_lat;
+    int64_t *lat, *commit_lat;         /* lat: NULL on a model store (no time measured) */
     int64_t ncommits;
     int width;                         /* key width in the stores (key_bytes, store.h) */
     idb_device dev;                    /* the device model (device.h) */
@@ -305,7 +306,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             int64_t prev = t;
             rc = insert_row(r, row_shard[i], &rows[i], &dup[i], err);
             t = idb_mono_ns();
-            r->lat[r->nlat++] = t - prev;
+            if (r->lat) r->lat[r->nlat++] = t - prev;   /* none kept on a model store */
             ins_ns += t - prev;
         }
         for (int k = 0; k < cfg->shards && !rc; k++) {
@@ -534,17 +535,20 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
 }
 
 /* Everything in memory, before any file: the shards, the shop table (shops to shards,
- * seeded), latencies, each shard's first room for keys. */
+ * seeded), latencies (not on a model store: it measures no time, so its latency figures
+ * are unknown and 8 bytes per ID would be kept for nothing), each shard's first room for
+ * keys. */
 static int alloc_run(run *r, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
     r->shards = calloc((size_t)cfg->shards, sizeof *r->shards);
     r->shop_shard = malloc((size_t)cfg->shops * sizeof *r->shop_shard);
     r->shop_orders = calloc((size_t)cfg->shops, sizeof *r->shop_orders);
-    r->lat = malloc((size_t)cfg->ids * sizeof *r->lat);
+    int timed = !cfg->store->model;
+    r->lat = timed ? malloc((size_t)cfg->ids * sizeof *r->lat) : NULL;
     r->commit_lat =
         malloc((size_t)((cfg->ids / cfg->batch + 1) * cfg->shards) * sizeof *r->commit_lat);
-    int ok = r->shards && r->shop_shard && r->shop_orders && r->lat && r->commit_lat &&
+    int ok = r->shards && r->shop_shard && r->shop_orders && (r->lat || !timed) && r->commit_lat &&
              idb_zipf_init(&r->zipf, cfg->shops, cfg->shop_skew) == 0;
     for (int k = 0; ok && k < cfg->shards; k++) {   /* an even share; keep_key grows it */
         r->shards[k].cap = cfg->ids / cfg->shards + 1;
