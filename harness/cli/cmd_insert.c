@@ -3,7 +3,7 @@
  * so a failed run prints no partial result. Every option is checked before any file is
  * made; a run that fails later leaves --dir as it found it (a --dir that did not exist is
  * made, and removed again on failure). Without --dir the stores live in a private
- * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM or SIGHUP
+ * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM, SIGHUP or SIGPIPE
  * stop the run (idb_tmpdir_make registers it: see tmpdir.h). */
 #include <getopt.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
  * when every cell and plot succeeded, 1 when any failed (the rest is kept), 2 for bad
  * input. The results directory's path is printed on stdout; progress goes to stderr.
  *
- * SIGINT, SIGTERM and SIGHUP stop a run (tmpdir.h, the flag mode): the running cell is
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE stop a run (tmpdir.h, the flag mode): the running cell is
  * killed with its process group, no other starts, meta.json says "interrupted" and how many
  * cells ran, the temporary directories go, and the process dies of the signal. meta.json's
  * status says how every run ended; see docs/results-format.md.
