@@ -12,13 +12,15 @@
 #include "server.h"
 
 #define SRV_BINS_MAX 2                 /* binaries a kind runs (server, initialiser) */
-#define SRV_SOCKDIR_LEN 32             /* "/tmp/idb-XXXXXX" and room to spare */
+#define SRV_SOCKDIR_LEN 64             /* "/tmp/idb-PID-START-XXXXXX" (sockdir.c), and room */
 #define SRV_SOCKET_LEN 108             /* sizeof sun_path */
 #define SRV_VERSION_LEN 64
 #define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
 #define SRV_PIDFILE "idbench-server.pid"
 #define SRV_LOGFILE "server.log"
-#define SRV_SOCKDIR_PREFIX "/tmp/idb-"
+#define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
+#define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
+#define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
 
 /* A binary of a kind: its default path and the environment variable that overrides it. */
 typedef struct srv_bin {
@@ -124,6 +126,12 @@ int srv_pidfile_write(const idb_server *s, idb_err *err);
  * recorded socket directory and the pid file. Returns 1 when a process was stopped, else 0. */
 int srv_pidfile_clean(const char *path);
 
+/* sockdir.c ------------------------------------------------------------------------ */
+
+/* Make s->sockdir: /tmp/idb-PID-START-XXXXXX, named after this process (its owner), owned
+ * by the server user, registered for removal on a signal. Returns 0 or IDB_EIO. */
+int srv_sockdir_make(idb_server *s, idb_err *err);
+
 /* preflight.c ----------------------------------------------------------------------- */
 
 /* idb_server_preflight, also returning the kind, the user to run as and the binaries'
@@ -141,6 +149,9 @@ int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char 
 
 /* The kind named name, or NULL. */
 const srv_kind *srv_find_kind(const char *name);
+
+/* The i-th kind of the table, NULL past its end. */
+const srv_kind *srv_kind_at(size_t i);
 
 /* A loopback TCP port free now, or 0. */
 int srv_free_port(void);
