@@ -52,6 +52,9 @@ none_left() {
 hold() {
   local want=0 a n=0
   for a in "$@"; do case $a in *:*) want=$((want + 1)) ;; esac; done
+  # the background child truncates $tmp/held when it runs, not at once: empty it first, or
+  # the wait below can count the previous helper's lines
+  : >"$tmp/held"
   IDB_TEST_TAG=$tag "$HELPER" "$@" >"$tmp/held" 2>"$tmp/herr" &
   hpid=$!
   while [ "$(grep -c '^pid ' "$tmp/held")" -lt $want ] && kill -0 $hpid 2>/dev/null &&
