@@ -19,6 +19,8 @@
 #define SRV_PIDFILE "idbench-server.pid"
 #define SRV_LOGFILE "server.log"
 #define SRV_SOCKDIR_PREFIX "/tmp/idb-"
+#define SRV_USER_ENV "IDBENCH_SERVER_USER"  /* as root: the user to run every server as */
+#define SRV_FALLBACK_USER "idbench"    /* as root: made when the package's user is missing */
 
 /* A binary of a kind: its default path and the environment variable that overrides it. */
 typedef struct srv_bin {
@@ -26,9 +28,11 @@ typedef struct srv_bin {
     const char *path;
 } srv_bin;
 
-/* Who a child runs as: drop = 0 keeps idbench's own user. */
+/* Who a child runs as: drop = 0 keeps idbench's own user; missing = 1: the user name does
+ * not exist yet (a preflight's answer; a start creates it). */
 typedef struct srv_cred {
     int drop;
+    int missing;
     uid_t uid;
     gid_t gid;
     char name[64];
@@ -91,6 +95,11 @@ int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pi
 int srv_run(const srv_cred *cred, const char *const *argv, const char *log, const char *what,
             idb_err *err);
 
+/* Run argv (argv[0] a path) as idbench's user, stdin /dev/null, and put what it writes to
+ * stdout (and stderr when with_stderr) into buf (at most len - 1 bytes, NUL-terminated).
+ * Returns its exit status, or -1 when it could not run or died of a signal. */
+int srv_capture(const char *const *argv, int with_stderr, char *buf, size_t len);
+
 /* Run `bin --version` as idbench's user and put its first output line into buf. Returns 0
  * or -1. */
 int srv_capture_version(const char *bin, char *buf, size_t len);
@@ -124,10 +133,19 @@ int srv_pidfile_write(const idb_server *s, idb_err *err);
  * recorded socket directory and the pid file. Returns 1 when a process was stopped, else 0. */
 int srv_pidfile_clean(const char *path);
 
+/* users.c --------------------------------------------------------------------------- */
+
+/* Who kind k's server runs as, into cred: as root, IDBENCH_SERVER_USER or the package's user,
+ * else SRV_FALLBACK_USER; a user that does not exist is created (a system user, said once on
+ * stderr) when create is 1, else cred->missing is set. As a normal user, that user. Returns
+ * 0, IDB_EINPUT (a bad IDBENCH_SERVER_USER) or IDB_EIO (the user cannot be created). */
+int srv_find_user(const srv_kind *k, int create, srv_cred *cred, idb_err *err);
+
 /* preflight.c ----------------------------------------------------------------------- */
 
-/* idb_server_preflight, also returning the kind, the user to run as and the binaries'
- * resolved paths (environment overrides applied). */
+/* idb_server_preflight for a start, also returning the kind, the user to run as (created
+ * when missing: srv_find_user) and the binaries' resolved paths (environment overrides
+ * applied). */
 int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
                   char bins[][PATH_MAX], idb_err *err);
 
