@@ -78,8 +78,8 @@ owned_outside() {
 
 # watch OUT CMD...: run CMD in the background (stdout in $tmp/out, stderr in $tmp/err) and,
 # every 50 ms while it runs, append the user and command of each of its children (the
-# servers are idbench's children; not the `BIN --version` it runs as itself) to OUT. The
-# status is CMD's.
+# servers are idbench's children; not the `BIN --version` it runs as itself, nor a child
+# that has exited and waits to be reaped) to OUT. The status is CMD's.
 watch() {
   local log=$1 pid
   shift
@@ -87,7 +87,8 @@ watch() {
   "$@" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   while kill -0 $pid 2>/dev/null; do
-    ps -o user:64=,comm=,args= --ppid $pid | grep -v -- ' --version$' >>"$log"
+    ps -o user:64=,comm=,stat=,args= --ppid $pid |
+      awk '$3 !~ /^Z/ && $NF != "--version"' >>"$log"
     sleep 0.05
   done
   wait $pid
