@@ -106,6 +106,16 @@ idb_counter_service *idb_remote_service(idb_remote *r)
     return &r->svc;
 }
 
+/* One attempt at idb_remote_open's first connection: begun, completed and the counter made
+ * before the deadline, or closed. */
+static int first_connection(idb_remote *r, int64_t deadline, void **conn, idb_err *err)
+{
+    int rc = r->drv->start(&r->conf, deadline, conn, err);
+    if (!rc) rc = r->drv->setup(*conn, &r->conf, deadline, err);
+    if (rc && *conn) r->drv->close(*conn);
+    return rc;
+}
+
 /* Connect, make the counter, keep the connection (see remote.h). */
 int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err)
 {
@@ -128,10 +138,10 @@ int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err)
     r->svc.take = service_take;
     r->fork_gen = idb_fork_generation();
     pthread_mutex_init(&r->lock, NULL);
-    void *conn;
+    void *conn = NULL;
     int64_t wait_ms = c->timeout_ms > OPEN_MIN_MS ? c->timeout_ms : OPEN_MIN_MS;
     int64_t deadline = idb_remote_now_ns() + wait_ms * NS_PER_MS;
-    while ((rc = drv->connect(&r->conf, 1, deadline, &conn, err)) == IDB_EUNAVAIL) {
+    while ((rc = first_connection(r, deadline, &conn, err)) == IDB_EUNAVAIL) {
         int64_t left = deadline - idb_remote_now_ns();    /* retried as a take is */
         if (left <= 0) break;
         sleep_ns(left < RETRY_NS ? left : RETRY_NS);
@@ -176,11 +186,13 @@ int idb_remote_take(idb_remote *r, uint64_t n, uint64_t *first, idb_err *err)
     idb_err last = { 0 };
     for (;;) {
         void *conn = borrow(r);
-        rc = conn ? 0 : r->drv->connect(&r->conf, 0, deadline, &conn, &last);
+        int keep = 0;
+        rc = conn ? 0 : r->drv->start(&r->conf, deadline, &conn, &last);
         if (!rc) {
-            rc = r->drv->take(conn, &r->conf, n, deadline, first, &last);
-            if (rc == 0) { give_back(r, conn); return 0; }
-            r->drv->close(conn);                          /* an answer we cannot trust */
+            rc = r->drv->take(conn, &r->conf, n, deadline, first, &keep, &last);
+            if (rc == 0 || keep) give_back(r, conn);      /* late: the next take resumes it */
+            else r->drv->close(conn);                     /* gone, or an answer not trusted */
+            if (rc == 0) return 0;
         }
         if (rc != IDB_EUNAVAIL) return idb_fail(err, rc, "%s", last.msg);
         int64_t left = deadline - idb_remote_now_ns();

@@ -15,9 +15,13 @@
  * Time: every round trip has a deadline of timeout_ms. A connection that fails (refused,
  * reset, the server killed) is dropped and a new one tried until the deadline, the way a
  * client retries until its timeout: so an outage makes each order wait timeout_ms and then
- * fail with IDB_EUNAVAIL. A server that answers with an error or garbage fails at once
- * (IDB_EIO). rtt_us adds an emulated network delay (a sleep) before each round trip; it is
- * labelled emulated wherever it is reported.
+ * fail with IDB_EUNAVAIL. A connection that is only slow (still connecting, or its reply
+ * not yet there) when the deadline comes is not thrown away: it goes back to the pool and
+ * the next take carries on with it, so an order never waits past its deadline and a
+ * connection that needs longer than timeout_ms (the first one to a server just restarted
+ * after a crash) still gets made over several orders. A server that answers with an error
+ * or garbage fails at once (IDB_EIO). rtt_us adds an emulated network delay (a sleep)
+ * before each round trip; it is labelled emulated wherever it is reported.
  */
 #ifndef IDB_REMOTE_H
 #define IDB_REMOTE_H

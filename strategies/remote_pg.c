@@ -14,7 +14,18 @@
  * before the block is used: numbers max_id - n + 1 .. max_id.
  *
  * Every wait is a poll() on the connection's socket with the deadline; libpq is used in
- * its non-blocking calls (PQconnectStart/Poll, PQsendQueryPrepared, PQconsumeInput).
+ * its non-blocking calls (PQconnectStart/Poll, PQsendQueryPrepared, PQconsumeInput). A
+ * connection is a small state machine, so that a wait cut short by the deadline leaves it
+ * where it was and the next take carries on (remote_int.h's keep):
+ *
+ *   CONNECTING --PQconnectPoll OK--> CONNECTED --PQsendPrepare--> PREPARING --result-->
+ *   READY --PQsendQueryPrepared(n)--> TAKING(n) --result: the numbers--> READY
+ *
+ * A reply left coming for another n than the next take asks is read and dropped (a gap, as
+ * sequences have after a crash). Why it matters: after a crash restart the first backend
+ * rebuilds the relation cache's init files, which takes longer than a short timeout_ms; a
+ * client that hung up at each deadline made the backend start over every time and never got
+ * a connection (issue 12).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,16 +41,37 @@
 #define STMT "idb_take"
 #define SQL_MAX 512
 #define SETUP_MIN_NS 10000000000LL   /* making the counter at create: at least 10 s */
+#define LATE 1                       /* internal: the deadline came, the connection is fine */
 
-/* Wait until conn's socket is readable (or writable), or the deadline. 0 or IDB_EUNAVAIL. */
+enum pg_state { PG_CONNECTING, PG_CONNECTED, PG_PREPARING, PG_READY, PG_TAKING };
+
+typedef struct pg_conn {
+    PGconn *pg;
+    enum pg_state state;
+    PostgresPollingStatusType poll;  /* PG_CONNECTING: what PQconnectPoll waits for */
+    PGresult *res;                   /* the last result of the statement in flight */
+    uint64_t n;                      /* PG_TAKING: the numbers the statement in flight asks */
+} pg_conn;
+
+/* Wait until conn's socket is readable (or writable), or the deadline. 0, LATE (the
+ * deadline came) or IDB_EUNAVAIL. */
 static int wait_sock(PGconn *conn, int write, int64_t deadline, idb_err *err)
 {
     struct pollfd p = { .fd = PQsocket(conn), .events = write ? POLLOUT : POLLIN };
     if (p.fd < 0) return idb_fail(err, IDB_EUNAVAIL, "postgres: no connection");
     int n;
     do n = poll(&p, 1, idb_remote_ms_left(deadline)); while (n < 0 && errno == EINTR);
-    if (n == 0) return idb_fail(err, IDB_EUNAVAIL, "postgres: no answer in time");
+    if (n == 0) {
+        idb_fail(err, IDB_EUNAVAIL, "postgres: no answer in time");
+        return LATE;
+    }
     return n < 0 ? idb_fail(err, IDB_EUNAVAIL, "postgres: poll: %s", strerror(errno)) : 0;
+}
+
+/* rc with LATE made IDB_EUNAVAIL (its message is there), for waits that are not resumed. */
+static int not_late(int rc)
+{
+    return rc == LATE ? IDB_EUNAVAIL : rc;
 }
 
 /* libpq's message, its last newline cut. */
@@ -60,25 +92,7 @@ static int pg_fail(PGconn *conn, int code, const char *what, idb_err *err)
     return idb_fail(err, gone ? IDB_EUNAVAIL : code, "postgres: %s: %s", what, m);
 }
 
-/* The results of the statement sent on conn, until none is left; the last kept in *res
- * (the caller clears it). 0 or IDB_EUNAVAIL. */
-static int wait_result(PGconn *conn, int64_t deadline, PGresult **res, idb_err *err)
-{
-    *res = NULL;
-    for (;;) {
-        while (PQisBusy(conn)) {
-            int rc = wait_sock(conn, 0, deadline, err);
-            if (rc) return rc;
-            if (!PQconsumeInput(conn)) return pg_fail(conn, IDB_EUNAVAIL, "read", err);
-        }
-        PGresult *r = PQgetResult(conn);
-        if (!r) return *res ? 0 : pg_fail(conn, IDB_EUNAVAIL, "no result", err);
-        PQclear(*res);
-        *res = r;
-    }
-}
-
-/* Flush what PQsend* queued, before the deadline. 0 or IDB_EUNAVAIL. */
+/* Flush what PQsend* queued, before the deadline. 0, LATE or IDB_EUNAVAIL. */
 static int flush(PGconn *conn, int64_t deadline, idb_err *err)
 {
     int f;
@@ -89,36 +103,66 @@ static int flush(PGconn *conn, int64_t deadline, idb_err *err)
     return f == 0 ? 0 : pg_fail(conn, IDB_EUNAVAIL, "send", err);
 }
 
-/* One statement with no parameters and no rows wanted, before the deadline. */
-static int run_sql(PGconn *conn, const char *sql, int64_t deadline, idb_err *err)
+/* Send what is queued and read the results of the statement in flight until none is left,
+ * the last kept in pc->res (whoever moves pc to the next state clears it). 0, LATE (call
+ * again to carry on) or IDB_EUNAVAIL. */
+static int finish(pg_conn *pc, int64_t deadline, idb_err *err)
 {
-    if (!PQsendQuery(conn, sql)) return pg_fail(conn, IDB_EIO, "send", err);
-    PGresult *res;
-    int rc = flush(conn, deadline, err);
-    if (!rc) rc = wait_result(conn, deadline, &res, err);
+    int rc = flush(pc->pg, deadline, err);
+    while (!rc) {
+        while (!rc && PQisBusy(pc->pg)) {
+            rc = wait_sock(pc->pg, 0, deadline, err);
+            if (!rc && !PQconsumeInput(pc->pg)) rc = pg_fail(pc->pg, IDB_EUNAVAIL, "read", err);
+        }
+        if (rc) break;
+        PGresult *r = PQgetResult(pc->pg);
+        if (!r) return pc->res ? 0 : pg_fail(pc->pg, IDB_EUNAVAIL, "no result", err);
+        PQclear(pc->res);
+        pc->res = r;
+    }
+    return rc;
+}
+
+/* The finished statement's status against want: 0 (pc READY), or IDB_EIO; pc->res cleared. */
+static int finished(pg_conn *pc, ExecStatusType want, const char *what, idb_err *err)
+{
+    ExecStatusType st = PQresultStatus(pc->res);
+    PQclear(pc->res);
+    pc->res = NULL;
+    pc->state = PG_READY;
+    return st == want ? 0 : pg_fail(pc->pg, IDB_EIO, what, err);
+}
+
+/* One statement with no parameters and no rows wanted, before the deadline. */
+static int run_sql(pg_conn *pc, const char *sql, int64_t deadline, idb_err *err)
+{
+    if (!PQsendQuery(pc->pg, sql)) return pg_fail(pc->pg, IDB_EIO, "send", err);
+    int rc = not_late(finish(pc, deadline, err));
     if (rc) return rc;
-    ExecStatusType st = PQresultStatus(res);
-    PQclear(res);
-    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : pg_fail(conn, IDB_EIO, sql, err);
+    ExecStatusType st = PQresultStatus(pc->res);
+    PQclear(pc->res);
+    pc->res = NULL;
+    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0
+                                                          : pg_fail(pc->pg, IDB_EIO, sql, err);
 }
 
 /* Make the sequence or the leaf_alloc row when missing (IF NOT EXISTS, ON CONFLICT). */
-static int setup(PGconn *conn, const idb_remote_conf *c, int64_t deadline, idb_err *err)
+static int make_counter(pg_conn *pc, const idb_remote_conf *c, int64_t deadline, idb_err *err)
 {
     char sql[SQL_MAX];
     if (c->mode == IDB_REMOTE_SEQUENCE) {
         snprintf(sql, sizeof sql, "CREATE SEQUENCE IF NOT EXISTS \"%s\"", c->name);
-        return run_sql(conn, sql, deadline, err);
+        return run_sql(pc, sql, deadline, err);
     }
-    int rc = run_sql(conn, "CREATE TABLE IF NOT EXISTS leaf_alloc(biz_tag text PRIMARY KEY,"
+    int rc = run_sql(pc, "CREATE TABLE IF NOT EXISTS leaf_alloc(biz_tag text PRIMARY KEY,"
                      " max_id bigint NOT NULL)", deadline, err);
     snprintf(sql, sizeof sql, "INSERT INTO leaf_alloc VALUES ('%s', 0) ON CONFLICT DO NOTHING",
              c->name);                               /* the name is [A-Za-z0-9_]: checked */
-    return rc ? rc : run_sql(conn, sql, deadline, err);
+    return rc ? rc : run_sql(pc, sql, deadline, err);
 }
 
-/* Prepare the take statement on conn. */
-static int prepare(PGconn *conn, const idb_remote_conf *c, int64_t deadline, idb_err *err)
+/* Send the preparation of the take statement (pc: CONNECTED -> PREPARING). */
+static int send_prepare(pg_conn *pc, const idb_remote_conf *c, idb_err *err)
 {
     char sql[SQL_MAX];
     if (c->mode == IDB_REMOTE_SEQUENCE)
@@ -126,14 +170,10 @@ static int prepare(PGconn *conn, const idb_remote_conf *c, int64_t deadline, idb
     else
         snprintf(sql, sizeof sql, "UPDATE leaf_alloc SET max_id = max_id + $1::bigint "
                  "WHERE biz_tag = '%s' RETURNING max_id", c->name);
-    if (!PQsendPrepare(conn, STMT, sql, 0, NULL)) return pg_fail(conn, IDB_EIO, "prepare", err);
-    PGresult *res;
-    int rc = flush(conn, deadline, err);
-    if (!rc) rc = wait_result(conn, deadline, &res, err);
-    if (rc) return rc;
-    ExecStatusType st = PQresultStatus(res);
-    PQclear(res);
-    return st == PGRES_COMMAND_OK ? 0 : pg_fail(conn, IDB_EIO, "prepare", err);
+    if (!PQsendPrepare(pc->pg, STMT, sql, 0, NULL))
+        return pg_fail(pc->pg, IDB_EIO, "prepare", err);
+    pc->state = PG_PREPARING;
+    return 0;
 }
 
 /* A malformed conninfo is bad input. */
@@ -148,40 +188,76 @@ static int pg_check(const idb_remote_conf *c, idb_err *err)
     return rc;
 }
 
-/* Drive PQconnectPoll until connected or the deadline. */
-static int connect_poll(PGconn *conn, int64_t deadline, idb_err *err)
-{
-    for (;;) {
-        PostgresPollingStatusType s = PQconnectPoll(conn);
-        if (s == PGRES_POLLING_OK) return 0;
-        if (s == PGRES_POLLING_FAILED) return pg_fail(conn, IDB_EUNAVAIL, "connect", err);
-        int rc = wait_sock(conn, s == PGRES_POLLING_WRITING, deadline, err);
-        if (rc) return rc;
-    }
-}
-
 /* Server notices (e.g. "already exists, skipping") are not idbench's output. */
 static void quiet(void *arg, const char *message)
 {
     (void)arg; (void)message;
 }
 
-static int pg_connect(const idb_remote_conf *c, int setup_it, int64_t deadline, void **out,
-                      idb_err *err)
+/* Drive PQconnectPoll until connected (pc: CONNECTING -> CONNECTED) or the deadline.
+ * 0, LATE or IDB_EUNAVAIL / IDB_EIO. */
+static int connect_step(pg_conn *pc, int64_t deadline, idb_err *err)
 {
-    PGconn *conn = PQconnectStart(c->addr);
-    if (!conn) return idb_fail(err, IDB_ENOMEM, "postgres: out of memory");
-    int rc = PQstatus(conn) == CONNECTION_BAD ? pg_fail(conn, IDB_EUNAVAIL, "connect", err)
-                                              : connect_poll(conn, deadline, err);
-    if (!rc) PQsetNoticeProcessor(conn, quiet, NULL);
-    if (!rc && PQsetnonblocking(conn, 1) != 0) rc = pg_fail(conn, IDB_EIO, "nonblocking", err);
-    int64_t setup_by = idb_remote_now_ns() + SETUP_MIN_NS;   /* not an order's round trip */
-    if (setup_by < deadline) setup_by = deadline;
-    if (!rc && setup_it) rc = setup(conn, c, setup_by, err);
-    if (!rc) rc = prepare(conn, c, setup_it ? setup_by : deadline, err);
-    if (rc) { PQfinish(conn); return rc; }
-    *out = conn;
+    while (pc->poll != PGRES_POLLING_OK) {
+        if (pc->poll == PGRES_POLLING_FAILED)
+            return pg_fail(pc->pg, IDB_EUNAVAIL, "connect", err);
+        int rc = wait_sock(pc->pg, pc->poll == PGRES_POLLING_WRITING, deadline, err);
+        if (rc) return rc;
+        pc->poll = PQconnectPoll(pc->pg);
+    }
+    PQsetNoticeProcessor(pc->pg, quiet, NULL);
+    if (PQsetnonblocking(pc->pg, 1) != 0) return pg_fail(pc->pg, IDB_EIO, "nonblocking", err);
+    pc->state = PG_CONNECTED;
     return 0;
+}
+
+/* Carry pc on to READY (or TAKING, a reply left coming) before the deadline. 0, LATE or a
+ * failure. */
+static int make_ready(pg_conn *pc, const idb_remote_conf *c, int64_t deadline, idb_err *err)
+{
+    int rc = 0;
+    if (pc->state == PG_CONNECTING) rc = connect_step(pc, deadline, err);
+    if (!rc && pc->state == PG_CONNECTED) rc = send_prepare(pc, c, err);
+    if (!rc && pc->state == PG_PREPARING) {
+        rc = finish(pc, deadline, err);
+        if (!rc) rc = finished(pc, PGRES_COMMAND_OK, "prepare", err);
+    }
+    return rc;
+}
+
+/* Begin a connection (PQconnectStart): take() or setup() completes it. */
+static int pg_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
+{
+    (void)deadline;
+    *out = NULL;
+    pg_conn *pc = calloc(1, sizeof *pc);
+    if (!pc || !(pc->pg = PQconnectStart(c->addr))) {
+        free(pc);
+        return idb_fail(err, IDB_ENOMEM, "postgres: out of memory");
+    }
+    pc->state = PG_CONNECTING;
+    pc->poll = PGRES_POLLING_WRITING;                /* libpq: as if PQconnectPoll said so */
+    if (PQstatus(pc->pg) == CONNECTION_BAD) {
+        int rc = pg_fail(pc->pg, IDB_EUNAVAIL, "connect", err);
+        PQfinish(pc->pg);
+        free(pc);
+        return rc;
+    }
+    *out = pc;
+    return 0;
+}
+
+/* Connect by the deadline, then make the counter and prepare with at least SETUP_MIN_NS
+ * (not an order's round trip). */
+static int pg_setup(void *conn, const idb_remote_conf *c, int64_t deadline, idb_err *err)
+{
+    pg_conn *pc = conn;
+    int rc = not_late(connect_step(pc, deadline, err));
+    int64_t setup_by = idb_remote_now_ns() + SETUP_MIN_NS;
+    if (setup_by < deadline) setup_by = deadline;
+    if (!rc) rc = make_counter(pc, c, setup_by, err);
+    if (!rc) rc = not_late(make_ready(pc, c, setup_by, err));
+    return rc;
 }
 
 /* The one value of res as a number >= 1, or IDB_EIO (garbage). */
@@ -201,41 +277,70 @@ static int one_value(PGresult *res, int64_t *v, idb_err *err)
     return 0;
 }
 
-static int pg_take(void *cp, const idb_remote_conf *c, uint64_t n, int64_t deadline,
-                   uint64_t *first, idb_err *err)
+/* Send the take statement for n numbers (pc: READY -> TAKING). */
+static int send_take(pg_conn *pc, const idb_remote_conf *c, uint64_t n, idb_err *err)
 {
-    PGconn *conn = cp;
-    if (c->mode == IDB_REMOTE_SEQUENCE && n != 1)
-        return idb_fail(err, IDB_EIO, "postgres: a sequence hands out one number at a time");
     char nt[24];
     snprintf(nt, sizeof nt, "%" PRIu64, n);
     const char *params[] = { nt };
     int np = c->mode == IDB_REMOTE_BLOCK ? 1 : 0;
-    if (!PQsendQueryPrepared(conn, STMT, np, np ? params : NULL, NULL, NULL, 0))
-        return pg_fail(conn, IDB_EUNAVAIL, "send", err);
-    PGresult *res;
-    int rc = flush(conn, deadline, err);
-    if (!rc) rc = wait_result(conn, deadline, &res, err);
-    if (rc) return rc;
+    if (!PQsendQueryPrepared(pc->pg, STMT, np, np ? params : NULL, NULL, NULL, 0))
+        return pg_fail(pc->pg, IDB_EUNAVAIL, "send", err);
+    pc->state = PG_TAKING;
+    pc->n = n;
+    return 0;
+}
+
+/* The numbers of the finished take (pc: TAKING -> READY): *first, or IDB_EIO. */
+static int taken(pg_conn *pc, uint64_t n, uint64_t *first, idb_err *err)
+{
     int64_t v = 0;
-    rc = PQresultStatus(res) == PGRES_TUPLES_OK ? one_value(res, &v, err)
-                                                : pg_fail(conn, IDB_EIO, "take", err);
-    PQclear(res);
+    int rc = PQresultStatus(pc->res) == PGRES_TUPLES_OK ? one_value(pc->res, &v, err)
+                                                        : pg_fail(pc->pg, IDB_EIO, "take", err);
+    PQclear(pc->res);
+    pc->res = NULL;
+    pc->state = PG_READY;
     if (!rc && (uint64_t)v < n)
         rc = idb_fail(err, IDB_EIO, "postgres: max_id %lld is below the block", (long long)v);
     if (!rc) *first = (uint64_t)v - n + 1;
     return rc;
 }
 
+/* Complete pc, drop a reply left coming for another n, then one round trip. */
+static int pg_take(void *conn, const idb_remote_conf *c, uint64_t n, int64_t deadline,
+                   uint64_t *first, int *keep, idb_err *err)
+{
+    pg_conn *pc = conn;
+    *keep = 0;
+    if (c->mode == IDB_REMOTE_SEQUENCE && n != 1)
+        return idb_fail(err, IDB_EIO, "postgres: a sequence hands out one number at a time");
+    int rc = make_ready(pc, c, deadline, err);
+    if (!rc && pc->state == PG_TAKING && pc->n != n) {
+        rc = finish(pc, deadline, err);              /* numbers nobody takes: a gap */
+        if (!rc) rc = taken(pc, pc->n, &(uint64_t){ 0 }, err);
+    }
+    if (!rc && pc->state == PG_READY) rc = send_take(pc, c, n, err);
+    if (!rc) rc = finish(pc, deadline, err);
+    if (rc == LATE) {
+        *keep = 1;                                   /* healthy, only slow: resumed later */
+        return IDB_EUNAVAIL;
+    }
+    return rc ? rc : taken(pc, n, first, err);
+}
+
 static void pg_close(void *conn)
 {
-    PQfinish(conn);
+    pg_conn *pc = conn;
+    PQclear(pc->res);
+    PQfinish(pc->pg);
+    free(pc);
 }
 
 const idb_remote_driver idb_remote_pg = {
     .name = "postgres",
     .check = pg_check,
-    .connect = pg_connect,
+    .start = pg_start,
+    .setup = pg_setup,
     .take = pg_take,
     .close = pg_close,
 };

@@ -3,7 +3,9 @@
 # (tests/srv_helper) stopped by SIGINT leaves no process and no socket directory; SIGKILLed,
 # its servers die with it (PR_SET_PDEATHSIG), and with that disabled (--no-deathsig, a stale
 # server) `idbench clean DIR` or the next start in the same dir stops them; clean never
-# signals a process whose start time differs from its pid file's; clean's bad input.
+# signals a process whose start time differs from its pid file's; clean's bad input. Without
+# DIR, clean sweeps /tmp's socket directories of ended runs: only those whose owner and
+# server are gone, never a symlink, another user's directory or a name it did not make.
 # Every process a run starts carries a tag in its environment, so none can hide.
 # Usage: test_servers.sh IDBENCH SRV_HELPER KIND...
 set -u
@@ -130,7 +132,43 @@ wait $spid 2>/dev/null
 check "clean: the process was stopped" not_running $spid
 kill $spid 2>/dev/null
 
-expect 2 "clean: no argument" -- "$IDB" clean
+# The sweep of /tmp's socket directories (`idbench clean` without DIR; every start does it
+# too): a directory /tmp/idb-PID-START-XXXXXX goes only when process PID with start time
+# START is gone, it is a real directory of ours with no subdirectory, and no socket in it
+# accepts. Our own shell ($$) with a wrong start time plays an owner that is gone.
+me_start=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+sfx=$RANDOM$RANDOM
+gone=/tmp/idb-$$-1-g${sfx: -5}
+live=/tmp/idb-$$-$me_start-l${sfx: -5}
+link=/tmp/idb-$$-1-s${sfx: -5}
+sub=/tmp/idb-$$-1-d${sfx: -5}
+sock=/tmp/idb-$$-1-k${sfx: -5}
+other=/tmp/idb-x$$-1-${sfx: -6}
+mkdir "$gone" "$live" "$sub" "$sub/inner" "$sock" "$other" "$tmp/victim"
+touch "$gone/.s.PGSQL.5432.lock" "$live/f" "$tmp/victim/f"
+ln -s "$tmp/victim" "$link"
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep(30)' \
+  "$sock/redis.sock" &
+lsn=$!
+for _ in $(seq 50); do [ -S "$sock/redis.sock" ] && break; sleep 0.1; done
+if [ "$(id -u)" -eq 0 ]; then
+  foreign=/tmp/idb-$$-1-f${sfx: -5}
+  mkdir "$foreign" && chown nobody "$foreign"
+fi
+expect 0 "clean: no argument sweeps /tmp" -- "$IDB" clean
+check "sweep: removes a dir whose owner is gone" test ! -e "$gone"
+check "sweep: says how many it removed" grep -q '^removed [1-9][0-9]* socket director' "$tmp/out"
+check "sweep: keeps a dir whose owner lives" test -e "$live/f"
+check "sweep: never follows a symlink" test -e "$tmp/victim/f" -a -L "$link"
+check "sweep: keeps a dir with a subdirectory" test -d "$sub/inner"
+check "sweep: keeps a dir whose socket accepts" test -S "$sock/redis.sock"
+check "sweep: keeps a name idbench did not make" test -d "$other"
+[ -n "${foreign:-}" ] && check "sweep: keeps another user's dir" test -d "$foreign"
+kill $lsn 2>/dev/null; wait $lsn 2>/dev/null
+expect 0 "clean: the socket's listener gone" -- "$IDB" clean
+check "sweep: removes a dir whose socket no longer accepts" test ! -e "$sock"
+rm -rf "$live" "$link" "$sub" "$sock" "$other" ${foreign:+"$foreign"}
 expect 2 "clean: two arguments" -- "$IDB" clean "$tmp" "$tmp"
 expect 2 "clean: not a directory" -- "$IDB" clean "$tmp/nonexistent"
 expect 0 "clean: an empty directory" -- "$IDB" clean "$tmp/fake"

@@ -1,6 +1,9 @@
-/* cmd_clean.c — `idbench clean DIR`: stop the private servers a killed idbench left under
+/* cmd_clean.c — `idbench clean [DIR]`: stop the private servers a killed idbench left under
  * DIR (found by their pid files, signalled only when their start time still matches) and
- * remove their socket directories; DIR and the servers' data stay. docs/servers.md.
+ * remove their socket directories; then, with or without DIR, remove from /tmp the socket
+ * directories of ended runs (idb_servers_sweep: owner gone, server gone), which a run whose
+ * counter server lived in a private temporary directory leaves where no DIR finds them.
+ * DIR and the servers' data stay. docs/servers.md.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,14 +11,21 @@
 #include "cli.h"
 #include "server.h"
 
-/* idbench clean DIR: say how many stale servers were stopped. */
+/* idbench clean [DIR]: say how many stale servers were stopped under DIR (when given) and
+ * how many socket directories were removed. */
 int cmd_clean(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-')
-        return cli_usage("clean", "clean takes one argument, the directory of a run");
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+        return cli_usage("clean", "clean takes at most one argument, the directory of a run");
     idb_err err = { 0 };
     int stopped = 0;
-    if (idb_servers_clean(argv[1], &stopped, &err) != 0) return cli_fail_err(&err);
-    printf("stopped %d stale server%s under %s\n", stopped, stopped == 1 ? "" : "s", argv[1]);
+    if (argc == 2 && idb_servers_clean(argv[1], &stopped, &err) != 0)
+        return cli_fail_err(&err);
+    int swept = idb_servers_sweep();
+    if (argc == 2)
+        printf("stopped %d stale server%s under %s\n", stopped, stopped == 1 ? "" : "s",
+               argv[1]);
+    printf("removed %d socket director%s of ended runs from /tmp\n", swept,
+           swept == 1 ? "y" : "ies");
     return 0;                                           /* main() checks the write */
 }

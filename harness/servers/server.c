@@ -112,25 +112,6 @@ static int make_dir(const char *dir, const srv_cred *cred, idb_err *err)
     return 0;
 }
 
-/* Make s's private socket directory /tmp/idb-XXXXXX, owned by the server user. */
-static int make_sockdir(idb_server *s, idb_err *err)
-{
-    snprintf(s->sockdir, sizeof s->sockdir, "%sXXXXXX", SRV_SOCKDIR_PREFIX);
-    if (!mkdtemp(s->sockdir)) {
-        s->sockdir[0] = 0;
-        return idb_fail(err, IDB_EIO, "cannot make a socket directory in /tmp: %s",
-                        strerror(errno));
-    }
-    if ((s->cred.drop && chown(s->sockdir, s->cred.uid, s->cred.gid) != 0) ||
-        idb_tmpdir_adopt(s->sockdir) != 0) {
-        int e = errno;
-        rmdir(s->sockdir);
-        s->sockdir[0] = 0;
-        return idb_fail(err, IDB_EIO, "cannot prepare the socket directory: %s", strerror(e));
-    }
-    return 0;
-}
-
 /* Sleep READY_POLL_NS. */
 static void ready_sleep(void)
 {
@@ -211,7 +192,8 @@ static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
     s->tcp = c->tcp;
     if (c->tcp && !(s->port = srv_free_port()))
         return idb_fail(err, IDB_EIO, "no free loopback TCP port");
-    if ((rc = make_sockdir(s, err))) return rc;
+    idb_servers_sweep();                           /* what killed runs left in /tmp */
+    if ((rc = srv_sockdir_make(s, err))) return rc;
     if (s->kind->socket_path(s) != 0)
         return idb_fail(err, IDB_EIO, "socket path too long in %s", s->sockdir);
     read_version(s);
@@ -309,3 +291,5 @@ void idb_servers_stop_all(void)
 void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
 
 const srv_kind *srv_find_kind(const char *name) { return find_kind(name); }
+
+const srv_kind *srv_kind_at(size_t i) { return i < NKINDS ? kinds[i] : NULL; }

@@ -6,7 +6,8 @@
  * overrides; a missing user is created: users.c) and as idbench's own user otherwise. Its
  * files (data, config, log, the pid file idbench-server.pid) live in conf->dir
  * (0700, owned by the server user); its Unix socket lives in a short private directory
- * /tmp/idb-XXXXXX (socket paths are limited to 107 bytes) that stopping it removes. It dies
+ * /tmp/idb-PID-START-XXXXXX (socket paths are limited to 107 bytes; PID and START name the
+ * idbench process that owns it) that stopping it removes. It dies
  * with idbench: PR_SET_PDEATHSIG(SIGKILL), a kill of every registered server in the signal
  * handler of tmpdir.h, idb_servers_stop_all() for orderly exits; a server left by a killed
  * run is found by its pid file (idb_servers_clean, and the next start in the same dir).
@@ -95,6 +96,13 @@ void idb_servers_stop_all(void);
  * the number of processes stopped. dir itself is kept. Returns 0, IDB_EINPUT (dir is not a
  * directory) or IDB_EIO. */
 int idb_servers_clean(const char *dir, int *stopped, idb_err *err);
+
+/* Remove from /tmp the socket directories of ended runs: those whose owner (the idbench
+ * process named in the directory's name) is gone and whose server is gone (no socket in it
+ * accepts a connection); never a symlink, another user's directory, a name not made by
+ * idbench, or one whose owner still runs (sockdir.c has the rules). Every start does it;
+ * `idbench clean` too. Returns how many were removed (0 when /tmp cannot be read). */
+int idb_servers_sweep(void);
 
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */

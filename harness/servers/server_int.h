@@ -12,13 +12,15 @@
 #include "server.h"
 
 #define SRV_BINS_MAX 2                 /* binaries a kind runs (server, initialiser) */
-#define SRV_SOCKDIR_LEN 32             /* "/tmp/idb-XXXXXX" and room to spare */
+#define SRV_SOCKDIR_LEN 64             /* "/tmp/idb-PID-START-XXXXXX" (sockdir.c), and room */
 #define SRV_SOCKET_LEN 108             /* sizeof sun_path */
 #define SRV_VERSION_LEN 64
 #define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
 #define SRV_PIDFILE "idbench-server.pid"
 #define SRV_LOGFILE "server.log"
-#define SRV_SOCKDIR_PREFIX "/tmp/idb-"
+#define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
+#define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
+#define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
 #define SRV_USER_ENV "IDBENCH_SERVER_USER"  /* as root: the user to run every server as */
 #define SRV_FALLBACK_USER "idbench"    /* as root: made when the package's user is missing */
 
@@ -133,6 +135,12 @@ int srv_pidfile_write(const idb_server *s, idb_err *err);
  * recorded socket directory and the pid file. Returns 1 when a process was stopped, else 0. */
 int srv_pidfile_clean(const char *path);
 
+/* sockdir.c ------------------------------------------------------------------------ */
+
+/* Make s->sockdir: /tmp/idb-PID-START-XXXXXX, named after this process (its owner), owned
+ * by the server user, registered for removal on a signal. Returns 0 or IDB_EIO. */
+int srv_sockdir_make(idb_server *s, idb_err *err);
+
 /* users.c --------------------------------------------------------------------------- */
 
 /* Who kind k's server runs as, into cred: as root, IDBENCH_SERVER_USER or the package's user,
@@ -140,6 +148,10 @@ int srv_pidfile_clean(const char *path);
  * stderr) when create is 1, else cred->missing is set. As a normal user, that user. Returns
  * 0, IDB_EINPUT (a bad IDBENCH_SERVER_USER) or IDB_EIO (the user cannot be created). */
 int srv_find_user(const srv_kind *k, int create, srv_cred *cred, idb_err *err);
+
+/* 1 when uid is a user a server of this process may run as: idbench's own, a kind's
+ * package user, IDBENCH_SERVER_USER's or SRV_FALLBACK_USER's (sockdir.c's sweep). */
+int srv_user_uid_ok(uid_t uid);
 
 /* preflight.c ----------------------------------------------------------------------- */
 
@@ -159,6 +171,9 @@ int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char 
 
 /* The kind named name, or NULL. */
 const srv_kind *srv_find_kind(const char *name);
+
+/* The i-th kind of the table, NULL past its end. */
+const srv_kind *srv_kind_at(size_t i);
 
 /* A loopback TCP port free now, or 0. */
 int srv_free_port(void);

@@ -134,3 +134,20 @@ int srv_find_user(const srv_kind *k, int create, srv_cred *cred, idb_err *err)
     cred->gid = pw->pw_gid;
     return 0;
 }
+
+/* 1 when the user named name exists and has uid. */
+static int is_uid_of(const char *name, uid_t uid)
+{
+    const struct passwd *pw = name ? getpwnam(name) : NULL;
+    return pw && pw->pw_uid == uid;
+}
+
+int srv_user_uid_ok(uid_t uid)
+{
+    if (uid == geteuid() || is_uid_of(getenv(SRV_USER_ENV), uid) ||
+        is_uid_of(SRV_FALLBACK_USER, uid))
+        return 1;
+    for (size_t i = 0; srv_kind_at(i); i++)
+        if (is_uid_of(srv_kind_at(i)->user, uid)) return 1;
+    return 0;
+}
