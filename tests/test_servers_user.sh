@@ -79,7 +79,8 @@ owned_outside() {
 # watch OUT CMD...: run CMD in the background (stdout in $tmp/out, stderr in $tmp/err) and,
 # every 50 ms while it runs, append the user and command of each of its children (the
 # servers are idbench's children; not the `BIN --version` it runs as itself, nor a child
-# that has exited and waits to be reaped) to OUT. The status is CMD's.
+# that is exiting, without a command line, or has exited and waits to be reaped) to OUT.
+# The status is CMD's.
 watch() {
   local log=$1 pid
   shift
@@ -88,7 +89,7 @@ watch() {
   pid=$!
   while kill -0 $pid 2>/dev/null; do
     ps -o user:64=,comm=,stat=,args= --ppid $pid |
-      awk '$3 !~ /^Z/ && $NF != "--version"' >>"$log"
+      awk '$3 !~ /^Z/ && $4 !~ /^\[/ && $NF != "--version"' >>"$log"
     sleep 0.05
   done
   wait $pid
@@ -96,7 +97,7 @@ watch() {
 
 # ran_as LOG COMM USER: LOG saw a COMM process, and every COMM it saw ran as USER.
 ran_as() {
-  awk -v c="$2" -v u="$3" '$2 == c { seen = 1; if ($1 != u) { bad = 1; print "  ran as " $1 } }
+  awk -v c="$2" -v u="$3" '$2 == c { seen = 1; if ($1 != u) { bad = 1; print "  ran as: " $0 } }
                            END { exit !(seen && !bad) }' "$1"
 }
 
