@@ -1,10 +1,10 @@
 /* preflight.c — what is checked before a server starts, each failure one message that says
- * what to fix: the kind and its settings, the binaries, the user to run as, free disk space
- * on the server dir's filesystem, and that the server user can reach the server dir.
+ * what to fix: the kind and its settings, the binaries, the user to run as (users.c), free
+ * disk space on the server dir's filesystem, and that the server user can reach the server
+ * dir.
  */
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,26 +30,6 @@ static int setting_ok(const char *kv)
               (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return 0;
     return eq[1] && !eq[strcspn(eq, "'\"\\#\n\r")];
-}
-
-/* Who the server runs as: the kind's package user when idbench is root, else idbench. */
-static int find_cred(const srv_kind *k, srv_cred *cred, idb_err *err)
-{
-    memset(cred, 0, sizeof *cred);
-    if (geteuid() != 0) {
-        struct passwd *pw = getpwuid(geteuid());
-        snprintf(cred->name, sizeof cred->name, "%s", pw ? pw->pw_name : "idbench's user");
-        return 0;
-    }
-    struct passwd *pw = getpwnam(k->user);
-    if (!pw)
-        return idb_fail(err, IDB_EIO, "%s: user '%s' does not exist (install %s: ./bootstrap)",
-                        k->name, k->user, k->package);
-    cred->drop = 1;
-    cred->uid = pw->pw_uid;
-    cred->gid = pw->pw_gid;
-    snprintf(cred->name, sizeof cred->name, "%s", k->user);
-    return 0;
 }
 
 /* The binaries' paths (environment overrides first), each executable. */
@@ -105,9 +85,11 @@ static void reach_child(const srv_cred *cred, const char *path)
 }
 
 /* Check that cred can search every directory down to the existing part of dir's parent
- * (dir itself is given to the server user at the start). */
+ * (dir itself is given to the server user at the start). A user a start will create is
+ * checked then. */
 static int check_reach(const srv_kind *k, const srv_cred *cred, const char *dir, idb_err *err)
 {
+    if (cred->missing) return 0;
     char abs[PATH_MAX], have[PATH_MAX], parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     for (size_t n = strlen(parent); n > 1 && parent[n - 1] == '/'; n--) parent[n - 1] = 0;
@@ -148,8 +130,10 @@ static int check_space(const srv_kind *k, const char *dir, idb_err *err)
     return 0;
 }
 
-int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
-                  char bins[][PATH_MAX], idb_err *err)
+/* The preflight; create: whether a missing server user is created (a start) or only
+ * noted in cred->missing (idb_server_preflight, e.g. a store's availability check). */
+static int preflight(const idb_server_conf *c, int create, const srv_kind **kind,
+                     srv_cred *cred, char bins[][PATH_MAX], idb_err *err)
 {
     const srv_kind *k = srv_find_kind(c->kind);
     if (!k) return idb_fail(err, IDB_EINPUT, "unknown server kind '%s' (postgres, mariadb, "
@@ -159,12 +143,18 @@ int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cre
         if (!setting_ok(c->settings[i]))
             return idb_fail(err, IDB_EINPUT, "%s: bad setting '%s' (want name=value, no "
                             "quotes, '#' or line breaks)", k->name, c->settings[i]);
-    int rc = find_cred(k, cred, err);
-    if (!rc) rc = find_bins(k, bins, err);
+    int rc = find_bins(k, bins, err);         /* no user is created for missing binaries */
+    if (!rc) rc = srv_find_user(k, create, cred, err);
     if (!rc) rc = check_space(k, c->dir, err);
     if (!rc) rc = check_reach(k, cred, c->dir, err);
     if (!rc) *kind = k;
     return rc;
+}
+
+int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
+                  char bins[][PATH_MAX], idb_err *err)
+{
+    return preflight(c, 1, kind, cred, bins, err);
 }
 
 int idb_server_preflight(const idb_server_conf *c, idb_err *err)
@@ -172,7 +162,7 @@ int idb_server_preflight(const idb_server_conf *c, idb_err *err)
     const srv_kind *k;
     srv_cred cred;
     char bins[SRV_BINS_MAX][PATH_MAX];
-    return srv_preflight(c, &k, &cred, bins, err);
+    return preflight(c, 0, &k, &cred, bins, err);
 }
 
 /* Whether kind's binaries are installed, and its version (see server.h). */

@@ -134,18 +134,18 @@ int srv_run(const srv_cred *cred, const char *const *argv, const char *log, cons
                     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log, tail);
 }
 
-int srv_capture_version(const char *bin, char *buf, size_t len)
+int srv_capture(const char *const *argv, int with_stderr, char *buf, size_t len)
 {
     int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0) return -1;
+    if (len == 0 || pipe2(fd, O_CLOEXEC) != 0) return -1;
     fflush(NULL);
     pid_t p = fork();
     if (p == 0) {
         int devnull = open("/dev/null", O_RDWR);
         dup2(devnull, STDIN_FILENO);
         dup2(fd[1], STDOUT_FILENO);
-        dup2(devnull, STDERR_FILENO);
-        execl(bin, bin, "--version", (char *)NULL);
+        dup2(with_stderr ? fd[1] : devnull, STDERR_FILENO);
+        execv(argv[0], (char *const *)argv);
         _exit(EXEC_FAILED);
     }
     close(fd[1]);
@@ -157,8 +157,15 @@ int srv_capture_version(const char *bin, char *buf, size_t len)
     int st = 0;
     while (p > 0 && waitpid(p, &st, 0) < 0 && errno == EINTR) {}
     buf[n] = 0;
-    buf[strcspn(buf, "\n")] = 0;
-    return p > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && n ? 0 : -1;
+    return p > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int srv_capture_version(const char *bin, char *buf, size_t len)
+{
+    const char *argv[] = { bin, "--version", NULL };
+    int st = srv_capture(argv, 0, buf, len);
+    if (len) buf[strcspn(buf, "\n")] = 0;
+    return st == 0 && len && buf[0] ? 0 : -1;
 }
 
 /* Read /proc/PID/stat into buf; return the text after the command's closing ')' (starting

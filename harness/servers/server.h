@@ -2,8 +2,9 @@
  * starts for a store's shard or a counter backend, watches, kills (faults) and stops.
  *
  * A server runs in the foreground as a child of idbench, in its own process group, as the
- * package's user (postgres, mysql, redis) when idbench runs as root and as idbench's own user
- * otherwise. Its files (data, config, log, the pid file idbench-server.pid) live in conf->dir
+ * package's user (postgres, mysql, redis) when idbench runs as root (IDBENCH_SERVER_USER
+ * overrides; a missing user is created: users.c) and as idbench's own user otherwise. Its
+ * files (data, config, log, the pid file idbench-server.pid) live in conf->dir
  * (0700, owned by the server user); its Unix socket lives in a short private directory
  * /tmp/idb-PID-START-XXXXXX (socket paths are limited to 107 bytes; PID and START name the
  * idbench process that owns it) that stopping it removes. It dies
@@ -34,8 +35,9 @@ typedef struct idb_server_conf {
 
 /* Check, before starting, that conf's kind exists, its binaries are there, the filesystem of
  * conf->dir has the kind's minimum of free space, and the server user can reach conf->dir
- * (every existing parent searchable). Returns 0, IDB_EINPUT (unknown kind, bad setting) or
- * IDB_EIO with one message that says what to fix. */
+ * (every existing parent searchable; a user a start would create is not created here, and
+ * its reach is checked by the start). Returns 0, IDB_EINPUT (unknown kind, bad setting, a
+ * bad IDBENCH_SERVER_USER) or IDB_EIO with one message that says what to fix. */
 int idb_server_preflight(const idb_server_conf *c, idb_err *err);
 
 /* Whether kind's binaries are on this machine (the same paths and environment overrides

@@ -21,6 +21,8 @@
 #define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
 #define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
 #define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
+#define SRV_USER_ENV "IDBENCH_SERVER_USER"  /* as root: the user to run every server as */
+#define SRV_FALLBACK_USER "idbench"    /* as root: made when the package's user is missing */
 
 /* A binary of a kind: its default path and the environment variable that overrides it. */
 typedef struct srv_bin {
@@ -28,9 +30,11 @@ typedef struct srv_bin {
     const char *path;
 } srv_bin;
 
-/* Who a child runs as: drop = 0 keeps idbench's own user. */
+/* Who a child runs as: drop = 0 keeps idbench's own user; missing = 1: the user name does
+ * not exist yet (a preflight's answer; a start creates it). */
 typedef struct srv_cred {
     int drop;
+    int missing;
     uid_t uid;
     gid_t gid;
     char name[64];
@@ -93,6 +97,11 @@ int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pi
 int srv_run(const srv_cred *cred, const char *const *argv, const char *log, const char *what,
             idb_err *err);
 
+/* Run argv (argv[0] a path) as idbench's user, stdin /dev/null, and put what it writes to
+ * stdout (and stderr when with_stderr) into buf (at most len - 1 bytes, NUL-terminated).
+ * Returns its exit status, or -1 when it could not run or died of a signal. */
+int srv_capture(const char *const *argv, int with_stderr, char *buf, size_t len);
+
 /* Run `bin --version` as idbench's user and put its first output line into buf. Returns 0
  * or -1. */
 int srv_capture_version(const char *bin, char *buf, size_t len);
@@ -132,10 +141,23 @@ int srv_pidfile_clean(const char *path);
  * by the server user, registered for removal on a signal. Returns 0 or IDB_EIO. */
 int srv_sockdir_make(idb_server *s, idb_err *err);
 
+/* users.c --------------------------------------------------------------------------- */
+
+/* Who kind k's server runs as, into cred: as root, IDBENCH_SERVER_USER or the package's user,
+ * else SRV_FALLBACK_USER; a user that does not exist is created (a system user, said once on
+ * stderr) when create is 1, else cred->missing is set. As a normal user, that user. Returns
+ * 0, IDB_EINPUT (a bad IDBENCH_SERVER_USER) or IDB_EIO (the user cannot be created). */
+int srv_find_user(const srv_kind *k, int create, srv_cred *cred, idb_err *err);
+
+/* 1 when uid is a user a server of this process may run as: idbench's own, a kind's
+ * package user, IDBENCH_SERVER_USER's or SRV_FALLBACK_USER's (sockdir.c's sweep). */
+int srv_user_uid_ok(uid_t uid);
+
 /* preflight.c ----------------------------------------------------------------------- */
 
-/* idb_server_preflight, also returning the kind, the user to run as and the binaries'
- * resolved paths (environment overrides applied). */
+/* idb_server_preflight for a start, also returning the kind, the user to run as (created
+ * when missing: srv_find_user) and the binaries' resolved paths (environment overrides
+ * applied). */
 int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
                   char bins[][PATH_MAX], idb_err *err);
 

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,16 +78,9 @@ static int parse_owner(const char *name, long *pid, unsigned long long *start)
     return *pid > 0 && *pid <= INT_MAX && *start > 0 ? 0 : -1;
 }
 
-/* 1 when uid is idbench's own or a server kind's user. */
-static int uid_ok(uid_t uid)
-{
-    if (uid == geteuid()) return 1;
-    for (size_t i = 0; srv_kind_at(i); i++) {
-        const struct passwd *pw = getpwnam(srv_kind_at(i)->user);
-        if (pw && pw->pw_uid == uid) return 1;
-    }
-    return 0;
-}
+/* 1 when uid is idbench's own or a server's user (users.c: the kinds' users, and the one
+ * IDBENCH_SERVER_USER names or idbench created). */
+static int uid_ok(uid_t uid) { return srv_user_uid_ok(uid); }
 
 /* 1 when the directory dd (open, at its start) may go: no subdirectory, and no socket in it
  * accepts a connection (reached through /proc/self/fd, so through this very directory). */
