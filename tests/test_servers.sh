@@ -70,6 +70,14 @@ sockdirs() { sed -n 's/^pid [0-9]* socket \(.*\)\/[^/]* port .*/\1/p' "$tmp/held
 # no_sockdir: none of the held servers' socket directories exists.
 no_sockdir() { local d; for d in $(sockdirs); do [ ! -e "$d" ] || return 1; done; }
 
+# no_shm: no System V shared memory segment made by a server of this test is left (a
+# postgres killed with SIGKILL leaves its segment: idbench ends postgres with SIGQUIT).
+no_shm() {
+  local left
+  left=$(ipcs -m -p | awk 'NR > 3 && $3 ~ /^[0-9]+$/ { print $3 }' | grep -xFf "$tmp/allpids")
+  [ -z "$left" ] || { echo "  segments of: $left"; return 1; }
+}
+
 # server_pids: the held servers' main pids.
 server_pids() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$tmp/held"; }
 
@@ -113,6 +121,7 @@ for kind in "$@"; do
   kill -TERM $hpid; wait $hpid
   check "$kind: no process left after SIGTERM" none_left
   check "$kind: no socket dir left after SIGTERM" no_sockdir
+  check "$kind: no shared memory segment left" no_shm
 done
 
 # Clean and pid files, no server needed: a live process whose start time differs from the

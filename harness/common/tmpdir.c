@@ -31,6 +31,7 @@
 static char slot_path[SLOTS][PATH_MAX];
 static volatile sig_atomic_t slot_used[SLOTS];
 static volatile sig_atomic_t slot_pid[PID_SLOTS];   /* 0: free */
+static volatile sig_atomic_t slot_sig[PID_SLOTS];   /* the signal that ends it */
 static volatile sig_atomic_t caught;             /* the signal caught, 0 none */
 static volatile sig_atomic_t mode = -1;          /* enum idb_on_signal; -1: not chosen yet */
 
@@ -92,14 +93,14 @@ static void block(int how)
     pthread_sigmask(how, &set, NULL);
 }
 
-/* Remove every registered directory after SIGKILLing every registered process and its
- * process group (async-signal-safe). */
+/* Remove every registered directory after signalling every registered process and its
+ * process group with its signal (SIGKILL unless registered with another; async-signal-safe). */
 static void remove_registered(void)
 {
     for (int i = 0; i < PID_SLOTS; i++)
         if (slot_pid[i]) {
-            kill(-(pid_t)slot_pid[i], SIGKILL);
-            kill((pid_t)slot_pid[i], SIGKILL);
+            kill(-(pid_t)slot_pid[i], slot_sig[i]);
+            kill((pid_t)slot_pid[i], slot_sig[i]);
             slot_pid[i] = 0;
         }
     for (int i = 0; i < SLOTS; i++)
@@ -225,13 +226,16 @@ int idb_tmpdir_remove(const char *dir)
     return rc;
 }
 
-int idb_pid_register(int pid)
+int idb_pid_register(int pid, int sig)
 {
     if (mode < 0 && idb_signals_catch(IDB_ON_SIGNAL_CLEAN_AND_DIE) != 0) return -1;
     block(SIG_BLOCK);
     int i = 0;
     while (i < PID_SLOTS && slot_pid[i]) i++;
-    if (i < PID_SLOTS) slot_pid[i] = pid;
+    if (i < PID_SLOTS) {
+        slot_sig[i] = sig > 0 ? sig : SIGKILL;
+        slot_pid[i] = pid;
+    }
     block(SIG_UNBLOCK);
     if (i == PID_SLOTS) {
         errno = EMFILE;

@@ -44,10 +44,10 @@ mode_t idb_private_dir_mode(void);
  * or -1 with errno set when something could not be removed. */
 int idb_tmpdir_remove(const char *dir);
 
-/* Register pid (a child that leads its own process group) to be SIGKILLed, with its group,
- * when a signal kills the program; installs the default handling if none was chosen.
- * Returns 0, or -1 with errno EMFILE when the table is full. */
-int idb_pid_register(int pid);
+/* Register pid (a child that leads its own process group) to be sent sig (0: SIGKILL), with
+ * its group, when a signal kills the program; installs the default handling if none was
+ * chosen. Returns 0, or -1 with errno EMFILE when the table is full. */
+int idb_pid_register(int pid, int sig);
 
 /* Forget pid (it was stopped in order). */
 void idb_pid_unregister(int pid);

@@ -71,7 +71,7 @@ static void exec_in_dir_tmp(const char *const *argv, const char *log)
 /* In the child: become cred, die with the parent, redirect output to log, exec. Never
  * returns. Messages go to the log (stdout/stderr are idbench's until the dup2). */
 static void child_exec(const srv_cred *cred, const char *const *argv, const char *log,
-                       pid_t parent)
+                       int death_sig, pid_t parent)
 {
     idb_signals_default();
     sigset_t none;
@@ -81,7 +81,7 @@ static void child_exec(const srv_cred *cred, const char *const *argv, const char
     if (cred->drop && (setgroups(0, NULL) != 0 || setgid(cred->gid) != 0 ||
                        setuid(cred->uid) != 0))
         _exit(EXEC_FAILED);
-    if (!srv_no_deathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(EXEC_FAILED);
+    if (!srv_no_deathsig && prctl(PR_SET_PDEATHSIG, death_sig) != 0) _exit(EXEC_FAILED);
     if (getppid() != parent) _exit(EXEC_FAILED);        /* the parent died before prctl */
     int in = open("/dev/null", O_RDONLY);
     int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -93,20 +93,21 @@ static void child_exec(const srv_cred *cred, const char *const *argv, const char
     _exit(EXEC_FAILED);
 }
 
-int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pid_t *pid,
-              idb_err *err)
+int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, int death_sig,
+              pid_t *pid, idb_err *err)
 {
+    if (death_sig <= 0) death_sig = SIGKILL;
     sigset_t all, old;
     sigfillset(&all);
     pid_t parent = getpid();
     fflush(NULL);
     sigprocmask(SIG_BLOCK, &all, &old);         /* the child must not run our handlers */
     pid_t p = fork();
-    if (p == 0) child_exec(cred, argv, log, parent);
+    if (p == 0) child_exec(cred, argv, log, death_sig, parent);
     int e = errno;
     if (p > 0) {
         setpgid(p, p);                          /* both sides: no race with kill(-p) */
-        if (idb_pid_register(p) != 0) {
+        if (idb_pid_register(p, death_sig) != 0) {
             kill(p, SIGKILL);
             waitpid(p, NULL, 0);
             p = -1;
@@ -123,7 +124,7 @@ int srv_run(const srv_cred *cred, const char *const *argv, const char *log, cons
             idb_err *err)
 {
     pid_t pid;
-    int rc = srv_spawn(cred, argv, log, &pid, err), st = 0;
+    int rc = srv_spawn(cred, argv, log, SIGKILL, &pid, err), st = 0;
     if (rc) return rc;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     idb_pid_unregister(pid);

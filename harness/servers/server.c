@@ -127,7 +127,8 @@ static int launch(idb_server *s, idb_err *err)
     int rc = s->kind->conf(s, err);
     if (rc) return rc;
     s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
-    if ((rc = srv_spawn(&s->cred, argv, s->log, &s->pid, err))) return rc;
+    if ((rc = srv_spawn(&s->cred, argv, s->log, s->kind->death_signal, &s->pid, err)))
+        return rc;
     for (long waited = 0;; waited += READY_POLL_NS) {
         int st = 0;
         if (waitpid(s->pid, &st, WNOHANG) == s->pid) {

@@ -70,6 +70,8 @@ struct srv_kind {
     const char *package;                /* the Debian package that has the binaries */
     srv_bin bins[SRV_BINS_MAX];         /* bins[0]: the server; path NULL: unused slot */
     int stop_signal;                    /* the orderly stop that does not wait for clients */
+    int death_signal;                   /* sent when idbench dies or is stopped by a signal
+                                           (0: SIGKILL); one the server cleans up after */
     uint64_t min_free_bytes;            /* free space the preflight asks for */
     const char *version_marker;         /* the version follows this in `BIN --version` */
     const char *product;                /* "PostgreSQL": the version string's first word */
@@ -87,10 +89,11 @@ extern const srv_kind srv_redis;
 /* proc.c ---------------------------------------------------------------------------- */
 
 /* Fork a child in its own process group that runs as cred (setgroups, setgid, setuid, then
- * PR_SET_PDEATHSIG unless disabled), with stdin /dev/null and stdout/stderr appended to log,
- * and execs argv[0]; its pid is registered for the signal handler. Returns 0 or IDB_EIO. */
-int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, pid_t *pid,
-              idb_err *err);
+ * PR_SET_PDEATHSIG(death_sig, 0: SIGKILL) unless disabled), with stdin /dev/null and
+ * stdout/stderr appended to log, and execs argv[0]; its pid is registered for the signal
+ * handler with death_sig. Returns 0 or IDB_EIO. */
+int srv_spawn(const srv_cred *cred, const char *const *argv, const char *log, int death_sig,
+              pid_t *pid, idb_err *err);
 
 /* srv_spawn, then wait for the child's exit: 0 when it exited 0, else IDB_EIO naming what
  * and the log's last lines. */

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include "server_int.h"
 
 #define PG_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define PG_BIN "/usr/lib/postgresql/15/bin"
+#define PG_LOCK_SHMEM_LINE 7            /* postmaster.pid: "KEY ID" of its SysV segment */
 #define PG_SOCKET_PORT 5432            /* names the socket file when there is no TCP port */
 #define PG_DB_USER "idbench"
 #define PG_CONF_LEN 8192
@@ -27,18 +29,34 @@ static int pg_socket_path(idb_server *s)
     return n < 0 || n >= (int)sizeof s->socket ? -1 : 0;
 }
 
+/* The System V shared memory segment a killed postmaster left (its key and id on the lock
+ * file's line PG_LOCK_SHMEM_LINE): removed when nothing is attached to it and its key is the
+ * recorded one (postgres would remove it itself, but only while the lock file names it). */
+static void pg_stale_shmem(const char *key_and_id)
+{
+    long key = 0;
+    int id = -1;
+    struct shmid_ds ds;
+    if (sscanf(key_and_id, "%ld %d", &key, &id) != 2 || id < 0) return;
+    if (shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0 && ds.shm_perm.__key == key)
+        shmctl(id, IPC_RMID, NULL);
+}
+
 /* A postmaster.pid left in data by a server that was killed (SIGKILL leaves it) and is gone
- * or a zombie not yet reaped: removed, or postgres refuses to start ("Is another postmaster
- * (PID N) running?" — a zombie still answers kill(N, 0)). A live process's lock stays. */
+ * or a zombie not yet reaped: its shared memory segment released (pg_stale_shmem) and the
+ * file removed, or postgres refuses to start ("Is another postmaster (PID N) running?" — a
+ * zombie still answers kill(N, 0)). A live process's lock stays. */
 static int pg_stale_lock(const char *data, idb_err *err)
 {
-    char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN];
+    char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN], shm[PIDFILE_LINE_LEN] = "";
     snprintf(path, sizeof path, "%s/postmaster.pid", data);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     long pid = fgets(line, sizeof line, f) ? strtol(line, NULL, 10) : 0;
+    for (int i = 2; i <= PG_LOCK_SHMEM_LINE && fgets(shm, sizeof shm, f); i++) {}
     fclose(f);
     if (pid <= 1 || srv_proc_starttime((pid_t)pid) != 0) return 0;
+    pg_stale_shmem(shm);
     if (unlink(path) != 0 && errno != ENOENT)
         return idb_fail(err, IDB_EIO, "postgres: cannot remove the stale %s: %s", path,
                         strerror(errno));
@@ -64,12 +82,15 @@ static int pg_init(idb_server *s, idb_err *err)
     return ok ? 0 : idb_fail(err, IDB_EIO, "cannot append to %s", probe);
 }
 
-/* DIR/data/idbench.conf: where it listens, then the settings, each quoted. */
+/* DIR/data/idbench.conf: where it listens, dynamic shared memory as files in
+ * data/pg_dynshmem (not /dev/shm, where a killed server's segments would outlive DIR), then
+ * the settings, each quoted. */
 static int pg_conf(idb_server *s, idb_err *err)
 {
     char text[PG_CONF_LEN], path[PATH_MAX + 32], name[128];
     int n = snprintf(text, sizeof text, "# written by idbench at every start\n"
-                     "listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n",
+                     "listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n"
+                     "dynamic_shared_memory_type = 'mmap'\n",
                      s->port ? "127.0.0.1" : "", s->port ? s->port : PG_SOCKET_PORT,
                      s->sockdir);
     for (int i = 0; i < s->nsettings && n < (int)sizeof text; i++) {
@@ -114,6 +135,8 @@ const srv_kind srv_postgres = {
     .package = "postgresql-15",
     .bins = { { "IDBENCH_POSTGRES", PG_BIN "/postgres" }, { "IDBENCH_INITDB", PG_BIN "/initdb" } },
     .stop_signal = SIGINT,             /* fast shutdown: SIGTERM would wait for clients */
+    .death_signal = SIGQUIT,           /* immediate shutdown: unlike SIGKILL, the postmaster
+                                          still removes its shared memory segment */
     .min_free_bytes = PG_MIN_FREE_BYTES,
     .version_marker = "(PostgreSQL) ",
     .product = "PostgreSQL",
