@@ -4,7 +4,8 @@
  * arrives, which shop it is for, which API instance takes it, where each shop lives,
  * each instance's clock error, and the scheduled events (a shop moves, a shard is added).
  * The stream depends only on the workload and its seed, so every strategy of a run sees
- * the same orders; they are drawn as they are played (sim_stream_make stores them). sim_run() then plays the stream against one strategy's real code, each
+ * the same orders; they are drawn as they are played (sim_stream_make stores them).
+ * sim_run() then plays the stream against one strategy's real code, each
  * generator on its own manual clock, and measures what came out (sim_metrics.h).
  *
  * Time. Virtual ns from 0 (the start) to duration_s; "true time" is this virtual time.
