@@ -211,7 +211,7 @@ static int run_workload(const sim_args *a, const sim_workload *w,
     idb_err err = { 0 };
     sim_stream s;
     int rc = 0;
-    if (sim_stream_make(w, &s, &err) != 0) return cli_fail_err(&err);
+    if (sim_stream_open(w, &s, &err) != 0) return cli_fail_err(&err);
     for (int k = 0; k < nst; k++) {
         sim_result r;
         sim_run_opts o = { .timeline = tl != NULL };

@@ -3,8 +3,15 @@
  * The run keeps one generator per strategy instance (central, per shard or per API
  * instance), each with its own manual clock, a busy-until time and its last ID. Orders
  * are played in arrival order; events are applied when the first order at or after their
- * time arrives. Per-order records go into arrays sized once from the stream (no
- * allocation per order); sim_metrics() measures them afterwards.
+ * time arrives. Per-order records go into columns sized once from the stream (no
+ * allocation per order); sim_metrics_take() measures them afterwards.
+ *
+ * Memory per successful order: its creation time (8 bytes), its ID at its own width (8
+ * for 64-bit IDs, 16 for 128-bit), its creation shard (2) and its shop (4, needed at the
+ * end for the shard it lives on, 2 more), plus 8 for a non-zero coordination latency; the
+ * stream is generated as it is played (sim_stream_open), so nothing per order is kept of
+ * it. The metrics then work in place on these columns (sim_metrics.h): for 64-bit IDs
+ * about 24 bytes an order at the peak (docs/simulator.md, "Memory").
  */
 #include "sim.h"
 
@@ -12,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "counter_service.h"
 #include "harness_kv.h"
-#include "locality.h"
 #include "random.h"
 #include "sim_metrics.h"
 #include "sim_server.h"
@@ -23,6 +32,8 @@
 
 #define SIM_COUNTER_NAME "idbench-sim"
 #define SIM_MAX_RETRIES 100000          /* ECLOCK retries of one order before giving up */
+#define LAT_CHUNK 4096                  /* latencies the first allocation holds */
+#define SIM_MMAP_THRESHOLD (1 << 20)    /* allocations from 1 MiB up: own mappings (glibc) */
 
 enum gen_mode { MODE_CENTRAL, MODE_SHARD, MODE_INSTANCE };
 
@@ -167,33 +178,72 @@ static int take_id(run *R, gen *g, int64_t *t, idb_id *id, double *stalled_ns, i
     }
 }
 
-/* Per-order records of the successful orders. */
+/* Per-order records of the successful orders, one column each. */
 typedef struct recs {
     int64_t *t;                         /* creation time */
-    idb_id *id;
+    uint8_t *key;                       /* the ID, key_bytes each (see sim_metrics_cols) */
+    size_t key_bytes;
+    int key_u64;                        /* 1: native uint64_t keys (8-byte IDs) */
     uint16_t *shard_c, *shard_f;        /* created on, lives on at the end */
-    uint32_t *ord;                      /* the order's number in the stream */
-    int64_t *lat;                       /* coordination latency (ns) */
+    uint32_t *shop;                     /* the order's shop (then the metrics' scratch) */
+    int64_t *lat;                       /* the non-zero coordination latencies (ns) */
+    int64_t nlat, lat_cap;
 } recs;
 
-/* Allocate records for n orders (at least one). Returns 0 or -1 (out of memory; what was
- * allocated is for recs_free). */
-static int recs_alloc(recs *x, int64_t n)
+/* Allocate records for n orders (at least one) of IDs of id_bytes. Returns 0 or -1 (out
+ * of memory; what was allocated is for recs_free). */
+static int recs_alloc(recs *x, int64_t n, int id_bytes)
 {
     size_t k = (size_t)(n > 0 ? n : 1);
+    x->key_bytes = (size_t)id_bytes;
+    x->key_u64 = id_bytes == (int)sizeof(uint64_t);
     x->t = malloc(k * sizeof *x->t);
-    x->id = malloc(k * sizeof *x->id);
+    x->key = malloc(k * x->key_bytes);
     x->shard_c = malloc(k * sizeof *x->shard_c);
-    x->shard_f = malloc(k * sizeof *x->shard_f);
-    x->ord = malloc(k * sizeof *x->ord);
-    x->lat = malloc(k * sizeof *x->lat);
-    return x->t && x->id && x->shard_c && x->shard_f && x->ord && x->lat ? 0 : -1;
+    x->shop = malloc(k * sizeof *x->shop);
+    return x->t && x->key && x->shard_c && x->shop ? 0 : -1;
 }
 
-/* Free the records. */
+/* Free the records (those the metrics have not taken). */
 static void recs_free(recs *x)
 {
-    free(x->t); free(x->id); free(x->shard_c); free(x->shard_f); free(x->ord); free(x->lat);
+    free(x->t); free(x->key); free(x->shard_c); free(x->shard_f); free(x->shop); free(x->lat);
+}
+
+/* Store record m: creation time t, ID id (of the records' width), shard, shop. Returns 0,
+ * or IDB_EINPUT when the ID is not as wide as the strategy declares. */
+static int recs_put(run *R, recs *x, int64_t m, int64_t t, const idb_id *id, uint16_t shard,
+                    uint32_t shop)
+{
+    if ((size_t)id->len != x->key_bytes)
+        return idb_fail(R->err, IDB_EINPUT, "strategy %s gave a %d-byte ID (it declares %d "
+                        "bits)", R->st->name, id->len, R->st->bits);
+    uint8_t *k = x->key + (size_t)m * x->key_bytes;
+    if (x->key_u64) {
+        uint64_t v = idb_id_u64(id);
+        memcpy(k, &v, sizeof v);
+    } else {
+        memcpy(k, id->b, x->key_bytes);
+    }
+    x->t[m] = t;
+    x->shard_c[m] = shard;
+    x->shop[m] = shop;
+    return 0;
+}
+
+/* Keep latency lat (ns) when it is not 0. Returns 0 or -1 (out of memory). */
+static int recs_lat(recs *x, int64_t lat)
+{
+    if (lat == 0) return 0;
+    if (x->nlat == x->lat_cap) {
+        int64_t cap = x->lat_cap + x->lat_cap / 2 + LAT_CHUNK;
+        int64_t *v = realloc(x->lat, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        x->lat = v;
+        x->lat_cap = cap;
+    }
+    x->lat[x->nlat++] = lat;
+    return 0;
 }
 
 /* 1 if id is prev + 1 (big-endian, same width): the next ID of the same range. */
@@ -206,47 +256,75 @@ static int id_follows(const idb_id *prev, const idb_id *id)
     return memcmp(id->b, prev->b, (size_t)i) == 0;
 }
 
-/* qsort order of int64_t. */
-static int cmp_i64(const void *pa, const void *pb)
+/* Swap two latencies. */
+static void swap_i64(int64_t *a, int64_t *b)
 {
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
+    int64_t x = *a; *a = *b; *b = x;
+}
+
+/* Put the k-th smallest of v[0..n) at v[k], the smaller ones before it and the others after
+ * (in place, no allocation: Hoare's selection with a median of three). */
+static void select_kth(int64_t *v, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < v[lo]) swap_i64(&v[mid], &v[lo]);
+        if (v[hi] < v[lo]) swap_i64(&v[hi], &v[lo]);
+        if (v[hi] < v[mid]) swap_i64(&v[hi], &v[mid]);
+        int64_t pivot = v[mid], i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) swap_i64(&v[i++], &v[j--]);
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return;                     /* v[j+1 .. i-1] all equal the pivot */
+    }
 }
 
 /* Coordination latency p50, p99 and max (ms) over the m records (nearest rank; most
- * latencies are 0 for most strategies, so only the others are sorted). Returns 0 or -1
- * when out of memory. */
-static int coord_percentiles(const recs *x, int64_t m, sim_result *r)
+ * latencies are 0 for most strategies, so only the nz others are kept, and the ranks are
+ * selected among them in place). */
+static void coord_percentiles(int64_t *v, int64_t nz, int64_t m, sim_result *r)
 {
-    int64_t nz = 0;
-    for (int64_t i = 0; i < m; i++) nz += x->lat[i] != 0;
-    int64_t *v = malloc((size_t)(nz ? nz : 1) * sizeof *v);
-    if (!v) return -1;
-    nz = 0;
-    for (int64_t i = 0; i < m; i++)
-        if (x->lat[i]) v[nz++] = x->lat[i];
-    qsort(v, (size_t)nz, sizeof *v, cmp_i64);
     static const double q[2] = { 0.50, 0.99 };
     double *out[2] = { &r->coord_lat_p50_ms, &r->coord_lat_p99_ms };
+    int64_t from = 0;                   /* v[from..nz) holds the ranks not selected yet */
     for (int k = 0; k < 2; k++) {
         int64_t need = (int64_t)(q[k] * (double)m + 0.999999999), zeros = m - nz;
         if (need < 1) need = 1;
-        *out[k] = need <= zeros || nz == 0 ? 0 : (double)v[need - zeros - 1] / 1e6;
+        if (need <= zeros || nz == 0) { *out[k] = 0; continue; }
+        int64_t at = need - zeros - 1;
+        if (at >= from) {
+            select_kth(v + from, nz - from, at - from);
+            from = at;
+        }
+        *out[k] = (double)v[at] / 1e6;
     }
-    r->coord_lat_max_ms = nz ? (double)v[nz - 1] / 1e6 : 0;
-    free(v);
-    return 0;
+    int64_t max = 0;
+    for (int64_t i = 0; i < nz; i++) max = v[i] > max ? v[i] : max;
+    r->coord_lat_max_ms = (double)max / 1e6;
 }
 
-/* Order j of the stream, arrived at t (the event loop has run): its generator, its ID, its
- * record. Returns 0 (the order got an ID or failed) or an IDB_E* code. */
-static int one_order(run *R, int64_t j, int64_t t, uint16_t *home, recs *x, int64_t *m,
+/* One order of the stream as the cursor gives it. */
+typedef struct order {
+    int64_t j;                          /* its number in the stream */
+    int64_t t;                          /* arrival (true ns) */
+    uint32_t shop;
+    uint16_t inst;
+} order;
+
+/* Order od (the event loop has run): its generator, its ID, its record. Returns 0 (the order
+ * got an ID or failed) or an IDB_E* code. */
+static int one_order(run *R, const order *od, uint16_t *home, recs *x, int64_t *m,
                      double *stalled_ns, sim_result *r, const sim_run_opts *o)
 {
-    const sim_stream *s = R->s;
+    int64_t j = od->j, t = od->t;
     int per_id = R->st->coord == IDB_COORD_PER_ID;
-    uint16_t shard = home[s->shop[j]];
-    gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : s->inst[j]];
+    uint16_t shard = home[od->shop];
+    gen *g = &R->g[R->mode == MODE_CENTRAL ? 0 : R->mode == MODE_SHARD ? shard : od->inst];
     if (t < g->busy_until) t = g->busy_until;
     int64_t sent = t;
     idb_id id = { 0 };
@@ -258,7 +336,7 @@ static int one_order(run *R, int64_t j, int64_t t, uint16_t *home, recs *x, int6
     r->stalls += stalled;
     if (o && o->ids_out) { o->ids_out[j] = id; if (failed) o->ids_out[j].len = 0; }
     if (o && o->timeline) {
-        int64_t sec = s->t_ns[j] / 1000000000;
+        int64_t sec = od->t / 1000000000;
         if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
     }
     if (failed) { r->failed_orders++; return 0; }
@@ -272,13 +350,28 @@ static int one_order(run *R, int64_t j, int64_t t, uint16_t *home, recs *x, int6
     g->last = id;
     g->has_last = 1;
     if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
-    x->t[*m] = t;
-    x->id[*m] = id;
-    x->shard_c[*m] = shard;
-    x->ord[*m] = (uint32_t)j;
-    x->lat[*m] = lat;
+    if ((rc = recs_put(R, x, *m, t, &id, shard, od->shop)) != 0) return rc;
+    if (recs_lat(x, lat) != 0) return idb_fail(R->err, IDB_ENOMEM, "out of memory for latencies");
     if (o && o->created_out) o->created_out[j] = t;
     (*m)++;
+    return 0;
+}
+
+/* After the last order: where each order lives at the end (its shop's final home), the
+ * moved orders, the latency percentiles; frees what the metrics do not need. Returns 0 or
+ * IDB_ENOMEM. */
+static int play_end(run *R, recs *x, int64_t m, const uint16_t *home, sim_result *r)
+{
+    coord_percentiles(x->lat, x->nlat, m, r);
+    free(x->lat);                            /* done with: lower the peak of the metrics */
+    x->lat = NULL;
+    x->shard_f = malloc((size_t)(m > 0 ? m : 1) * sizeof *x->shard_f);
+    if (!x->shard_f) return idb_fail(R->err, IDB_ENOMEM, "out of memory for %lld orders",
+                                     (long long)m);
+    for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[x->shop[i]];
+    for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
+    r->server_served = R->counter.served;
+    r->server_refused_full = R->counter.refused_full;
     return 0;
 }
 
@@ -292,75 +385,22 @@ static int play(run *R, recs *x, int64_t *m_out, sim_result *r, const sim_run_op
     int64_t out1 = (int64_t)((w->outage_start_s + w->outage_s) * 1e9);
     int64_t m = 0;
     double stalled_ns = 0;
-    int next_ev = 0;
-    for (int64_t j = 0; j < s->n; j++) {
-        int64_t t = s->t_ns[j];
-        while (next_ev < s->nevents && s->ev[next_ev].t_ns <= t) {
-            int rc = apply_event(R, &s->ev[next_ev++], home, t);
-            if (rc) return rc;
-        }
-        r->outage_orders += w->outage_s > 0 && t >= out0 && t < out1;
-        int rc = one_order(R, j, t, home, x, &m, &stalled_ns, r, o);
-        if (rc) return rc;
+    int next_ev = 0, rc = 0;
+    sim_cursor cur;
+    if ((rc = sim_cursor_open(&cur, s, R->err)) != 0) return rc;
+    order od = { 0 };
+    for (; rc == 0 && sim_cursor_next(&cur, &od.t, &od.shop, &od.inst); od.j++) {
+        while (rc == 0 && next_ev < s->nevents && s->ev[next_ev].t_ns <= od.t)
+            rc = apply_event(R, &s->ev[next_ev++], home, od.t);
+        if (rc) break;
+        r->outage_orders += w->outage_s > 0 && od.t >= out0 && od.t < out1;
+        rc = one_order(R, &od, home, x, &m, &stalled_ns, r, o);
     }
-    /* a shop's final home decides where its orders live at the end */
-    for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[s->shop[x->ord[i]]];
-    for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
-    free(x->ord);                            /* done with: lower the peak of the metrics */
-    x->ord = NULL;
+    sim_cursor_close(&cur);
+    if (rc) return rc;
     r->stalled_ms = stalled_ns / 1e6;
-    r->server_served = R->counter.served;
-    r->server_refused_full = R->counter.refused_full;
     *m_out = m;
-    int pct = coord_percentiles(x, m, r);
-    free(x->lat);                            /* done with: lower the peak of the metrics */
-    x->lat = NULL;
-    if (pct != 0) return idb_fail(R->err, IDB_ENOMEM, "out of memory for the latencies");
-    return 0;
-}
-
-static const recs *sort_recs;          /* qsort context for by_shard_time */
-
-/* qsort order of record indices: by creation shard, creation time, then ID. */
-static int by_shard_time(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const recs *x = sort_recs;
-    if (x->shard_c[a] != x->shard_c[b]) return x->shard_c[a] < x->shard_c[b] ? -1 : 1;
-    if (x->t[a] != x->t[b]) return x->t[a] < x->t[b] ? -1 : 1;
-    return idb_id_cmp(&x->id[a], &x->id[b]);
-}
-
-/* Median insert position of the m records and the share of inserts in the last 5% of
- * their index, each shard its own index fed in creation order (locality.h), into r (-1
- * when out of memory or there were no inserts). */
-static void insert_positions(const recs *x, int64_t m, sim_result *r)
-{
-    _Static_assert(IDB_LOC_BUCKETS == 20, "the last locality bucket must be the last 5%");
-    uint32_t *ix = malloc((size_t)m * sizeof *ix);
-    idb_id *keys = malloc((size_t)m * sizeof *keys);
-    idb_locality l;
-    r->insert_pos_p50 = r->insert_last5_frac = -1;
-    if (!ix || !keys || idb_locality_init(&l, m) != 0) goto out;
-    for (int64_t i = 0; i < m; i++) ix[i] = (uint32_t)i;
-    sort_recs = x;
-    qsort(ix, (size_t)m, sizeof *ix, by_shard_time);
-    for (int64_t i = 0; i < m; i++) keys[i] = x->id[ix[i]];
-    int ok = 1;
-    for (int64_t s = 0; s < m && ok;) {
-        int64_t e = s;
-        while (e < m && x->shard_c[ix[e]] == x->shard_c[ix[s]]) e++;
-        ok = idb_locality_add(&l, keys + s, e - s) == 0;
-        s = e;
-    }
-    if (ok && l.inserts > 0) {
-        r->insert_pos_p50 = idb_locality_pos_p50(&l);
-        r->insert_last5_frac = (double)l.hist[IDB_LOC_BUCKETS - 1] / (double)l.inserts;
-    }
-    idb_locality_free(&l);
-out:
-    free(ix);
-    free(keys);
+    return play_end(R, x, m, home, r);
 }
 
 /* Seconds of clock id (CLOCK_MONOTONIC for wall time, CLOCK_THREAD_CPUTIME_ID for CPU). */
@@ -379,14 +419,18 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
-/* Fill r's metrics from the m records of a played run. Returns 0 or IDB_ENOMEM. */
-static int measure(const recs *x, int64_t m, int nshards, const sim_run_opts *opts,
-                   sim_result *r, idb_err *err)
+/* Fill r's metrics from the m records of a played run, handing the columns to the
+ * metrics (which free them). Returns 0 or IDB_ENOMEM. */
+static int measure(recs *x, int64_t m, int nshards, const sim_run_opts *opts, sim_result *r,
+                   idb_err *err)
 {
-    sim_metrics_in in = { .m = m, .t_ns = x->t, .ids = x->id, .shard_c = x->shard_c,
-                          .shard_f = x->shard_f, .nshards = nshards };
+    sim_metrics_cols c = { .m = m, .t_ns = x->t, .keys = x->key, .key_bytes = x->key_bytes,
+                           .key_u64 = x->key_u64, .shard_c = x->shard_c,
+                           .shard_f = x->shard_f, .scratch = x->shop, .nshards = nshards,
+                           .locality = opts && opts->locality };
+    x->t = NULL, x->key = NULL, x->shard_c = x->shard_f = NULL, x->shop = NULL;
     sim_metrics_out mo;
-    if (sim_metrics(&in, &mo) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory measuring");
+    if (sim_metrics_take(&c, &mo) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory measuring");
     r->duplicates = mo.duplicates;
     r->inversions = mo.inversions;
     r->inversion_frac = mo.inversion_frac;
@@ -395,8 +439,8 @@ static int measure(const recs *x, int64_t m, int nshards, const sim_run_opts *op
     r->final_monotonic = mo.final_monotonic;
     r->tail_insert_frac = mo.tail_insert_frac;
     r->shard_collisions = mo.shard_collisions;
-    r->insert_pos_p50 = r->insert_last5_frac = -1;
-    if (opts && opts->locality) insert_positions(x, m, r);
+    r->insert_pos_p50 = mo.insert_pos_p50;
+    r->insert_last5_frac = mo.insert_last5_frac;
     return 0;
 }
 
@@ -405,6 +449,12 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             const sim_run_opts *opts, sim_result *r, idb_err *err)
 {
     double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+#ifdef __GLIBC__
+    /* columns go to their own mappings, given back when freed: glibc would otherwise raise
+     * its threshold after the first large free and put the next columns on the heap, whose
+     * freed middle stays resident (the peak of a second strategy grew by ~12 B an order) */
+    mallopt(M_MMAP_THRESHOLD, SIM_MMAP_THRESHOLD);
+#endif
     memset(r, 0, sizeof *r);
     r->workload = w->name;
     r->strategy = st->name;
@@ -416,7 +466,7 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
     int maxgen = R.mode == MODE_CENTRAL ? 1
                : R.mode == MODE_SHARD ? s->shards + 1 : s->instances;
     recs x = { 0 };
-    int recs_ok = recs_alloc(&x, s->n) == 0;
+    int recs_ok = recs_alloc(&x, s->n, st->bits / 8) == 0;
     uint16_t *home = malloc((size_t)s->shops * sizeof *home);
     R.g = calloc((size_t)maxgen, sizeof *R.g);
     int rc = 0;

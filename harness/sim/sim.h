@@ -1,10 +1,11 @@
 /* sim.h — the sharded shop, simulated in virtual time.
  *
- * Two steps. sim_stream_make() turns a workload into an order stream: when each order
+ * Two steps. sim_stream_open() turns a workload into an order stream: when each order
  * arrives, which shop it is for, which API instance takes it, where each shop lives,
  * each instance's clock error, and the scheduled events (a shop moves, a shard is added).
  * The stream depends only on the workload and its seed, so every strategy of a run sees
- * the same orders. sim_run() then plays the stream against one strategy's real code, each
+ * the same orders; they are drawn as they are played (sim_stream_make stores them).
+ * sim_run() then plays the stream against one strategy's real code, each
  * generator on its own manual clock, and measures what came out (sim_metrics.h).
  *
  * Time. Virtual ns from 0 (the start) to duration_s; "true time" is this virtual time.
@@ -74,8 +75,10 @@
 
 #include "err.h"
 #include "id.h"
+#include "random.h"
 #include "sim_workload.h"
 #include "strategy.h"
+#include "zipf.h"
 
 #define SIM_T0_NS 1717200000000000000LL   /* 2024-06-01T00:00:00Z */
 #define SIM_NO_MOVE 0xFFFFu
@@ -91,10 +94,10 @@ typedef struct sim_event {
 } sim_event;
 
 typedef struct sim_stream {
-    int64_t n, cap;               /* orders; allocated entries */
-    int64_t *t_ns;                /* arrival, non-decreasing, in [0, duration_ns) */
-    uint32_t *shop;
-    uint16_t *inst;
+    int64_t n, cap;               /* orders; allocated entries (0 for a generated stream) */
+    int64_t *t_ns;                /* stored: arrival, non-decreasing, in [0, duration_ns) */
+    uint32_t *shop;               /* stored: the order's shop */
+    uint16_t *inst;               /* stored: the API instance that takes it */
     int64_t shops;
     int shards, instances;
     uint16_t *home;               /* per shop: its shard at the start */
@@ -103,18 +106,49 @@ typedef struct sim_stream {
     int64_t duration_ns;
     int nevents;                  /* in time order */
     sim_event ev[2];
+    /* A generated stream (t_ns == NULL): what its orders are drawn from as they are read. */
+    uint64_t seed;
+    double orders_per_s, shop_skew, burst_factor;
+    double burst_b0, burst_b1;    /* the burst window [b0, b1) in ns */
 } sim_stream;
 
-/* Allocate an empty stream for n orders (t, shop, inst zeroed), shops with home 0, zero
- * clock errors, no events (tests fill it by hand). Returns 0 or IDB_ENOMEM. */
+/* Allocate an empty stored stream for n orders (t, shop, inst zeroed), shops with home 0,
+ * zero clock errors, no events (tests fill it by hand). Returns 0 or IDB_ENOMEM. */
 int sim_stream_alloc(sim_stream *s, int64_t n, int64_t shops, int shards, int instances,
                      double duration_s, idb_err *err);
 
-/* Make the order stream of workload w (seeded by w->seed). Returns 0 or IDB_ENOMEM. */
+/* The order stream of workload w (seeded by w->seed), generated as it is read: shop homes,
+ * clock errors and events are made now, the orders are counted (n) but not stored; each
+ * reader (sim_cursor) draws them again, the same every time. Nothing per order is kept,
+ * so a run's memory is its records only. Returns 0 or IDB_ENOMEM. */
+int sim_stream_open(const sim_workload *w, sim_stream *s, idb_err *err);
+
+/* The same stream as sim_stream_open, stored in t_ns, shop and inst (14 bytes an order)
+ * for callers that read the arrays. Returns 0 or IDB_ENOMEM. */
 int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err);
 
 /* Free what a stream holds (the struct itself is the caller's). */
 void sim_stream_free(sim_stream *s);
+
+/* A reader of a stream's orders, first to last (stored or generated alike). */
+typedef struct sim_cursor {
+    const sim_stream *s;
+    int64_t n, j;                 /* orders in the stream; read so far */
+    int stored;                   /* 1: read s's arrays; 0: draw the orders */
+    idb_rng r_arr, r_shop, r_inst;
+    idb_zipf zipf;                /* drawn: the shops' popularity */
+    double t;                     /* drawn: the last arrival (ns, as drawn) */
+    double burst_extra;           /* drawn: share of a burst's orders sent to instance 0 */
+} sim_cursor;
+
+/* Start reading s (which must outlive c) at its first order. Returns 0 or IDB_ENOMEM. */
+int sim_cursor_open(sim_cursor *c, const sim_stream *s, idb_err *err);
+
+/* The next order: 1 with its arrival (ns), shop and instance, or 0 after the last. */
+int sim_cursor_next(sim_cursor *c, int64_t *t_ns, uint32_t *shop, uint16_t *inst);
+
+/* Free what a cursor holds. */
+void sim_cursor_close(sim_cursor *c);
 
 typedef struct sim_result {
     /* The output fields, in output order. */

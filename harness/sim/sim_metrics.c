@@ -1,42 +1,456 @@
 /* sim_metrics.c — duplicates, inversions, per-shard order and tail inserts of a simulated
- * run (definitions in sim_metrics.h). Sorting is LSD radix on 64-bit keys with 16-bit
- * digits (digits that are the same for every key are skipped); an ID is sorted as its
- * length and its 8-byte words, so any width works and a run of a million orders is
- * measured in tens of milliseconds.
+ * run (definitions in sim_metrics.h), in place on the orders' columns.
+ *
+ * Keys stand for IDs: a 64-bit ID is its native uint64_t, any other width its big-endian
+ * bytes (memcmp order), IDs of mixed widths their bytes padded with zeros to the widest
+ * and followed by their length (idb_id_cmp order). The steps:
+ *   1. sort the columns into creation order (time, then key): a run is nearly in that order
+ *      already (orders are played as they arrive), so the orders that break it are moved
+ *      aside, sorted, and merged back from the end (a drop-merge sort);
+ *   2. one scan in creation order: per shard the last and the highest key (monotonic,
+ *      tail inserts); the highest key so far, by its index in the scratch column, for the
+ *      largest time gap of an inverted pair; the insert positions when asked;
+ *   3. time, creation shard and scratch freed, a bottom-up merge sort of the keys (with
+ *      their final shard) counts the inversions and leaves equal keys side by side for
+ *      the duplicates and the collisions within a final shard.
  */
 #include "sim_metrics.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct kp {
-    uint64_t key;
-    uint32_t idx;
-    uint32_t pad;
-} kp;
+#include "locality.h"
 
-#define DIGITS 4
-#define RADIX 65536
+#define KEY_MAX (IDB_ID_MAX + 1)  /* the widest key: mixed widths, padded, length last */
+#define INS_RUN 32                /* the merge sort starts from runs sorted by insertion */
+#define SIDE_CHUNK 4096           /* orders the first aside allocation holds */
 
-/* Stable sort of a[0..n) by key; tmp holds n entries, cnt DIGITS * RADIX counters. */
-static void radix_sort(kp *a, kp *tmp, int64_t n, uint32_t *cnt)
+typedef struct keyfmt {
+    size_t w;                     /* bytes per key */
+    int u64;                      /* 1: native uint64_t */
+} keyfmt;
+
+/* Order of keys a and b. */
+static inline int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
 {
-    if (n < 2) return;
-    memset(cnt, 0, sizeof *cnt * DIGITS * RADIX);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t k = a[i].key;
-        for (int d = 0; d < DIGITS; d++) cnt[d * RADIX + ((k >> (16 * d)) & 0xFFFF)]++;
+    if (f->u64) {
+        uint64_t x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return (x > y) - (x < y);
     }
-    kp *src = a, *dst = tmp;
-    for (int d = 0; d < DIGITS; d++) {
-        uint32_t *c = cnt + d * RADIX;
-        if (c[(src[0].key >> (16 * d)) & 0xFFFF] == (uint32_t)n) continue;   /* constant digit */
-        uint32_t sum = 0;
-        for (int v = 0; v < RADIX; v++) { uint32_t x = c[v]; c[v] = sum; sum += x; }
-        for (int64_t i = 0; i < n; i++) dst[c[(src[i].key >> (16 * d)) & 0xFFFF]++] = src[i];
-        kp *x = src; src = dst; dst = x;
+    return memcmp(a, b, f->w);
+}
+
+/* Copy key s to d. */
+static inline void kcpy(const keyfmt *f, uint8_t *d, const uint8_t *s)
+{
+    if (f->u64) memcpy(d, s, sizeof(uint64_t));
+    else memcpy(d, s, f->w);
+}
+
+/* Key i of c. */
+static inline uint8_t *key_at(const sim_metrics_cols *c, int64_t i)
+{
+    return c->keys + (size_t)i * c->key_bytes;
+}
+
+/* Creation order of (t, k) against order i of c: by time, then by key. */
+static int tk_cmp(const sim_metrics_cols *c, const keyfmt *f, int64_t t, const uint8_t *k,
+                  int64_t i)
+{
+    if (t != c->t_ns[i]) return t < c->t_ns[i] ? -1 : 1;
+    return kcmp(f, k, key_at(c, i));
+}
+
+/* Orders moved aside by the sort into creation order, as packed records:
+ * time (8 bytes), creation shard (2), final shard (2), key. */
+typedef struct aside {
+    uint8_t *b;
+    int64_t n, cap;
+    size_t rs;                    /* bytes per record */
+} aside;
+
+#define AS_T 0
+#define AS_SC sizeof(int64_t)
+#define AS_SF (AS_SC + sizeof(uint16_t))
+#define AS_KEY (AS_SF + sizeof(uint16_t))
+
+static _Thread_local keyfmt aside_fmt;    /* qsort context of aside_cmp */
+
+/* qsort order of aside records: creation order. */
+static int aside_cmp(const void *pa, const void *pb)
+{
+    const uint8_t *a = pa, *b = pb;
+    int64_t ta, tb;
+    memcpy(&ta, a + AS_T, sizeof ta);
+    memcpy(&tb, b + AS_T, sizeof tb);
+    if (ta != tb) return ta < tb ? -1 : 1;
+    return kcmp(&aside_fmt, a + AS_KEY, b + AS_KEY);
+}
+
+/* Move order i of c aside. Returns 0 or -1 (out of memory). */
+static int aside_push(aside *a, const sim_metrics_cols *c, const keyfmt *f, int64_t i)
+{
+    if (a->n == a->cap) {
+        int64_t cap = a->cap + a->cap / 2 + SIDE_CHUNK;
+        uint8_t *b = realloc(a->b, (size_t)cap * a->rs);
+        if (!b) return -1;
+        a->b = b;
+        a->cap = cap;
     }
-    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+    uint8_t *r = a->b + (size_t)a->n++ * a->rs;
+    memcpy(r + AS_T, &c->t_ns[i], sizeof c->t_ns[i]);
+    memcpy(r + AS_SC, &c->shard_c[i], sizeof c->shard_c[i]);
+    memcpy(r + AS_SF, &c->shard_f[i], sizeof c->shard_f[i]);
+    kcpy(f, r + AS_KEY, key_at(c, i));
+    return 0;
+}
+
+/* Order d of c = aside record r. */
+static void put_aside(sim_metrics_cols *c, const keyfmt *f, int64_t d, const uint8_t *r)
+{
+    memcpy(&c->t_ns[d], r + AS_T, sizeof c->t_ns[d]);
+    memcpy(&c->shard_c[d], r + AS_SC, sizeof c->shard_c[d]);
+    memcpy(&c->shard_f[d], r + AS_SF, sizeof c->shard_f[d]);
+    kcpy(f, key_at(c, d), r + AS_KEY);
+}
+
+/* Order d of c = order s. */
+static void move_order(sim_metrics_cols *c, const keyfmt *f, int64_t d, int64_t s)
+{
+    c->t_ns[d] = c->t_ns[s];
+    c->shard_c[d] = c->shard_c[s];
+    c->shard_f[d] = c->shard_f[s];
+    kcpy(f, key_at(c, d), key_at(c, s));
+}
+
+/* Step 1: sort c into creation order (time, then key; orders equal in both are the same
+ * to every figure, so their order does not matter). Each order at or after the last one
+ * kept stays; one below it is moved aside, unless it is at or after the one kept before
+ * (then the last kept, an order ahead of its time, goes aside instead). The aside orders
+ * are sorted and merged in from the end. Returns 0 or -1 (out of memory). */
+static int sort_creation(sim_metrics_cols *c, const keyfmt *f)
+{
+    aside a = { .rs = AS_KEY + f->w };
+    int64_t kept = 0;
+    for (int64_t i = 0; i < c->m; i++) {
+        const uint8_t *k = key_at(c, i);
+        if (kept == 0 || tk_cmp(c, f, c->t_ns[i], k, kept - 1) >= 0) {
+            if (kept != i) move_order(c, f, kept, i);
+            kept++;
+        } else if (kept >= 2 && tk_cmp(c, f, c->t_ns[i], k, kept - 2) >= 0) {
+            if (aside_push(&a, c, f, kept - 1) != 0) goto oom;
+            move_order(c, f, kept - 1, i);
+        } else if (aside_push(&a, c, f, i) != 0) {
+            goto oom;
+        }
+    }
+    aside_fmt = *f;
+    if (a.n > 1) qsort(a.b, (size_t)a.n, a.rs, aside_cmp);
+    for (int64_t i = kept - 1, j = a.n - 1, o = c->m - 1; j >= 0; o--) {
+        const uint8_t *r = a.b + (size_t)j * a.rs;
+        int64_t t;
+        memcpy(&t, r + AS_T, sizeof t);
+        if (i >= 0 && tk_cmp(c, f, t, r + AS_KEY, i) < 0) {
+            move_order(c, f, o, i--);
+        } else {
+            put_aside(c, f, o, r);
+            j--;
+        }
+    }
+    free(a.b);
+    return 0;
+oom:
+    free(a.b);
+    return -1;
+}
+
+/* Step 2a: per creation shard and per final shard, in creation order: is each key above the
+ * one before it there (monotonic), and how many are above every key before them there
+ * (tail inserts; the first of a shard has no position). Returns 0 or -1 (memory). */
+static int shard_order(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+{
+    size_t w = f->w, ns = (size_t)c->nshards;
+    uint8_t *st = malloc(ns * (3 * w + 2) + 1);
+    if (!st) return -1;
+    uint8_t *last_c = st, *max_c = st + ns * w, *last_f = st + 2 * ns * w;
+    uint8_t *seen_c = st + 3 * ns * w, *seen_f = seen_c + ns;
+    memset(seen_c, 0, 2 * ns);
+    int64_t tails = 0, inserts = 0;
+    for (int64_t i = 0; i < c->m; i++) {
+        const uint8_t *k = key_at(c, i);
+        size_t sc = c->shard_c[i], sf = c->shard_f[i];
+        if (seen_c[sc]) {
+            if (kcmp(f, k, last_c + sc * w) <= 0) out->shard_monotonic = 0;
+            inserts++;
+            if (kcmp(f, k, max_c + sc * w) > 0) { tails++; kcpy(f, max_c + sc * w, k); }
+        } else {
+            kcpy(f, max_c + sc * w, k);
+            seen_c[sc] = 1;
+        }
+        kcpy(f, last_c + sc * w, k);
+        if (seen_f[sf] && kcmp(f, k, last_f + sf * w) <= 0) out->final_monotonic = 0;
+        seen_f[sf] = 1;
+        kcpy(f, last_f + sf * w, k);
+    }
+    out->tail_insert_frac = inserts ? (double)tails / (double)inserts : 0;
+    free(st);
+    return 0;
+}
+
+/* Step 2b: the largest time gap of an inverted pair, in creation order. top[i] (the
+ * scratch column) is the index of the first highest key of orders 0..i; for an order
+ * below the highest key before it, the earliest order with a key above it is found by
+ * galloping back over top, then bisecting (the highest key so far never decreases). */
+static double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
+{
+    uint32_t *top = c->scratch;
+    double gap = 0;
+    for (int64_t i = 0; i < c->m; i++) {
+        const uint8_t *v = key_at(c, i);
+        if (i > 0 && kcmp(f, key_at(c, top[i - 1]), v) > 0) {
+            int64_t good = i - 1, bad = -1;          /* top key above v at good, not at bad */
+            for (int64_t step = 1; good - step >= 0; step *= 2) {
+                if (kcmp(f, key_at(c, top[good - step]), v) > 0) good -= step;
+                else { bad = good - step; break; }
+            }
+            int64_t lo = bad + 1, hi = good;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (kcmp(f, key_at(c, top[mid]), v) > 0) hi = mid; else lo = mid + 1;
+            }
+            double g = (double)(c->t_ns[i] - c->t_ns[lo]);
+            if (g > gap) gap = g;
+        }
+        top[i] = (uint32_t)(i == 0 || kcmp(f, v, key_at(c, top[i - 1])) > 0 ? i : top[i - 1]);
+    }
+    return gap;
+}
+
+/* Key k as big-endian bytes at p (the insert positions compare by memcmp). */
+static void key_be(const keyfmt *f, uint8_t *p, const uint8_t *k)
+{
+    if (!f->u64) { memcpy(p, k, f->w); return; }
+    uint64_t v;
+    memcpy(&v, k, sizeof v);
+    idb_put_be64(p, v);
+}
+
+/* Step 2c: each creation shard's keys in creation order (grouped by a counting sort) fed to
+ * one index each (locality.h): the median insert position and the share in the last 5%. */
+static void insert_positions(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+{
+    _Static_assert(IDB_LOC_BUCKETS == 20, "the last locality bucket must be the last 5%");
+    size_t ns = (size_t)c->nshards, w = f->w;
+    int64_t *at = calloc(ns + 1, sizeof *at);
+    uint8_t *keys = malloc((size_t)c->m * w);
+    idb_locality l;
+    if (!at || !keys || idb_locality_init(&l, c->m) != 0) goto out;
+    for (int64_t i = 0; i < c->m; i++) at[c->shard_c[i] + 1]++;
+    for (size_t k = 0; k < ns; k++) at[k + 1] += at[k];
+    for (int64_t i = 0; i < c->m; i++)
+        key_be(f, keys + (size_t)at[c->shard_c[i]]++ * w, key_at(c, i));
+    int ok = 1;                       /* now at[k] is where shard k ends */
+    for (size_t k = 0; k < ns && ok; k++) {
+        int64_t from = k ? at[k - 1] : 0;
+        if (at[k] > from)
+            ok = idb_locality_add_packed(&l, keys + (size_t)from * w, (int)w, at[k] - from) == 0;
+    }
+    if (ok && l.inserts > 0) {
+        out->insert_pos_p50 = idb_locality_pos_p50(&l);
+        out->insert_last5_frac = (double)l.hist[IDB_LOC_BUCKETS - 1] / (double)l.inserts;
+    }
+    idb_locality_free(&l);
+out:
+    free(at);
+    free(keys);
+}
+
+/* Sort the n keys k (with their final shards s) in runs of INS_RUN by insertion; returns
+ * the inversions the shifts undid (each shift, one pair). */
+static int64_t insertion_runs(const keyfmt *f, uint8_t *k, uint16_t *s, int64_t n)
+{
+    size_t w = f->w;
+    int64_t inv = 0;
+    uint8_t hold[KEY_MAX];
+    for (int64_t lo = 0; lo < n; lo += INS_RUN) {
+        int64_t hi = lo + INS_RUN < n ? lo + INS_RUN : n;
+        for (int64_t i = lo + 1; i < hi; i++) {
+            if (kcmp(f, k + (size_t)(i - 1) * w, k + (size_t)i * w) <= 0) continue;
+            kcpy(f, hold, k + (size_t)i * w);
+            uint16_t hs = s[i];
+            int64_t j = i;
+            for (; j > lo && kcmp(f, k + (size_t)(j - 1) * w, hold) > 0; j--) {
+                kcpy(f, k + (size_t)j * w, k + (size_t)(j - 1) * w);
+                s[j] = s[j - 1];
+            }
+            inv += i - j;
+            kcpy(f, k + (size_t)j * w, hold);
+            s[j] = hs;
+        }
+    }
+    return inv;
+}
+
+/* Copy entries [from, to) of (k, s) to (dk, ds) at o. */
+static void copy_keys(size_t w, const uint8_t *k, const uint16_t *s, uint8_t *dk, uint16_t *ds,
+                      int64_t o, int64_t from, int64_t to)
+{
+    memcpy(dk + (size_t)o * w, k + (size_t)from * w, (size_t)(to - from) * w);
+    memcpy(ds + o, s + from, (size_t)(to - from) * sizeof *s);
+}
+
+/* Merge runs [lo, mid) and [mid, hi) of (k, s) into (dk, ds); returns the inversions
+ * between them: each key taken from the right run jumps every key still waiting in the
+ * left one. */
+static int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, uint8_t *dk,
+                          uint16_t *ds, int64_t lo, int64_t mid, int64_t hi)
+{
+    size_t w = f->w;
+    if (mid == hi || kcmp(f, k + (size_t)(mid - 1) * w, k + (size_t)mid * w) <= 0) {
+        copy_keys(w, k, s, dk, ds, lo, lo, hi);        /* already in order */
+        return 0;
+    }
+    int64_t inv = 0, i = lo, j = mid, o = lo;
+    while (i < mid && j < hi) {
+        if (kcmp(f, k + (size_t)i * w, k + (size_t)j * w) <= 0) {
+            kcpy(f, dk + (size_t)o * w, k + (size_t)i * w);
+            ds[o++] = s[i++];
+        } else {
+            inv += mid - i;
+            kcpy(f, dk + (size_t)o * w, k + (size_t)j * w);
+            ds[o++] = s[j++];
+        }
+    }
+    copy_keys(w, k, s, dk, ds, o, i, mid);
+    copy_keys(w, k, s, dk, ds, o + (mid - i), j, hi);
+    return inv;
+}
+
+/* 1 if each run of n keys k is at or below the next run (so all are in order, as the runs
+ * are sorted): the merge sort is done. */
+static int runs_in_order(const keyfmt *f, const uint8_t *k, int64_t n, int64_t run)
+{
+    for (int64_t mid = run; mid < n; mid += run)
+        if (kcmp(f, k + (size_t)(mid - 1) * f->w, k + (size_t)mid * f->w) > 0) return 0;
+    return 1;
+}
+
+/* Count orders in the equal-key run s[0..n) (final shards) that share a final shard with an
+ * earlier one. */
+static int64_t run_collisions(const uint16_t *s, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 1; i < n; i++)
+        for (int64_t j = 0; j < i; j++)
+            if (s[i] == s[j]) { c++; break; }
+    return c;
+}
+
+/* Step 3: inversions of the keys in creation order by a merge sort of (keys, final shards)
+ * with buffers of the same size; then duplicates and collisions over equal keys. Frees
+ * the keys and final shards. Returns 0 or -1 (out of memory). */
+static int sorted_figures(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+{
+    int64_t m = c->m;
+    size_t w = f->w;
+    uint8_t *k2 = malloc((size_t)m * w);
+    uint16_t *s2 = malloc((size_t)m * sizeof *s2);
+    if (!k2 || !s2) { free(k2); free(s2); return -1; }
+    uint8_t *k = c->keys;
+    uint16_t *s = c->shard_f;
+    int64_t inv = insertion_runs(f, k, s, m);
+    for (int64_t run = INS_RUN; run < m && !runs_in_order(f, k, m, run); run *= 2) {
+        for (int64_t lo = 0; lo < m; lo += 2 * run) {
+            int64_t mid = lo + run < m ? lo + run : m, hi = lo + 2 * run < m ? lo + 2 * run : m;
+            inv += merge_runs(f, k, s, k2, s2, lo, mid, hi);
+        }
+        uint8_t *tk = k; k = k2; k2 = tk;
+        uint16_t *ts = s; s = s2; s2 = ts;
+    }
+    free(k2);
+    free(s2);
+    c->keys = k;                                   /* the sorted ones, whichever buffer */
+    c->shard_f = s;
+    out->inversions = inv;
+    out->inversion_frac = m > 1 ? (double)inv / ((double)m * (double)(m - 1) / 2) : 0;
+    int64_t distinct = 0;
+    for (int64_t start = 0, i = 1; start < m; i++) {     /* runs of equal keys */
+        if (i < m && kcmp(f, k + (size_t)(i - 1) * w, k + (size_t)i * w) == 0) continue;
+        if (i - start > 1) out->shard_collisions += run_collisions(s + start, i - start);
+        distinct++;
+        start = i;
+    }
+    out->duplicates = m - distinct;
+    return 0;
+}
+
+/* Free every column of c. */
+static void cols_free(sim_metrics_cols *c)
+{
+    free(c->t_ns); free(c->keys); free(c->shard_c); free(c->shard_f); free(c->scratch);
+    c->t_ns = NULL, c->keys = NULL, c->shard_c = c->shard_f = NULL, c->scratch = NULL;
+}
+
+/* The three steps (see the top of this file). */
+int sim_metrics_take(sim_metrics_cols *c, sim_metrics_out *out)
+{
+    keyfmt f = { .w = c->key_bytes, .u64 = c->key_u64 };
+    memset(out, 0, sizeof *out);
+    out->shard_monotonic = out->final_monotonic = 1;
+    out->insert_pos_p50 = out->insert_last5_frac = -1;
+    int rc = -1;
+    if (c->m <= 0) { rc = 0; goto done; }
+    if (c->m >= (int64_t)UINT32_MAX || f.w > KEY_MAX || (f.u64 && f.w != sizeof(uint64_t)))
+        goto done;
+    if (sort_creation(c, &f) != 0 || shard_order(c, &f, out) != 0) goto done;
+    out->max_inversion_gap_ns = max_inversion_gap(c, &f);
+    if (c->locality) insert_positions(c, &f, out);
+    free(c->t_ns); free(c->shard_c); free(c->scratch);   /* lower the peak of step 3 */
+    c->t_ns = NULL, c->shard_c = NULL, c->scratch = NULL;
+    rc = sorted_figures(c, &f, out);
+done:
+    cols_free(c);
+    return rc;
+}
+
+/* Copy in into columns (keys as described at the top), then sim_metrics_take. */
+int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
+{
+    int64_t m = in->m > 0 ? in->m : 0;
+    int minw = IDB_ID_MAX, maxw = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (in->ids[i].len < minw) minw = in->ids[i].len;
+        if (in->ids[i].len > maxw) maxw = in->ids[i].len;
+    }
+    int mixed = minw != maxw;
+    sim_metrics_cols c = { .m = m, .key_u64 = !mixed && maxw == (int)sizeof(uint64_t),
+                           .key_bytes = (size_t)maxw + (size_t)mixed, .nshards = in->nshards };
+    size_t k = (size_t)(m ? m : 1);
+    c.t_ns = malloc(k * sizeof *c.t_ns);
+    c.keys = calloc(k, c.key_bytes ? c.key_bytes : 1);
+    c.shard_c = malloc(k * sizeof *c.shard_c);
+    c.shard_f = malloc(k * sizeof *c.shard_f);
+    c.scratch = malloc(k * sizeof *c.scratch);
+    if (!c.t_ns || !c.keys || !c.shard_c || !c.shard_f || !c.scratch) {
+        cols_free(&c);
+        return -1;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        uint8_t *p = key_at(&c, i);
+        if (c.key_u64) {
+            uint64_t v = idb_id_u64(&in->ids[i]);
+            memcpy(p, &v, sizeof v);
+        } else {
+            memcpy(p, in->ids[i].b, in->ids[i].len);
+            if (mixed) p[maxw] = in->ids[i].len;
+        }
+    }
+    memcpy(c.t_ns, in->t_ns, (size_t)m * sizeof *c.t_ns);
+    memcpy(c.shard_c, in->shard_c, (size_t)m * sizeof *c.shard_c);
+    memcpy(c.shard_f, in->shard_f, (size_t)m * sizeof *c.shard_f);
+    return sim_metrics_take(&c, out);
 }
 
 /* Bottom-up merge sort; each element taken from the right half jumps every element
@@ -60,147 +474,4 @@ int64_t sim_count_inversions(uint32_t *a, uint32_t *tmp, int64_t n)
     }
     if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
     return inv;
-}
-
-/* Count orders in the equal-ID run a[s..e) that share a final shard with an earlier one. */
-static int64_t run_collisions(const kp *a, int64_t s, int64_t e, const uint16_t *shard_f)
-{
-    int64_t c = 0;
-    for (int64_t i = s + 1; i < e; i++)
-        for (int64_t j = s; j < i; j++)
-            if (shard_f[a[i].idx] == shard_f[a[j].idx]) { c++; break; }
-    return c;
-}
-
-/* Per-shard order over orders in creation order: monotonic flag and tail-insert count. */
-static void shard_order(const kp *b, const uint32_t *rank, const uint16_t *shard, int64_t m,
-                        int nshards, int64_t *last, int *monotonic, int64_t *tails,
-                        int64_t *inserts)
-{
-    for (int k = 0; k < nshards; k++) last[k] = -1;     /* ranks are >= 0 */
-    int64_t *maxr = last + nshards;
-    for (int k = 0; k < nshards; k++) maxr[k] = -1;
-    *monotonic = 1;
-    *tails = *inserts = 0;
-    for (int64_t i = 0; i < m; i++) {
-        uint32_t idx = b[i].idx;
-        int64_t r = rank[idx];
-        int k = shard[idx];
-        if (r <= last[k]) *monotonic = 0;
-        if (maxr[k] >= 0) { (*inserts)++; if (r > maxr[k]) (*tails)++; }
-        if (r > maxr[k]) maxr[k] = r;
-        last[k] = r;
-    }
-}
-
-/* The key of id for radix pass w: bytes 8w .. 8w+7 big-endian, bytes past id->len as 0.
- * Sorting by the length, then by each word from the last to the first, is idb_id_cmp
- * order (a shorter ID that is a prefix of a longer one pads to less or equal). */
-static uint64_t id_word(const idb_id *id, int w)
-{
-    uint64_t v = 0;
-    for (int i = 8 * w; i < 8 * w + 8; i++) v = v << 8 | (i < id->len ? id->b[i] : 0);
-    return v;
-}
-
-/* a[0..m) = every order, in idb_id_cmp order of their IDs, ties in order number (stable
- * LSD radix: the length first, then the 8-byte words from the last to the first). */
-static void sort_by_id(const idb_id *ids, int64_t m, kp *a, kp *tmp, uint32_t *cnt)
-{
-    int width = 0;
-    for (int64_t i = 0; i < m; i++) {
-        a[i] = (kp){ .key = ids[i].len, .idx = (uint32_t)i };
-        if (ids[i].len > width) width = ids[i].len;
-    }
-    radix_sort(a, tmp, m, cnt);                 /* a no-op pass when every length is equal */
-    for (int w = (width + 7) / 8 - 1; w >= 0; w--) {
-        for (int64_t i = 0; i < m; i++) a[i].key = id_word(&ids[a[i].idx], w);
-        radix_sort(a, tmp, m, cnt);
-    }
-}
-
-/* Dense ranks of the IDs (rank[order]; equal IDs share one) from a in ID order; counts
- * duplicates and the collisions within a final shard. */
-static void rank_ids(const sim_metrics_in *in, const kp *a, uint32_t *rank, sim_metrics_out *out)
-{
-    int64_t m = in->m, run = 0;
-    uint32_t r = 0;
-    for (int64_t i = 0; i < m; i++) {
-        if (i > 0 && idb_id_cmp(&in->ids[a[i].idx], &in->ids[a[i - 1].idx]) != 0) {
-            if (i - run > 1) out->shard_collisions += run_collisions(a, run, i, in->shard_f);
-            r++;
-            run = i;
-        }
-        rank[a[i].idx] = r;
-    }
-    if (m - run > 1) out->shard_collisions += run_collisions(a, run, m, in->shard_f);
-    out->duplicates = m - ((int64_t)r + 1);
-}
-
-/* Largest time gap of an inverted pair over b (creation order, key = time): the first
- * earlier order with a higher rank is found by binary search over the running maximum of
- * ranks. Leaves the ranks in creation order in seq (pm is scratch). */
-static double max_inversion_gap(const kp *b, const uint32_t *rank, int64_t m, uint32_t *seq,
-                                uint32_t *pm)
-{
-    double gap = 0;
-    for (int64_t i = 0; i < m; i++) {
-        seq[i] = rank[b[i].idx];
-        pm[i] = i == 0 || seq[i] > pm[i - 1] ? seq[i] : pm[i - 1];
-        if (i > 0 && pm[i - 1] > seq[i]) {
-            int64_t lo = 0, hi = i - 1;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (pm[mid] > seq[i]) hi = mid; else lo = mid + 1;
-            }
-            double g = (double)(b[i].key - b[lo].key);
-            if (g > gap) gap = g;
-        }
-    }
-    return gap;
-}
-
-/* The six steps below, over index arrays sorted by radix (see sim_metrics.h). */
-int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
-{
-    int64_t m = in->m;
-    memset(out, 0, sizeof *out);
-    out->shard_monotonic = out->final_monotonic = 1;
-    if (m <= 0) return 0;
-    kp *a = malloc((size_t)m * sizeof *a), *b = malloc((size_t)m * sizeof *b);
-    uint32_t *rank = malloc((size_t)m * sizeof *rank), *seq = malloc((size_t)m * sizeof *seq);
-    uint32_t *pm = malloc((size_t)m * sizeof *pm);
-    uint32_t *cnt = malloc(sizeof *cnt * DIGITS * RADIX);
-    int64_t *last = malloc(sizeof *last * 2 * (size_t)in->nshards);
-    int rc = -1;
-    if (!a || !b || !rank || !seq || !pm || !cnt || !last) goto done;
-
-    /* 1. ID order. 2. Dense ranks, duplicates, collisions within a final shard. */
-    sort_by_id(in->ids, m, a, b, cnt);
-    rank_ids(in, a, rank, out);
-
-    /* 3. Creation order, ties in ID order: a is in ID order, sort it stably by time. */
-    for (int64_t i = 0; i < m; i++)
-        b[i] = (kp){ .key = (uint64_t)in->t_ns[a[i].idx], .idx = a[i].idx };
-    radix_sort(b, a, m, cnt);
-
-    /* 4. Per-shard order and tail inserts. */
-    int64_t tails, inserts;
-    shard_order(b, rank, in->shard_c, m, in->nshards, last, &out->shard_monotonic, &tails,
-                &inserts);
-    out->tail_insert_frac = inserts ? (double)tails / (double)inserts : 0;
-    shard_order(b, rank, in->shard_f, m, in->nshards, last, &out->final_monotonic, &tails,
-                &inserts);
-
-    /* 5. Largest time gap of an inverted pair. */
-    out->max_inversion_gap_ns = max_inversion_gap(b, rank, m, seq, pm);
-
-    /* 6. Inversions of the rank sequence in creation order. */
-    out->inversions = sim_count_inversions(seq, pm, m);
-    out->inversion_frac =
-        m > 1 ? (double)out->inversions / ((double)m * (double)(m - 1) / 2) : 0;
-    rc = 0;
-done:
-    free(a); free(b); free(rank); free(seq); free(pm); free(cnt); free(last);
-    return rc;
 }

@@ -1,7 +1,9 @@
 /* sim_stream.c — turning a workload into the order stream every strategy is played
  * against: Poisson arrivals with a burst, Zipf shops, instances, shop homes, clock errors
  * and scheduled events (see sim.h for the model). Each concern draws from its own seeded
- * generator, so changing one key (say skew_ms) leaves the others' draws alone.
+ * generator, so changing one key (say skew_ms) leaves the others' draws alone. A stream
+ * is generated as it is read (sim_cursor), or stored once for callers reading its arrays:
+ * both come from the one generator below, so they are the same orders.
  */
 #include "sim.h"
 
@@ -41,8 +43,9 @@ static int grow(sim_stream *s, int64_t cap)
     return 0;
 }
 
-int sim_stream_alloc(sim_stream *s, int64_t n, int64_t shops, int shards, int instances,
-                     double duration_s, idb_err *err)
+/* Allocate the per-shop and per-instance arrays of an empty stream. Returns 0 or -1. */
+static int alloc_header(sim_stream *s, int64_t shops, int shards, int instances,
+                        double duration_s)
 {
     memset(s, 0, sizeof *s);
     s->shops = shops;
@@ -52,7 +55,15 @@ int sim_stream_alloc(sim_stream *s, int64_t n, int64_t shops, int shards, int in
     s->home = calloc((size_t)shops, sizeof *s->home);
     s->offset_ns = calloc((size_t)instances, sizeof *s->offset_ns);
     s->drift_ppm = calloc((size_t)instances, sizeof *s->drift_ppm);
-    if (!s->home || !s->offset_ns || !s->drift_ppm || grow(s, n > 0 ? n : 1) != 0) {
+    return s->home && s->offset_ns && s->drift_ppm ? 0 : -1;
+}
+
+/* Header, then zeroed arrays for n orders (see sim.h). */
+int sim_stream_alloc(sim_stream *s, int64_t n, int64_t shops, int shards, int instances,
+                     double duration_s, idb_err *err)
+{
+    if (alloc_header(s, shops, shards, instances, duration_s) != 0 ||
+        grow(s, n > 0 ? n : 1) != 0) {
         sim_stream_free(s);
         return idb_fail(err, IDB_ENOMEM, "out of memory for %lld orders", (long long)n);
     }
@@ -134,24 +145,31 @@ static int make_events(const sim_workload *w, sim_stream *s, idb_rng *r)
     return 0;
 }
 
-/* Shops, clocks, events, then the arrivals one by one (see sim.h). */
-int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
+/* The sub-generators of the orders: arrivals, shops, instances (see sub_rng). */
+enum { TAG_ARRIVAL = 1, TAG_SHOP, TAG_INSTANCE, TAG_HOME, TAG_CLOCK, TAG_EVENT };
+
+/* Next arrival of s's Poisson process after t (ns, as drawn; see next_arrival). */
+static double stream_next_arrival(const sim_stream *s, idb_rng *r, double t)
 {
-    double expect = sim_workload_expected_orders(w);
-    int64_t cap = (int64_t)(expect + 10 * sqrt(expect) + 64);
-    int rc = sim_stream_alloc(s, 0, w->shops, (int)w->shards, (int)w->instances, w->duration_s,
-                              err);
-    if (rc) return rc;
-    if (grow(s, cap) != 0) goto oom;
+    return next_arrival(r, t, s->orders_per_s, s->burst_factor, s->burst_b0, s->burst_b1);
+}
 
-    idb_rng r_arr, r_shop, r_inst, r_home, r_clock, r_ev;
-    sub_rng(&r_arr, w->seed, 1);
-    sub_rng(&r_shop, w->seed, 2);
-    sub_rng(&r_inst, w->seed, 3);
-    sub_rng(&r_home, w->seed, 4);
-    sub_rng(&r_clock, w->seed, 5);
-    sub_rng(&r_ev, w->seed, 6);
+/* Shops, clocks, events, then the arrivals counted (see sim.h). */
+int sim_stream_open(const sim_workload *w, sim_stream *s, idb_err *err)
+{
+    if (alloc_header(s, w->shops, (int)w->shards, (int)w->instances, w->duration_s) != 0)
+        goto oom;
+    s->seed = w->seed;
+    s->orders_per_s = w->orders_per_s;
+    s->shop_skew = w->shop_skew;
+    s->burst_factor = w->burst_factor;
+    s->burst_b0 = w->burst_at_s * 1e9;
+    s->burst_b1 = (w->burst_at_s + w->burst_s) * 1e9;
 
+    idb_rng r_arr, r_home, r_clock, r_ev;
+    sub_rng(&r_home, w->seed, TAG_HOME);
+    sub_rng(&r_clock, w->seed, TAG_CLOCK);
+    sub_rng(&r_ev, w->seed, TAG_EVENT);
     deal_shops(s, &r_home);
     for (int i = 0; i < s->instances; i++) {
         s->offset_ns[i] = (int64_t)llround((2 * idb_rng_double(&r_clock) - 1) * w->skew_ms * 1e6);
@@ -159,28 +177,80 @@ int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
     }
     if (make_events(w, s, &r_ev) != 0) goto oom;
 
-    idb_zipf zipf;
-    if (idb_zipf_init(&zipf, w->shops, w->shop_skew) != 0) goto oom;
-    double b0 = w->burst_at_s * 1e9, b1 = (w->burst_at_s + w->burst_s) * 1e9;
-    double f = w->burst_factor, extra = (f - 1) / f, end = (double)s->duration_ns;
-    double t = 0;
-    for (;;) {
-        t = next_arrival(&r_arr, t, w->orders_per_s, f, b0, b1);
-        if (t >= end) break;
-        if (s->n == s->cap && grow(s, s->cap + s->cap / 2 + 64) != 0) {
-            idb_zipf_free(&zipf);
-            goto oom;
-        }
-        int64_t j = s->n++;
-        s->t_ns[j] = (int64_t)t;
-        s->shop[j] = (uint32_t)idb_zipf_draw(&zipf, &r_shop);
-        double u = idb_rng_double(&r_inst);
-        uint64_t pick = idb_rng_below(&r_inst, (uint64_t)s->instances);
-        s->inst[j] = (uint16_t)((t >= b0 && t < b1 && u < extra) ? 0 : pick);
-    }
-    idb_zipf_free(&zipf);
+    /* count the orders: the arrival times alone, from their own generator */
+    sub_rng(&r_arr, w->seed, TAG_ARRIVAL);
+    double end = (double)s->duration_ns;
+    for (double t = stream_next_arrival(s, &r_arr, 0); t < end;
+         t = stream_next_arrival(s, &r_arr, t))
+        s->n++;
     return 0;
 oom:
     sim_stream_free(s);
-    return idb_fail(err, IDB_ENOMEM, "out of memory for about %.0f orders", expect);
+    return idb_fail(err, IDB_ENOMEM, "out of memory for the stream of workload %s", w->name);
+}
+
+/* The generated stream, then every order read into the arrays (see sim.h). */
+int sim_stream_make(const sim_workload *w, sim_stream *s, idb_err *err)
+{
+    int rc = sim_stream_open(w, s, err);
+    if (rc) return rc;
+    sim_cursor c;                              /* opened while s is still generated */
+    if ((rc = sim_cursor_open(&c, s, err)) != 0) {
+        sim_stream_free(s);
+        return rc;
+    }
+    if (grow(s, s->n > 0 ? s->n : 1) != 0) {
+        sim_cursor_close(&c);
+        sim_stream_free(s);
+        return idb_fail(err, IDB_ENOMEM, "out of memory for %lld orders", (long long)c.n);
+    }
+    for (int64_t j = 0; sim_cursor_next(&c, &s->t_ns[j], &s->shop[j], &s->inst[j]); j++) {}
+    sim_cursor_close(&c);
+    return 0;
+}
+
+/* Stored: read the arrays; generated: the three generators of the orders (see sim.h). */
+int sim_cursor_open(sim_cursor *c, const sim_stream *s, idb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->n = s->n;
+    c->stored = s->t_ns != NULL;
+    if (c->stored) return 0;
+    sub_rng(&c->r_arr, s->seed, TAG_ARRIVAL);
+    sub_rng(&c->r_shop, s->seed, TAG_SHOP);
+    sub_rng(&c->r_inst, s->seed, TAG_INSTANCE);
+    if (idb_zipf_init(&c->zipf, s->shops, s->shop_skew) != 0)
+        return idb_fail(err, IDB_ENOMEM, "out of memory for %lld shops", (long long)s->shops);
+    c->burst_extra = (s->burst_factor - 1) / s->burst_factor;
+    return 0;
+}
+
+/* One order, read or drawn (see sim.h). */
+int sim_cursor_next(sim_cursor *c, int64_t *t_ns, uint32_t *shop, uint16_t *inst)
+{
+    const sim_stream *s = c->s;
+    if (c->j >= c->n) return 0;
+    int64_t j = c->j++;
+    if (c->stored) {
+        *t_ns = s->t_ns[j];
+        *shop = s->shop[j];
+        *inst = s->inst[j];
+        return 1;
+    }
+    /* generated: each order's draws, each from its own generator (as counted at open) */
+    double t = stream_next_arrival(s, &c->r_arr, c->t);
+    c->t = t;
+    *t_ns = (int64_t)t;
+    *shop = (uint32_t)idb_zipf_draw(&c->zipf, &c->r_shop);
+    double u = idb_rng_double(&c->r_inst);
+    uint64_t pick = idb_rng_below(&c->r_inst, (uint64_t)s->instances);
+    *inst = (uint16_t)((t >= s->burst_b0 && t < s->burst_b1 && u < c->burst_extra) ? 0 : pick);
+    return 1;
+}
+
+/* Free the Zipf table (see sim.h). */
+void sim_cursor_close(sim_cursor *c)
+{
+    idb_zipf_free(&c->zipf);
 }

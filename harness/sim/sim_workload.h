@@ -29,9 +29,13 @@
 #define SIM_MAX_SHARDS 1024
 #define SIM_MAX_INSTANCES 1024
 #define SIM_MAX_SHOPS 1000000
-/* expected orders per run: memory about 110 B each (docs/simulator.md, "Memory"), so at
- * most about 4.4 GB; room for a 360 s slice of workloads/internet-hour.ini */
-#define SIM_MAX_ORDERS 40000000LL
+/* expected orders per run. The simulator's peak memory is about 24 bytes an order for
+ * 64-bit IDs and at most 2 (B + 2) (or 16 + B) for B-byte IDs: 36 for 128-bit, 44 for
+ * KSUID's 20 bytes (docs/simulator.md, "Memory"); so 450M orders take about 11 GB for
+ * 64-bit IDs and at most about 20 GB for the widest strategy: room for
+ * workloads/internet-hour.ini (360M) on a 24 GiB machine. A workload above is refused
+ * before it starts, not killed for memory. */
+#define SIM_MAX_ORDERS 450000000LL
 #define SIM_MAX_STRATEGIES 64
 #define SIM_MAX_QUEUE 100000000LL     /* queue_max: requests waiting for the counter server */
 #define SIM_MAX_RANGE_SIZE (1LL << 62)   /* range_size: leases of 2^62 IDs at most */
