@@ -1,5 +1,5 @@
 # cli_lib.sh — what the command-line tests share (sourced, not run): a private $tmp removed
-# on exit, pass/fail counters, and the two assertions. A test ends with `cli_done`.
+# on exit, pass/fail counters, the two assertions and a process probe. A test ends with `cli_done`.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -27,6 +27,16 @@ check() {
   local what=$1; shift
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
+
+# running PID: PID exists and is not a zombie (this machine's init may reap late);
+# not_running PID: the opposite.
+running() {
+  local st
+  st=$(cat /proc/$1/stat 2>/dev/null) || return 1
+  st=${st##*) }
+  [ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+not_running() { ! running "$1"; }
 
 # cli_done: print the totals; the exit status says whether everything passed.
 cli_done() {

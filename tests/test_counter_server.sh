@@ -159,14 +159,6 @@ check "killed from outside: no server left" none_left
 # --- idbench itself SIGKILLed during a run: its counter server dies with it (deathsig) and
 # leaves its socket directory /tmp/idb-PID-START-XXXXXX (PID: idbench's); `idbench clean`
 # without DIR removes it, and so does the next server start, but never while its run lives.
-# running PID: PID exists and is not a zombie.
-running() {
-  local st
-  st=$(cat /proc/$1/stat 2>/dev/null) || return 1
-  st=${st##*) }
-  [ -n "$st" ] && [ "${st%% *}" != Z ]
-}
-not_running() { ! running "$1"; }
 # sockdir_of PID: the socket directories named after idbench process PID.
 sockdir_of() { ls -d /tmp/idb-"$1"-* 2>/dev/null; }
 # start_run: an insert on a redis counter server in the background; sets $victim (idbench's

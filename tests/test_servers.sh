@@ -28,15 +28,6 @@ tagged() {
   for p in $(cat "$tmp/allpids" 2>/dev/null); do running $p && echo -n "$p "; done
 }
 
-# running PID: PID exists and is not a zombie (this machine's init may reap late).
-running() {
-  local st
-  st=$(cat /proc/$1/stat 2>/dev/null) || return 1
-  st=${st##*) }
-  [ -n "$st" ] && [ "${st%% *}" != Z ]
-}
-not_running() { ! running "$1"; }
-
 # none_left: wait until no tagged process is left; status 0 when none is.
 none_left() {
   local n=0
