@@ -219,15 +219,20 @@ static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *ro
     assert_int_equal(mx_results_load(r, dir, NULL), 0);
 }
 
-/* mx_say_ratio's paragraph for r, in a malloc'd string (NULL when it returned non-zero). */
-static char *say_ratio(const mx_results *r)
+/* mx_say_ratio's paragraph for a results directory holding rows, in a malloc'd string
+ * (NULL when it returned non-zero); the directory is gone again. */
+static char *say_ratio(const ratio_row *rows, int n)
 {
-    char *buf = NULL;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX], *buf = NULL;
     size_t len = 0;
+    load_ratio(&r, dir, sizeof dir, rows, n);
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    int rc = mx_say_ratio(r, f);
+    int rc = mx_say_ratio(&r, f);
     fclose(f);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
     if (rc == 0) return buf;
     assert_int_equal(rc, IDB_EINPUT);
     assert_int_equal(len, 0);
@@ -253,10 +258,7 @@ static const ratio_row ratio_sample[] = {
 static void test_ratio_sentence_follows_the_figures(void **state)
 {
     (void)state;
-    mx_results r;
-    char dir[MX_SCRATCH_MAX];
-    load_ratio(&r, dir, sizeof dir, ratio_sample, RATIO_SAMPLE_N);
-    char *s = say_ratio(&r);
+    char *s = say_ratio(ratio_sample, RATIO_SAMPLE_N);
     assert_non_null(s);
     assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
                               "20,000 against 400,000); pages 40× (pages written, "
@@ -271,37 +273,26 @@ static void test_ratio_sentence_follows_the_figures(void **state)
                               "360 against 120)."));
     assert_null(strstr(s, "lmdb"));
     free(s);
-    mx_results_free(&r);
-    idb_tmpdir_remove(dir);
 
     ratio_row other[RATIO_SAMPLE_N];                       /* uuidv4 writes fewer pages */
     memcpy(other, ratio_sample, sizeof other);
     other[1].pages = "30000";
-    load_ratio(&r, dir, sizeof dir, other, RATIO_SAMPLE_N);
-    s = say_ratio(&r);
+    s = say_ratio(other, RATIO_SAMPLE_N);
     assert_non_null(s);
     assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
                               "20,000 against 400,000); pages 30× ("));
     free(s);
-    mx_results_free(&r);
-    idb_tmpdir_remove(dir);
 
     other[1].pages = "40000";                  /* postgres ran at its own, smaller size */
     other[7].ids = other[8].ids = "500";
-    load_ratio(&r, dir, sizeof dir, other, RATIO_SAMPLE_N);
-    s = say_ratio(&r);
+    s = say_ratio(other, RATIO_SAMPLE_N);
     assert_non_null(s);
     assert_non_null(strstr(s, "At 1,000 IDs on 1 shard(s)"));
     assert_non_null(strstr(s, "On sqlite: time 20× ("));
     assert_non_null(strstr(s, "On postgres (at 500 IDs, its largest): time 2× ("));
     free(s);
-    mx_results_free(&r);
-    idb_tmpdir_remove(dir);
 
-    load_ratio(&r, dir, sizeof dir, ratio_sample + 6, 1); /* no store has both: no paragraph */
-    assert_null(say_ratio(&r));
-    mx_results_free(&r);
-    idb_tmpdir_remove(dir);
+    assert_null(say_ratio(ratio_sample + 6, 1));          /* no store has both: no paragraph */
 }
 
 /* Strings a hostile results file could hold: each must come back from gnuplot as itself,
