@@ -167,20 +167,39 @@ static int leaf_pages(md_store *s, const char *index, int64_t *leaves, idb_err *
     return 0;
 }
 
+/* The size of the table's .ibd file (INNODB_SYS_TABLESPACES.FILE_SIZE) into *bytes. */
+static int ibd_bytes(md_store *s, int64_t *bytes, idb_err *err)
+{
+    char sql[MD_SQL_MAX];
+    snprintf(sql, sizeof sql, "SELECT FILE_SIZE FROM information_schema.INNODB_SYS_TABLESPACES "
+             "WHERE NAME = '%s/orders'", s->dbname);
+    return md_query_i64(s, sql, bytes, err);
+}
+
+/* The server's counters now less those at open() into *d. Returns 0 or IDB_EIO. */
+static int counters_since_open(md_store *s, md_counters *d, idb_err *err)
+{
+    md_counters now;
+    int rc = md_counters_read(s, &now, err);
+    if (rc) return rc;
+    *d = (md_counters){ .pool_reads = now.pool_reads - s->start.pool_reads,
+                        .pages_read = now.pages_read - s->start.pages_read,
+                        .pages_written = now.pages_written - s->start.pages_written,
+                        .log_written = now.log_written - s->start.log_written,
+                        .splits = now.splits - s->start.splits };
+    return 0;
+}
+
 /* Leaf pages of the ID's index (after ANALYZE TABLE) and the .ibd file's size into st. */
 static int page_figures(md_store *s, idb_store_stats *st, idb_err *err)
 {
-    char sql[MD_SQL_MAX];
     int rc = md_exec(s, "ANALYZE TABLE orders", IDB_EIO, "ANALYZE TABLE", err);
     if (rc) return rc;
     rc = leaf_pages(s, s->secondary ? "id_key" : "PRIMARY", &st->leaf_pages, err);
     if (rc) return rc;
     rc = index_size(s, s->secondary ? "id_key" : "PRIMARY", &st->index_bytes, err);
     if (!rc) rc = index_size(s, "PRIMARY", &st->table_bytes, err);
-    if (rc) return rc;
-    snprintf(sql, sizeof sql, "SELECT FILE_SIZE FROM information_schema.INNODB_SYS_TABLESPACES "
-             "WHERE NAME = '%s/orders'", s->dbname);
-    rc = md_query_i64(s, sql, &st->file_bytes, err);
+    if (!rc) rc = ibd_bytes(s, &st->file_bytes, err);
     if (rc) return rc;
     st->fill_factor = -1;
     if (st->leaf_pages > 0 && s->page_size > MD_PAGE_OVERHEAD)
@@ -203,14 +222,14 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
     }
     rc = md_exec(s, "FLUSH TABLES orders FOR EXPORT", IDB_EIO, "flushing the table", err);
     if (!rc) rc = md_exec(s, "UNLOCK TABLES", IDB_EIO, "UNLOCK TABLES", err);
-    md_counters now;
-    if (!rc) rc = md_counters_read(s, &now, err);
+    md_counters d;
+    if (!rc) rc = counters_since_open(s, &d, err);
     if (rc) return rc;
-    st->cache_misses = now.pool_reads - s->start.pool_reads;
-    st->read_pages = now.pages_read - s->start.pages_read;
-    st->pages_written = now.pages_written - s->start.pages_written;
-    st->wal_bytes = now.log_written - s->start.log_written;
-    st->splits = now.splits - s->start.splits;
+    st->cache_misses = d.pool_reads;
+    st->read_pages = d.pages_read;
+    st->pages_written = d.pages_written;
+    st->wal_bytes = d.log_written;
+    st->splits = d.splits;
     return page_figures(s, st, err);
 }
 
@@ -221,18 +240,15 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
 int md_progress(void *h, idb_store_progress *p, idb_err *err)
 {
     md_store *s = h;
-    char sql[MD_SQL_MAX];
-    md_counters now;
+    md_counters d;
     *p = (idb_store_progress){ .index_bytes = -1, .cache_bytes = -1, .pages_written = -1,
                                .read_pages = -1, .cache_misses = -1 };
-    int rc = md_counters_read(s, &now, err);
+    int rc = counters_since_open(s, &d, err);
     if (rc) return rc;
-    p->cache_misses = now.pool_reads - s->start.pool_reads;
-    p->read_pages = now.pages_read - s->start.pages_read;
-    p->pages_written = now.pages_written - s->start.pages_written;
-    snprintf(sql, sizeof sql, "SELECT FILE_SIZE FROM information_schema.INNODB_SYS_TABLESPACES "
-             "WHERE NAME = '%s/orders'", s->dbname);
-    rc = md_query_i64(s, sql, &p->index_bytes, err);
+    p->cache_misses = d.pool_reads;
+    p->read_pages = d.pages_read;
+    p->pages_written = d.pages_written;
+    rc = ibd_bytes(s, &p->index_bytes, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_buffer_pool_size", &p->cache_bytes, err);
     return rc;
 }

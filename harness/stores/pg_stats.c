@@ -41,6 +41,9 @@
 
 #define SQL_MAX 2048
 #define PERCENT 100.0
+/* The table's and index's blocks read from the OS (cache_misses), as a scalar subquery. */
+#define PG_MISSES_SQL "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM " \
+                      "pg_statio_all_tables WHERE relid = 'orders'::regclass)"
 
 /* Schema of extension ext (found, else made in ours) into out; "" when neither works. */
 static int find_extension(pg_store *s, const char *ext, char *out, size_t cap, idb_err *err)
@@ -106,18 +109,23 @@ static double get_frac(const PGresult *r, int i)
     return v == v && v >= 0 ? v / PERCENT : -1;
 }
 
+/* Have this session's statistics counted before the next query reads them. */
+static int flush_stats(pg_store *s, idb_err *err)
+{
+    return pg_exec(s, "SELECT pg_stat_force_next_flush()", PGRES_TUPLES_OK, NULL,
+                   "statistics", err);
+}
+
 /* Sizes, the WAL written and the blocks read (after a forced stats flush). */
 static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
 {
-    int rc = pg_exec(s, "SELECT pg_stat_force_next_flush()", PGRES_TUPLES_OK, NULL,
-                     "statistics", err);
+    int rc = flush_stats(s, err);
     const char *v[] = { s->start_lsn };
     PGresult *r = rc ? NULL : PQexecParams(s->c,
         "SELECT pg_relation_size('orders_id'), pg_relation_size('orders'), "
         "pg_total_relation_size('orders'), "
         "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint, "
-        "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM pg_statio_all_tables "
-        " WHERE relid = 'orders'::regclass)", 1, NULL, v, NULL, NULL, 0);
+        PG_MISSES_SQL, 1, NULL, v, NULL, NULL, 0);
     if (rc) return rc;
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
@@ -211,14 +219,11 @@ int pg_progress(void *h, idb_store_progress *p, idb_err *err)
     pg_store *s = h;
     *p = (idb_store_progress){ .index_bytes = -1, .cache_bytes = -1, .pages_written = -1,
                                .read_pages = -1, .cache_misses = -1 };
-    int rc = pg_exec(s, "SELECT pg_stat_force_next_flush()", PGRES_TUPLES_OK, NULL,
-                     "statistics", err);
+    int rc = flush_stats(s, err);
     PGresult *r = NULL;
     if (!rc)
         rc = pg_exec(s, "SELECT pg_relation_size('orders_id'), "
-                     "pg_size_bytes(current_setting('shared_buffers')), "
-                     "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM "
-                     " pg_statio_all_tables WHERE relid = 'orders'::regclass)",
+                     "pg_size_bytes(current_setting('shared_buffers')), " PG_MISSES_SQL,
                      PGRES_TUPLES_OK, &r, "progress", err);
     if (rc) return rc;
     p->index_bytes = get_i64(r, 0);
