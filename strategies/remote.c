@@ -111,7 +111,7 @@ idb_counter_service *idb_remote_service(idb_remote *r)
 static int first_connection(idb_remote *r, int64_t deadline, void **conn, idb_err *err)
 {
     int rc = r->drv->start(&r->conf, deadline, conn, err);
-    if (!rc) rc = r->drv->setup(*conn, &r->conf, deadline, err);
+    if (!rc && r->drv->setup) rc = r->drv->setup(*conn, &r->conf, deadline, err);
     if (rc && *conn) r->drv->close(*conn);
     return rc;
 }

@@ -22,7 +22,8 @@ typedef struct idb_remote_driver {
      * there), IDB_ENOMEM; *conn is NULL on failure. */
     int (*start)(const idb_remote_conf *c, int64_t deadline_ns, void **conn, idb_err *err);
     /* Complete conn and make the counter when it is missing (the first connection of
-     * idb_remote_open). Returns 0 or a failure as above; conn is closed by the caller. */
+     * idb_remote_open). Returns 0 or a failure as above; conn is closed by the caller.
+     * NULL: start() completes connections and the counter needs no making. */
     int (*setup)(void *conn, const idb_remote_conf *c, int64_t deadline_ns, idb_err *err);
     /* Complete conn (connect, prepare, a reply an earlier take left coming) and make one
      * round trip: n numbers, the first in *first. On a failure *keep says what conn is

@@ -120,13 +120,6 @@ static void unblock_pipe(const sigset_t *old, int was_pending)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* INCRBY makes the key: nothing to set up (the connection is complete already). */
-static int redis_setup(void *conn, const idb_remote_conf *c, int64_t deadline, idb_err *err)
-{
-    (void)conn; (void)c; (void)deadline; (void)err;
-    return 0;
-}
-
 /* One INCRBY. A reply that times out leaves hiredis's context unusable (a blocking context
  * cannot wait for it again): never kept. Nor need it be: a restarted server answers PING
  * before idbench's restart returns and a connect is immediate, so at timeout_ms=20 a kill
@@ -165,7 +158,7 @@ const idb_remote_driver idb_remote_redis = {
     .name = "redis",
     .check = redis_check,
     .start = redis_start,
-    .setup = redis_setup,
+    .setup = NULL,                     /* INCRBY makes the key; start() connects fully */
     .take = redis_take,
     .close = redis_close,
 };
