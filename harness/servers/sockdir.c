@@ -71,16 +71,11 @@ static int parse_owner(const char *name, long *pid, unsigned long long *start)
     *pid = strtol(p, &end, 10);
     if (*end != '-' || end[1] < '0' || end[1] > '9') return -1;
     *start = strtoull(end + 1, &end, 10);
-    if (*end != '-' || strlen(end + 1) != tail) return -1;
-    for (const char *c = end + 1; *c; c++)
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", *c))
-            return -1;
+    if (*end != '-' || strlen(end + 1) != tail ||
+        strspn(end + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != tail)
+        return -1;
     return *pid > 0 && *pid <= INT_MAX && *start > 0 ? 0 : -1;
 }
-
-/* 1 when uid is idbench's own or a server's user (users.c: the kinds' users, and the one
- * IDBENCH_SERVER_USER names or idbench created). */
-static int uid_ok(uid_t uid) { return srv_user_uid_ok(uid); }
 
 /* 1 when the directory dd (open, at its start) may go: no subdirectory, and no socket in it
  * accepts a connection (reached through /proc/self/fd, so through this very directory). */
@@ -106,7 +101,7 @@ static int sweep_one(int tfd, const char *name)
 {
     struct stat st, ds;
     if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-        !uid_ok(st.st_uid))
+        !srv_user_uid_ok(st.st_uid))            /* ours, or a server user's (users.c) */
         return 0;
     int fd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return 0;
