@@ -347,8 +347,6 @@ static void test_determinism(void **state)
 static void test_metrics(void **state)
 {
     (void)state;
-    uint32_t a[] = { 3, 1, 2, 2, 0 }, tmp[5];
-    assert_int_equal(sim_count_inversions(a, tmp, 5), 7);   /* 3>1,3>2,3>2,3>0,1>0,2>0,2>0 */
     int64_t t[] = { 0, 1, 2, 3, 4 };
     uint64_t v[] = { 30, 10, 20, 20, 40 };
     idb_id ids[5];

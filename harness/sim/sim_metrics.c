@@ -452,26 +452,3 @@ int sim_metrics(const sim_metrics_in *in, sim_metrics_out *out)
     memcpy(c.shard_f, in->shard_f, (size_t)m * sizeof *c.shard_f);
     return sim_metrics_take(&c, out);
 }
-
-/* Bottom-up merge sort; each element taken from the right half jumps every element
- * still waiting in the left half: that many inversions (see sim_metrics.h). */
-int64_t sim_count_inversions(uint32_t *a, uint32_t *tmp, int64_t n)
-{
-    int64_t inv = 0;
-    uint32_t *src = a, *dst = tmp;
-    for (int64_t w = 1; w < n; w *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) {
-                if (src[i] <= src[j]) dst[k++] = src[i++];
-                else { inv += mid - i; dst[k++] = src[j++]; }
-            }
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        uint32_t *x = src; src = dst; dst = x;
-    }
-    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
-    return inv;
-}

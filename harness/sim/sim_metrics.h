@@ -76,8 +76,4 @@ typedef struct sim_metrics_cols {
  * out of memory. */
 int sim_metrics_take(sim_metrics_cols *c, sim_metrics_out *out);
 
-/* Count strict inversions of a[0..n) (pairs i < j with a[i] > a[j]), sorting a in place
- * with tmp (n entries) as scratch. Exposed for tests. */
-int64_t sim_count_inversions(uint32_t *a, uint32_t *tmp, int64_t n);
-
 #endif
