@@ -70,7 +70,7 @@ const char *mx_num(double v, char *buf);
 int mx_extremes(const mx_results *r, const char *store, const char *col, int positive,
                 int *lo, int *hi);
 
-/* The report's sections of series.csv (plots_scale.c): the cost per insert against size
+/* The report's sections of series.csv (report_scale.c): the cost per insert against size
  * with its fitted growth, and the device model's ratios beside the published ones. */
 struct mx_doc;
 void mx_report_scale(const mx_results *r, struct mx_doc *d);

@@ -1,0 +1,169 @@
+/* series_view.c — series.csv as runs of windows (series_view.h): the run index, window
+ * sizes, throughput under a device, and points aggregated over a factor SV_SPAN of size.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "series_view.h"
+
+/* 1 when rows a and b of v agree on block, store and cache (and strategy when strat). */
+static int same_cols(const sview *v, int a, int b, int strat)
+{
+    const int cols[] = { v->cb, v->cst, v->ccache, v->cs };
+    size_t n = sizeof cols / sizeof *cols - (strat ? 0 : 1);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(mx_table_str(v->t, a, cols[i]), mx_table_str(v->t, b, cols[i]))) return 0;
+    return 1;
+}
+
+double sv_rows(const sview *v, int row)
+{
+    return mx_table_num(v->t, row, v->crows);
+}
+
+/* Fill the run index: runs split where a column changes or rows stop increasing; each
+ * run's counter run is the first run of counter with the same block, store and cache. */
+static void index_runs(sview *v)
+{
+    int n = v->t->nrow;
+    for (int row = 0; row < n;) {
+        int end = row + 1;
+        while (end < n && same_cols(v, row, end, 1) && sv_rows(v, end) > sv_rows(v, end - 1))
+            end++;
+        for (int i = row; i < end; i++) v->run0[i] = row, v->run1[i] = end;
+        row = end;
+    }
+    for (int row = 0; row < n; row = v->run1[row]) {
+        int c = -1;
+        for (int s = 0; s < n && c < 0; s = v->run1[s])
+            if (!strcmp(mx_table_str(v->t, s, v->cs), SV_SEQUENTIAL) && same_cols(v, s, row, 0))
+                c = s;
+        for (int i = row; i < v->run1[row]; i++) v->ctr0[i] = c;
+    }
+}
+
+int sv_make(sview *v, const mx_results *r)
+{
+    const mx_table *t = &r->series;
+    *v = (sview){ .t = t, .cb = mx_table_col(t, "block"), .cs = mx_table_col(t, "strategy"),
+                  .cst = mx_table_col(t, "store"), .crows = mx_table_col(t, "rows"),
+                  .cidx = mx_table_col(t, "index_bytes"), .cips = mx_table_col(t, "inserts_per_s"),
+                  .cmiss = mx_table_col(t, "cache_misses"), .cwr = mx_table_col(t, "pages_written"),
+                  .crd = mx_table_col(t, "read_pages"), .ccache = mx_table_col(t, "cache_bytes") };
+    if (!t->nrow) return 0;
+    size_t n = (size_t)t->nrow;
+    v->run0 = malloc(n * sizeof *v->run0);
+    v->run1 = malloc(n * sizeof *v->run1);
+    v->ctr0 = malloc(n * sizeof *v->ctr0);
+    if (!v->run0 || !v->run1 || !v->ctr0) {
+        sv_free(v);
+        return 0;
+    }
+    index_runs(v);
+    v->block = mx_table_str(t, 0, v->cb);
+    for (int row = 0; row < t->nrow; row++)
+        if (!strcmp(mx_table_str(t, row, v->cb), SV_MAIN_BLOCK)) v->block = SV_MAIN_BLOCK;
+    return 1;
+}
+
+void sv_free(sview *v)
+{
+    free(v->run0);
+    free(v->run1);
+    free(v->ctr0);
+    v->run0 = v->run1 = v->ctr0 = NULL;
+}
+
+double sv_window_rows(const sview *v, int row)
+{
+    double n = sv_rows(v, row);
+    return row > v->run0[row] ? n - sv_rows(v, row - 1) : n;
+}
+
+double sv_over_cache(const sview *v, int row)
+{
+    double c = mx_table_num(v->t, row, v->ccache);
+    return c > 0 ? mx_table_num(v->t, row, v->cidx) / c : NAN;
+}
+
+int sv_modelled(const sview *v, int row)
+{
+    return isnan(mx_table_num(v->t, row, v->cips));
+}
+
+const idb_device *sv_plot_device(const sview *v, int row, idb_device *ssd)
+{
+    idb_device_preset("ssd", ssd);
+    return sv_modelled(v, row) ? ssd : NULL;
+}
+
+int sv_counter_row(const sview *v, int row)
+{
+    int c = v->ctr0[row];
+    if (c < 0) return -1;
+    double want = sv_rows(v, row);
+    int lo = c, hi = v->run1[c];                 /* rows increase within a run */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sv_rows(v, mid) < want) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->run1[c] && sv_rows(v, lo) == want ? lo : -1;
+}
+
+int sv_point_from(const sview *v, int row)
+{
+    double above = sv_rows(v, row) / SV_SPAN;
+    int from = row;
+    while (from > v->run0[row] && sv_rows(v, from - 1) > above) from--;
+    return from;
+}
+
+/* The window's time under device d (NULL: measured only): its inserts / its measured
+ * throughput, plus d's time for its reads and writes; NaN when a figure is unknown. */
+static double window_time(const sview *v, int row, const idb_device *d)
+{
+    double ips = mx_table_num(v->t, row, v->cips), n = sv_window_rows(v, row);
+    if (!d) return ips > 0 ? n / ips : NAN;
+    double busy = ips > 0 ? n / ips : 0;
+    double rd = mx_table_num(v->t, row, v->crd), wr = mx_table_num(v->t, row, v->cwr);
+    double dev = idb_device_seconds(d, isnan(rd) ? -1 : (int64_t)rd, isnan(wr) ? -1 : (int64_t)wr);
+    return dev < 0 || busy + dev <= 0 ? NAN : busy + dev;
+}
+
+double sv_span(const sview *v, int from, int to, const idb_device *d, int counter)
+{
+    double n = 0, t = 0;
+    for (int i = from; i <= to; i++) {
+        int row = counter ? sv_counter_row(v, i) : i;
+        if (row < 0) return NAN;
+        n += sv_window_rows(v, row);
+        t += window_time(v, row, d);
+    }
+    return t > 0 ? n / t : NAN;
+}
+
+double sv_per_insert(const sview *v, int from, int to, int col)
+{
+    double sum = 0, n = 0;
+    for (int i = from; i <= to; i++) {
+        sum += mx_table_num(v->t, i, col);
+        n += sv_window_rows(v, i);
+    }
+    return n > 0 ? sum / n : NAN;
+}
+
+double sv_point_ips(const sview *v, int row)
+{
+    idb_device ssd;
+    return sv_span(v, sv_point_from(v, row), row, sv_plot_device(v, row, &ssd), 0);
+}
+
+double sv_relative(const sview *v, int row)
+{
+    idb_device ssd;
+    const idb_device *d = sv_plot_device(v, row, &ssd);
+    int from = sv_point_from(v, row);
+    return sv_span(v, from, row, d, 0) / sv_span(v, from, row, d, 1);
+}
