@@ -1,7 +1,7 @@
-# cliff.gp — the cache cliff: each strategy's throughput over counter's, both over the 3
-# windows ending at a size, against index size / cache size (log x), a line per strategy, a
-# panel per store with a cache (series.csv, the block named series); 0.5 dashed: half of
-# counter's. A store that measures no time shows the ssd preset's modelled throughput.
+# cliff.gp — the cache cliff: each strategy's throughput over counter's, both over the
+# windows ending between 0.8 n and n rows, against index size / cache size (log x), a line
+# per strategy, a panel per store with a cache (series.csv, the block named series); 0.5
+# dashed: half of counter's. A store that measures no time shows the ssd preset's modelled throughput.
 # Data (cliff1.dat, ...): per strategy a block (index i - 1): index/cache, ratio.
 set multiplot layout 1, panels \
     title 'Throughput relative to counter as the index outgrows the cache' font ',14'

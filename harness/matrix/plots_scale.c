@@ -15,7 +15,7 @@
 #include "plots.h"
 #include "series_view.h"
 
-#define SCALE_PANELS 4                           /* stores (with a cache size) side by side */
+#define SCALE_PANELS 5                           /* stores (with a cache size) side by side */
 #define HALF 0.5
 
 /* The panels: the distinct (store, cache_bytes) of v's block in file order, up to
