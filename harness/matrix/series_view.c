@@ -22,9 +22,64 @@ double sv_rows(const sview *v, int row)
     return mx_table_num(v->t, row, v->crows);
 }
 
-/* Fill the run index: runs split where a column changes or rows stop increasing; each
- * run's counter run is the first run of counter with the same block, store and cache. */
-static void index_runs(sview *v)
+/* A counter run's key (block, store, cache) and its first row, for the sorted lookup. */
+typedef struct run_key {
+    const char *block, *store, *cache;
+    int first;
+} run_key;
+
+/* Order by block, store and cache. */
+static int same_key_cmp(const run_key *x, const run_key *y)
+{
+    int c = strcmp(x->block, y->block);
+    if (!c) c = strcmp(x->store, y->store);
+    return c ? c : strcmp(x->cache, y->cache);
+}
+
+/* Order by block, store, cache, then first row. */
+static int key_cmp(const void *a, const void *b)
+{
+    const run_key *x = a, *y = b;
+    int c = same_key_cmp(x, y);
+    return c ? c : (x->first > y->first) - (x->first < y->first);
+}
+
+/* row's key (its first row as given). */
+static run_key key_of(const sview *v, int row, int first)
+{
+    return (run_key){ mx_table_str(v->t, row, v->cb), mx_table_str(v->t, row, v->cst),
+                      mx_table_str(v->t, row, v->ccache), first };
+}
+
+/* Fill ctr0: each run's counter run is the first run of counter with the same block, store
+ * and cache: a binary search in the sorted counter runs (O(runs log runs), whatever a file
+ * holds). Returns 0, or -1 when out of memory. */
+static int index_counter(sview *v)
+{
+    int n = v->t->nrow, k = 0;
+    run_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+    if (!keys) return -1;
+    for (int row = 0; row < n; row = v->run1[row])
+        if (!strcmp(mx_table_str(v->t, row, v->cs), SV_SEQUENTIAL)) keys[k++] = key_of(v, row, row);
+    qsort(keys, (size_t)k, sizeof *keys, key_cmp);
+    for (int row = 0; row < n; row = v->run1[row]) {
+        run_key want = key_of(v, row, -1);
+        int lo = 0, hi = k;                      /* the first key not below want */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (key_cmp(&keys[mid], &want) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        int c = lo < k && !same_key_cmp(&keys[lo], &want) ? keys[lo].first : -1;
+        for (int i = row; i < v->run1[row]; i++) v->ctr0[i] = c;
+    }
+    free(keys);
+    return 0;
+}
+
+/* Fill the run index: runs split where a column changes or rows stop increasing. Returns
+ * 0, or -1 when out of memory. */
+static int index_runs(sview *v)
 {
     int n = v->t->nrow;
     for (int row = 0; row < n;) {
@@ -34,13 +89,7 @@ static void index_runs(sview *v)
         for (int i = row; i < end; i++) v->run0[i] = row, v->run1[i] = end;
         row = end;
     }
-    for (int row = 0; row < n; row = v->run1[row]) {
-        int c = -1;
-        for (int s = 0; s < n && c < 0; s = v->run1[s])
-            if (!strcmp(mx_table_str(v->t, s, v->cs), SV_SEQUENTIAL) && same_cols(v, s, row, 0))
-                c = s;
-        for (int i = row; i < v->run1[row]; i++) v->ctr0[i] = c;
-    }
+    return index_counter(v);
 }
 
 int sv_make(sview *v, const mx_results *r)
@@ -56,11 +105,10 @@ int sv_make(sview *v, const mx_results *r)
     v->run0 = malloc(n * sizeof *v->run0);
     v->run1 = malloc(n * sizeof *v->run1);
     v->ctr0 = malloc(n * sizeof *v->ctr0);
-    if (!v->run0 || !v->run1 || !v->ctr0) {
+    if (!v->run0 || !v->run1 || !v->ctr0 || index_runs(v) != 0) {
         sv_free(v);
         return 0;
     }
-    index_runs(v);
     v->block = mx_table_str(t, 0, v->cb);
     for (int row = 0; row < t->nrow; row++)
         if (!strcmp(mx_table_str(t, row, v->cb), SV_MAIN_BLOCK)) v->block = SV_MAIN_BLOCK;
