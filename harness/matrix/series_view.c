@@ -17,9 +17,15 @@ static int same_cols(const sview *v, int a, int b, int strat)
     return 1;
 }
 
-double sv_rows(const sview *v, int row)
+/* rows at row's end, read from the table (before v->rows is filled). */
+static double table_rows(const sview *v, int row)
 {
     return mx_table_num(v->t, row, v->crows);
+}
+
+double sv_rows(const sview *v, int row)
+{
+    return v->rows[row];
 }
 
 /* A counter run's key (block, store, cache) and its first row, for the sorted lookup. */
@@ -84,12 +90,49 @@ static int index_runs(sview *v)
     int n = v->t->nrow;
     for (int row = 0; row < n;) {
         int end = row + 1;
-        while (end < n && same_cols(v, row, end, 1) && sv_rows(v, end) > sv_rows(v, end - 1))
-            end++;
+        while (end < n && same_cols(v, row, end, 1) && v->rows[end] > v->rows[end - 1]) end++;
         for (int i = row; i < end; i++) v->run0[i] = row, v->run1[i] = end;
         row = end;
     }
     return index_counter(v);
+}
+
+static double window_time(const sview *v, int row, const idb_device *d);
+
+/* The counter row of row's size in its counter run (binary search), or -1. */
+static int find_counter_row(const sview *v, int row)
+{
+    int c = v->ctr0[row];
+    if (c < 0) return -1;
+    double want = v->rows[row];
+    int lo = c, hi = v->run1[c];                 /* rows increase within a run */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->rows[mid] < want) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->run1[c] && v->rows[lo] == want ? lo : -1;
+}
+
+/* Fill ctr and the running sums of every run. */
+static void index_sums(sview *v)
+{
+    idb_device ssd;
+    idb_device_preset("ssd", &ssd);
+    for (int row = 0; row < v->t->nrow; row++) {
+        v->ctr[row] = find_counter_row(v, row);
+        sv_sum s = row > v->run0[row] ? v->sum[row - 1] : (sv_sum){ 0 };
+        double tm = window_time(v, row, NULL), ts = window_time(v, row, &ssd);
+        double miss = mx_table_num(v->t, row, v->cmiss);
+        if (isnan(tm)) s.unknown_meas++;
+        else s.t_meas += tm;
+        if (isnan(ts)) s.unknown_ssd++;
+        else s.t_ssd += ts;
+        if (isnan(miss)) s.unknown_misses++;
+        else s.misses += miss;
+        s.matched += v->ctr[row] >= 0;
+        v->sum[row] = s;
+    }
 }
 
 int sv_make(sview *v, const mx_results *r)
@@ -105,10 +148,19 @@ int sv_make(sview *v, const mx_results *r)
     v->run0 = malloc(n * sizeof *v->run0);
     v->run1 = malloc(n * sizeof *v->run1);
     v->ctr0 = malloc(n * sizeof *v->ctr0);
-    if (!v->run0 || !v->run1 || !v->ctr0 || index_runs(v) != 0) {
+    v->ctr = malloc(n * sizeof *v->ctr);
+    v->rows = malloc(n * sizeof *v->rows);
+    v->sum = malloc(n * sizeof *v->sum);
+    if (!v->run0 || !v->run1 || !v->ctr0 || !v->ctr || !v->rows || !v->sum) {
         sv_free(v);
         return 0;
     }
+    for (int row = 0; row < t->nrow; row++) v->rows[row] = table_rows(v, row);
+    if (index_runs(v) != 0) {
+        sv_free(v);
+        return 0;
+    }
+    index_sums(v);
     v->block = mx_table_str(t, 0, v->cb);
     for (int row = 0; row < t->nrow; row++)
         if (!strcmp(mx_table_str(t, row, v->cb), SV_MAIN_BLOCK)) v->block = SV_MAIN_BLOCK;
@@ -120,7 +172,12 @@ void sv_free(sview *v)
     free(v->run0);
     free(v->run1);
     free(v->ctr0);
-    v->run0 = v->run1 = v->ctr0 = NULL;
+    free(v->ctr);
+    free(v->rows);
+    free(v->sum);
+    v->run0 = v->run1 = v->ctr0 = v->ctr = NULL;
+    v->rows = NULL;
+    v->sum = NULL;
 }
 
 double sv_window_rows(const sview *v, int row)
@@ -148,24 +205,19 @@ const idb_device *sv_plot_device(const sview *v, int row, idb_device *ssd)
 
 int sv_counter_row(const sview *v, int row)
 {
-    int c = v->ctr0[row];
-    if (c < 0) return -1;
-    double want = sv_rows(v, row);
-    int lo = c, hi = v->run1[c];                 /* rows increase within a run */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (sv_rows(v, mid) < want) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < v->run1[c] && sv_rows(v, lo) == want ? lo : -1;
+    return v->ctr[row];
 }
 
 int sv_point_from(const sview *v, int row)
 {
-    double above = sv_rows(v, row) / SV_SPAN;
-    int from = row;
-    while (from > v->run0[row] && sv_rows(v, from - 1) > above) from--;
-    return from;
+    double above = v->rows[row] / SV_SPAN;
+    int lo = v->run0[row], hi = row;             /* the first window ending above it */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->rows[mid] > above) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
 }
 
 /* The window's time under device d (NULL: measured only): its inserts / its measured
@@ -180,11 +232,49 @@ static double window_time(const sview *v, int row, const idb_device *d)
     return dev < 0 || busy + dev <= 0 ? NAN : busy + dev;
 }
 
+/* The sums of the windows [from, to] of one run. */
+static sv_sum sum_of(const sview *v, int from, int to)
+{
+    sv_sum a = from > v->run0[from] ? v->sum[from - 1] : (sv_sum){ 0 }, b = v->sum[to];
+    return (sv_sum){ .t_meas = b.t_meas - a.t_meas, .t_ssd = b.t_ssd - a.t_ssd,
+                     .misses = b.misses - a.misses, .unknown_meas = b.unknown_meas - a.unknown_meas,
+                     .unknown_ssd = b.unknown_ssd - a.unknown_ssd,
+                     .unknown_misses = b.unknown_misses - a.unknown_misses,
+                     .matched = b.matched - a.matched };
+}
+
+/* Inserts of the windows [from, to] of one run. */
+static double rows_of(const sview *v, int from, int to)
+{
+    return v->rows[to] - (from > v->run0[from] ? v->rows[from - 1] : 0);
+}
+
+/* Throughput of the windows [from, to] from the running sums (which: 0 measured, 1 ssd). */
+static double summed(const sview *v, int from, int to, int which)
+{
+    sv_sum s = sum_of(v, from, to);
+    double t = which ? s.t_ssd : s.t_meas;
+    return (which ? s.unknown_ssd : s.unknown_meas) || !(t > 0) ? NAN : rows_of(v, from, to) / t;
+}
+
+/* 1 when d charges what the ssd preset does. */
+static int is_ssd(const idb_device *d)
+{
+    idb_device ssd;
+    idb_device_preset("ssd", &ssd);
+    return d->read_us == ssd.read_us && d->write_us == ssd.write_us;
+}
+
 double sv_span(const sview *v, int from, int to, const idb_device *d, int counter)
 {
-    double n = 0, t = 0;
-    for (int i = from; i <= to; i++) {
-        int row = counter ? sv_counter_row(v, i) : i;
+    int which = !d ? 0 : is_ssd(d) ? 1 : -1;
+    if (which >= 0 && !counter) return summed(v, from, to, which);
+    if (which >= 0 && sum_of(v, from, to).matched != to - from + 1) return NAN;
+    int a = counter ? v->ctr[from] : from, b = counter ? v->ctr[to] : to;
+    if (which >= 0 && b - a == to - from) return summed(v, a, b, which);
+    double n = 0, t = 0;                         /* another device, or counter's windows */
+    for (int i = from; i <= to; i++) {           /* differ between the matched ones */
+        int row = counter ? v->ctr[i] : i;
         if (row < 0) return NAN;
         n += sv_window_rows(v, row);
         t += window_time(v, row, d);
@@ -194,12 +284,13 @@ double sv_span(const sview *v, int from, int to, const idb_device *d, int counte
 
 double sv_per_insert(const sview *v, int from, int to, int col)
 {
-    double sum = 0, n = 0;
-    for (int i = from; i <= to; i++) {
-        sum += mx_table_num(v->t, i, col);
-        n += sv_window_rows(v, i);
+    if (col == v->cmiss) {
+        sv_sum s = sum_of(v, from, to);
+        return s.unknown_misses ? NAN : s.misses / rows_of(v, from, to);
     }
-    return n > 0 ? sum / n : NAN;
+    double sum = 0;
+    for (int i = from; i <= to; i++) sum += mx_table_num(v->t, i, col);
+    return sum / rows_of(v, from, to);
 }
 
 double sv_point_ips(const sview *v, int row)

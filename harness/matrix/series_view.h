@@ -3,9 +3,9 @@
  *
  * series.csv holds one row per window of each run, runs one after another, each tagged with
  * its matrix block. A run is consecutive rows agreeing on (block, store, strategy,
- * cache_bytes) with rows increasing. The view indexes each row's run and the run of counter
- * with the same block, store and cache, so that finding counter's window of the same size is
- * a binary search, not a scan of the file.
+ * cache_bytes) with rows increasing. The view indexes each row's run, counter's window of
+ * the same size and running sums of each run, once: every figure of a point is then a few
+ * look-ups, so a view costs O(n log n) whatever series.csv holds.
  *
  * Sizes are read from the windows of one growing run: the window ending at n rows costs what
  * an insert into an n-row table costs. A point of a plot or a figure of the report at n rows
@@ -23,6 +23,14 @@
 #define SV_MAIN_BLOCK "series"
 #define SV_SEQUENTIAL "counter"
 
+/* Per row: sums over its run's windows up to and including it, so that a point's figures
+ * are two look-ups, not a walk over its windows. */
+typedef struct sv_sum {
+    double t_meas, t_ssd, misses;                /* window times (measured; ssd), misses */
+    int unknown_meas, unknown_ssd, unknown_misses;   /* windows where that figure is unknown */
+    int matched;                                 /* windows with a counter window of their size */
+} sv_sum;
+
 /* Column indexes of series.csv and the run index. */
 typedef struct sview {
     const mx_table *t;
@@ -30,6 +38,9 @@ typedef struct sview {
     const char *block;                           /* the block the plots show */
     int *run0, *run1;                            /* per row: its run's rows [run0, run1) */
     int *ctr0;                                   /* per row: counter's run's first row, -1 */
+    int *ctr;                                    /* per row: counter's row of its size, -1 */
+    double *rows;                                /* per row: rows at its end */
+    sv_sum *sum;                                 /* per row: its run's sums up to it */
 } sview;
 
 /* Set v up over r's series.csv. Returns 1, or 0 when it has no rows or memory ran out (v
