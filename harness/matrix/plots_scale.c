@@ -53,12 +53,34 @@ static int first_run(const sview *v, int p, const char *s)
     return -1;
 }
 
+/* The strategies of v but skip (NULL: none), in file order. */
+static mx_names strategies(const sview *v, const char *skip)
+{
+    mx_names s = { 0 };
+    for (int row = 0; row < v->t->nrow; row++)
+        if (!skip || strcmp(mx_table_str(v->t, row, v->cs), skip))
+            mx_names_add(&s, mx_table_str(v->t, row, v->cs));
+    return s;
+}
+
+/* For the sentences: v over r, its panels into first (cached: only those with a cache
+ * size) and its strategies into s. Returns the panels, or 0 (nothing to say; v is then
+ * freed). */
+static int open_panels(sview *v, const mx_results *r, int *first, int cached, mx_names *s)
+{
+    if (!sv_make(v, r)) return 0;
+    int np = panels(v, first, cached);
+    if (!np) sv_free(v);
+    else *s = strategies(v, NULL);
+    return np;
+}
+
 /* What a plot draws of a row: its x and its y. */
 typedef double (*axis_fn)(const sview *v, int row);
 
 static double y_misses(const sview *v, int row)
 {
-    return sv_per_insert(v, sv_point_from(v, row), row, v->cmiss);
+    return sv_per_insert(v, sv_point_from(v, row), row, SV_MISSES);
 }
 
 /* Panel p's data file: per strategy of s a block of (x, y) rows of its first run, a NaN
@@ -101,10 +123,7 @@ static int prep_panels(const mx_results *r, const char *scratch, FILE *vars, idb
                                          "succeeded, or no [series] block)");
     int first[SCALE_PANELS], np = panels(&v, first, cached), rc = 0;
     if (!np) rc = idb_fail(why, IDB_EINPUT, "no series.csv run with a cache size");
-    mx_names s = { 0 };
-    for (int row = 0; row < v.t->nrow; row++)
-        if (!skip || strcmp(mx_table_str(v.t, row, v.cs), skip))
-            mx_names_add(&s, mx_table_str(v.t, row, v.cs));
+    mx_names s = strategies(&v, skip);
     for (int i = 0; i < np && !rc; i++) {
         char file[32];
         snprintf(file, sizeof file, "%s%d.dat", stem, i + 1);
@@ -137,22 +156,13 @@ int mx_prep_cliff(const mx_results *r, const char *scratch, FILE *vars, idb_err 
                        SV_SEQUENTIAL);
 }
 
-/* The strategies of v, in file order. */
-static mx_names strategies(const sview *v)
-{
-    mx_names s = { 0 };
-    for (int row = 0; row < v->t->nrow; row++) mx_names_add(&s, mx_table_str(v->t, row, v->cs));
-    return s;
-}
-
 /* series: per strategy on the first panel, the throughput of its first and last point. */
 int mx_say_series(const mx_results *r, FILE *f)
 {
     sview v;
     int first[SCALE_PANELS];
-    if (!sv_make(&v, r)) return IDB_EINPUT;
-    if (!panels(&v, first, 0)) { sv_free(&v); return IDB_EINPUT; }
-    mx_names s = strategies(&v);
+    mx_names s;
+    if (!open_panels(&v, r, first, 0, &s)) return IDB_EINPUT;
     char a[MX_NUM_LEN], b[MX_NUM_LEN], n[MX_NUM_LEN];
     int said = 0;
     fprintf(f, "On %s (block [%s], one run each; a point at n rows: the windows ending "
@@ -179,9 +189,8 @@ int mx_say_series_misses(const mx_results *r, FILE *f)
 {
     sview v;
     int first[SCALE_PANELS];
-    if (!sv_make(&v, r)) return IDB_EINPUT;
-    if (!panels(&v, first, 1)) { sv_free(&v); return IDB_EINPUT; }
-    mx_names s = strategies(&v);
+    mx_names s;
+    if (!open_panels(&v, r, first, 1, &s)) return IDB_EINPUT;
     char a[MX_NUM_LEN], b[MX_NUM_LEN];
     fprintf(f, "On %s, at the last point:", mx_table_str(v.t, first[0], v.cst));
     for (int i = 0; i < s.n; i++) {
@@ -230,10 +239,10 @@ static void say_cliff(const sview *v, int p, const char *s, int *said, FILE *f)
 int mx_say_cliff(const mx_results *r, FILE *f)
 {
     sview v;
-    int first[SCALE_PANELS], np;
-    if (!sv_make(&v, r)) return IDB_EINPUT;
-    if (!(np = panels(&v, first, 1))) { sv_free(&v); return IDB_EINPUT; }
-    mx_names s = strategies(&v);
+    int first[SCALE_PANELS];
+    mx_names s;
+    int np = open_panels(&v, r, first, 1, &s);
+    if (!np) return IDB_EINPUT;
     for (int p = 0; p < np; p++) {
         fprintf(f, "%sOn %s%s:", p ? " " : "", mx_table_str(v.t, first[p], v.cst),
                 sv_modelled(&v, first[p]) ? " (modelled throughput, ssd preset)" : "");

@@ -25,7 +25,7 @@ static double cost(const sview *v, int from, int to, const char **unit)
 {
     *unit = sv_modelled(v, to) ? "page I/Os" : "µs";
     if (!sv_modelled(v, to)) return US_PER_S / sv_span(v, from, to, NULL, 0);
-    return sv_per_insert(v, from, to, v->cmiss) + sv_per_insert(v, from, to, v->cwr);
+    return sv_per_insert(v, from, to, SV_MISSES) + sv_per_insert(v, from, to, SV_WRITES);
 }
 
 /* The growth exponent k of cost ∝ n^k: a least-squares line through (log n, log cost) of

@@ -17,15 +17,16 @@ static int same_cols(const sview *v, int a, int b, int strat)
     return 1;
 }
 
-/* rows at row's end, read from the table (before v->rows is filled). */
-static double table_rows(const sview *v, int row)
+/* The first i of [lo, hi) with a[i] > x (above) or a[i] >= x (not above), hi when none;
+ * a increases over [lo, hi). */
+static int search(const double *a, int lo, int hi, double x, int above)
 {
-    return mx_table_num(v->t, row, v->crows);
-}
-
-double sv_rows(const sview *v, int row)
-{
-    return v->rows[row];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (above ? a[mid] > x : a[mid] >= x) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
 }
 
 /* A counter run's key (block, store, cache) and its first row, for the sorted lookup. */
@@ -57,9 +58,10 @@ static run_key key_of(const sview *v, int row, int first)
                       mx_table_str(v->t, row, v->ccache), first };
 }
 
-/* Fill ctr0: each run's counter run is the first run of counter with the same block, store
- * and cache: a binary search in the sorted counter runs (O(runs log runs), whatever a file
- * holds). Returns 0, or -1 when out of memory. */
+/* Fill ctr: each run's counter run is the first run of counter with the same block, store
+ * and cache (a binary search in the sorted counter runs), and each row's counter row the
+ * one of its size there (another). O(n log n) whatever a file holds. Returns 0, or -1 when
+ * out of memory. */
 static int index_counter(sview *v)
 {
     int n = v->t->nrow, k = 0;
@@ -77,62 +79,51 @@ static int index_counter(sview *v)
             else hi = mid;
         }
         int c = lo < k && !same_key_cmp(&keys[lo], &want) ? keys[lo].first : -1;
-        for (int i = row; i < v->run1[row]; i++) v->ctr0[i] = c;
+        for (int i = row; i < v->run1[row]; i++) {
+            int at = c < 0 ? -1 : search(v->rows, c, v->run1[c], v->rows[i], 0);
+            v->ctr[i] = at >= 0 && at < v->run1[c] && v->rows[at] == v->rows[i] ? at : -1;
+        }
     }
     free(keys);
     return 0;
 }
 
-/* Fill the run index: runs split where a column changes or rows stop increasing. Returns
- * 0, or -1 when out of memory. */
-static int index_runs(sview *v)
+static double window_time(const sview *v, int row, const idb_device *d);
+
+/* Fill the running sums of every run. */
+static void index_sums(sview *v)
+{
+    for (int row = 0; row < v->t->nrow; row++) {
+        sv_sum s = row > v->run0[row] ? v->sum[row - 1] : (sv_sum){ 0 };
+        const double x[SV_SUMS] = {
+            [SV_T_MEAS] = window_time(v, row, NULL), [SV_T_SSD] = window_time(v, row, &v->ssd),
+            [SV_MISSES] = mx_table_num(v->t, row, v->cmiss),
+            [SV_WRITES] = mx_table_num(v->t, row, v->cwr),
+        };
+        for (int i = 0; i < SV_SUMS; i++) {
+            if (isnan(x[i])) s.unknown[i]++;
+            else s.total[i] += x[i];
+        }
+        s.matched += v->ctr[row] >= 0;
+        v->sum[row] = s;
+    }
+}
+
+/* Fill the index: rows, runs (split where a column changes or rows stop increasing),
+ * counter rows, running sums. Returns 0, or -1 when out of memory. */
+static int index_all(sview *v)
 {
     int n = v->t->nrow;
+    for (int row = 0; row < n; row++) v->rows[row] = mx_table_num(v->t, row, v->crows);
     for (int row = 0; row < n;) {
         int end = row + 1;
         while (end < n && same_cols(v, row, end, 1) && v->rows[end] > v->rows[end - 1]) end++;
         for (int i = row; i < end; i++) v->run0[i] = row, v->run1[i] = end;
         row = end;
     }
-    return index_counter(v);
-}
-
-static double window_time(const sview *v, int row, const idb_device *d);
-
-/* The counter row of row's size in its counter run (binary search), or -1. */
-static int find_counter_row(const sview *v, int row)
-{
-    int c = v->ctr0[row];
-    if (c < 0) return -1;
-    double want = v->rows[row];
-    int lo = c, hi = v->run1[c];                 /* rows increase within a run */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (v->rows[mid] < want) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < v->run1[c] && v->rows[lo] == want ? lo : -1;
-}
-
-/* Fill ctr and the running sums of every run. */
-static void index_sums(sview *v)
-{
-    idb_device ssd;
-    idb_device_preset("ssd", &ssd);
-    for (int row = 0; row < v->t->nrow; row++) {
-        v->ctr[row] = find_counter_row(v, row);
-        sv_sum s = row > v->run0[row] ? v->sum[row - 1] : (sv_sum){ 0 };
-        double tm = window_time(v, row, NULL), ts = window_time(v, row, &ssd);
-        double miss = mx_table_num(v->t, row, v->cmiss);
-        if (isnan(tm)) s.unknown_meas++;
-        else s.t_meas += tm;
-        if (isnan(ts)) s.unknown_ssd++;
-        else s.t_ssd += ts;
-        if (isnan(miss)) s.unknown_misses++;
-        else s.misses += miss;
-        s.matched += v->ctr[row] >= 0;
-        v->sum[row] = s;
-    }
+    if (index_counter(v) != 0) return -1;
+    index_sums(v);
+    return 0;
 }
 
 int sv_make(sview *v, const mx_results *r)
@@ -144,23 +135,17 @@ int sv_make(sview *v, const mx_results *r)
                   .cmiss = mx_table_col(t, "cache_misses"), .cwr = mx_table_col(t, "pages_written"),
                   .crd = mx_table_col(t, "read_pages"), .ccache = mx_table_col(t, "cache_bytes") };
     if (!t->nrow) return 0;
+    idb_device_preset("ssd", &v->ssd);
     size_t n = (size_t)t->nrow;
     v->run0 = malloc(n * sizeof *v->run0);
     v->run1 = malloc(n * sizeof *v->run1);
-    v->ctr0 = malloc(n * sizeof *v->ctr0);
     v->ctr = malloc(n * sizeof *v->ctr);
     v->rows = malloc(n * sizeof *v->rows);
     v->sum = malloc(n * sizeof *v->sum);
-    if (!v->run0 || !v->run1 || !v->ctr0 || !v->ctr || !v->rows || !v->sum) {
+    if (!v->run0 || !v->run1 || !v->ctr || !v->rows || !v->sum || index_all(v) != 0) {
         sv_free(v);
         return 0;
     }
-    for (int row = 0; row < t->nrow; row++) v->rows[row] = table_rows(v, row);
-    if (index_runs(v) != 0) {
-        sv_free(v);
-        return 0;
-    }
-    index_sums(v);
     v->block = mx_table_str(t, 0, v->cb);
     for (int row = 0; row < t->nrow; row++)
         if (!strcmp(mx_table_str(t, row, v->cb), SV_MAIN_BLOCK)) v->block = SV_MAIN_BLOCK;
@@ -171,19 +156,28 @@ void sv_free(sview *v)
 {
     free(v->run0);
     free(v->run1);
-    free(v->ctr0);
     free(v->ctr);
     free(v->rows);
     free(v->sum);
-    v->run0 = v->run1 = v->ctr0 = v->ctr = NULL;
+    v->run0 = v->run1 = v->ctr = NULL;
     v->rows = NULL;
     v->sum = NULL;
 }
 
+double sv_rows(const sview *v, int row)
+{
+    return v->rows[row];
+}
+
+/* Inserts of the windows [from, to] of one run. */
+static double rows_of(const sview *v, int from, int to)
+{
+    return v->rows[to] - (from > v->run0[from] ? v->rows[from - 1] : 0);
+}
+
 double sv_window_rows(const sview *v, int row)
 {
-    double n = sv_rows(v, row);
-    return row > v->run0[row] ? n - sv_rows(v, row - 1) : n;
+    return rows_of(v, row, row);
 }
 
 double sv_over_cache(const sview *v, int row)
@@ -197,10 +191,9 @@ int sv_modelled(const sview *v, int row)
     return isnan(mx_table_num(v->t, row, v->cips));
 }
 
-const idb_device *sv_plot_device(const sview *v, int row, idb_device *ssd)
+const idb_device *sv_plot_device(const sview *v, int row)
 {
-    idb_device_preset("ssd", ssd);
-    return sv_modelled(v, row) ? ssd : NULL;
+    return sv_modelled(v, row) ? &v->ssd : NULL;
 }
 
 int sv_counter_row(const sview *v, int row)
@@ -210,14 +203,7 @@ int sv_counter_row(const sview *v, int row)
 
 int sv_point_from(const sview *v, int row)
 {
-    double above = v->rows[row] / SV_SPAN;
-    int lo = v->run0[row], hi = row;             /* the first window ending above it */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (v->rows[mid] > above) hi = mid;
-        else lo = mid + 1;
-    }
-    return lo;
+    return search(v->rows, v->run0[row], row, v->rows[row] / SV_SPAN, 1);
 }
 
 /* The window's time under device d (NULL: measured only): its inserts / its measured
@@ -236,38 +222,25 @@ static double window_time(const sview *v, int row, const idb_device *d)
 static sv_sum sum_of(const sview *v, int from, int to)
 {
     sv_sum a = from > v->run0[from] ? v->sum[from - 1] : (sv_sum){ 0 }, b = v->sum[to];
-    return (sv_sum){ .t_meas = b.t_meas - a.t_meas, .t_ssd = b.t_ssd - a.t_ssd,
-                     .misses = b.misses - a.misses, .unknown_meas = b.unknown_meas - a.unknown_meas,
-                     .unknown_ssd = b.unknown_ssd - a.unknown_ssd,
-                     .unknown_misses = b.unknown_misses - a.unknown_misses,
-                     .matched = b.matched - a.matched };
+    for (int i = 0; i < SV_SUMS; i++) {
+        b.total[i] -= a.total[i];
+        b.unknown[i] -= a.unknown[i];
+    }
+    b.matched -= a.matched;
+    return b;
 }
 
-/* Inserts of the windows [from, to] of one run. */
-static double rows_of(const sview *v, int from, int to)
-{
-    return v->rows[to] - (from > v->run0[from] ? v->rows[from - 1] : 0);
-}
-
-/* Throughput of the windows [from, to] from the running sums (which: 0 measured, 1 ssd). */
+/* Throughput of the windows [from, to] from the running time sum `which`. */
 static double summed(const sview *v, int from, int to, int which)
 {
     sv_sum s = sum_of(v, from, to);
-    double t = which ? s.t_ssd : s.t_meas;
-    return (which ? s.unknown_ssd : s.unknown_meas) || !(t > 0) ? NAN : rows_of(v, from, to) / t;
-}
-
-/* 1 when d charges what the ssd preset does. */
-static int is_ssd(const idb_device *d)
-{
-    idb_device ssd;
-    idb_device_preset("ssd", &ssd);
-    return d->read_us == ssd.read_us && d->write_us == ssd.write_us;
+    double t = s.total[which];
+    return s.unknown[which] || !(t > 0) ? NAN : rows_of(v, from, to) / t;
 }
 
 double sv_span(const sview *v, int from, int to, const idb_device *d, int counter)
 {
-    int which = !d ? 0 : is_ssd(d) ? 1 : -1;
+    int which = !d ? SV_T_MEAS : d == &v->ssd ? SV_T_SSD : -1;
     if (which >= 0 && !counter) return summed(v, from, to, which);
     if (which >= 0 && sum_of(v, from, to).matched != to - from + 1) return NAN;
     int a = counter ? v->ctr[from] : from, b = counter ? v->ctr[to] : to;
@@ -282,27 +255,20 @@ double sv_span(const sview *v, int from, int to, const idb_device *d, int counte
     return t > 0 ? n / t : NAN;
 }
 
-double sv_per_insert(const sview *v, int from, int to, int col)
+double sv_per_insert(const sview *v, int from, int to, int which)
 {
-    if (col == v->cmiss) {
-        sv_sum s = sum_of(v, from, to);
-        return s.unknown_misses ? NAN : s.misses / rows_of(v, from, to);
-    }
-    double sum = 0;
-    for (int i = from; i <= to; i++) sum += mx_table_num(v->t, i, col);
-    return sum / rows_of(v, from, to);
+    sv_sum s = sum_of(v, from, to);
+    return s.unknown[which] ? NAN : s.total[which] / rows_of(v, from, to);
 }
 
 double sv_point_ips(const sview *v, int row)
 {
-    idb_device ssd;
-    return sv_span(v, sv_point_from(v, row), row, sv_plot_device(v, row, &ssd), 0);
+    return sv_span(v, sv_point_from(v, row), row, sv_plot_device(v, row), 0);
 }
 
 double sv_relative(const sview *v, int row)
 {
-    idb_device ssd;
-    const idb_device *d = sv_plot_device(v, row, &ssd);
+    const idb_device *d = sv_plot_device(v, row);
     int from = sv_point_from(v, row);
     return sv_span(v, from, row, d, 0) / sv_span(v, from, row, d, 1);
 }

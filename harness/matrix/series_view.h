@@ -23,12 +23,17 @@
 #define SV_MAIN_BLOCK "series"
 #define SV_SEQUENTIAL "counter"
 
+/* What a view keeps running sums of, per run. */
+enum { SV_T_MEAS, SV_T_SSD, SV_MISSES, SV_WRITES, SV_SUMS };
+
 /* Per row: sums over its run's windows up to and including it, so that a point's figures
- * are two look-ups, not a walk over its windows. */
+ * are two look-ups, not a walk over its windows: window times (measured; under the ssd
+ * preset), cache misses, pages written; for each, the windows where it is unknown; and the
+ * windows that have a counter window of their size. */
 typedef struct sv_sum {
-    double t_meas, t_ssd, misses;                /* window times (measured; ssd), misses */
-    int unknown_meas, unknown_ssd, unknown_misses;   /* windows where that figure is unknown */
-    int matched;                                 /* windows with a counter window of their size */
+    double total[SV_SUMS];
+    int unknown[SV_SUMS];
+    int matched;
 } sv_sum;
 
 /* Column indexes of series.csv and the run index. */
@@ -36,8 +41,8 @@ typedef struct sview {
     const mx_table *t;
     int cb, cs, cst, crows, cidx, cips, cmiss, cwr, crd, ccache;
     const char *block;                           /* the block the plots show */
+    idb_device ssd;                              /* the preset of stores without time */
     int *run0, *run1;                            /* per row: its run's rows [run0, run1) */
-    int *ctr0;                                   /* per row: counter's run's first row, -1 */
     int *ctr;                                    /* per row: counter's row of its size, -1 */
     double *rows;                                /* per row: rows at its end */
     sv_sum *sum;                                 /* per row: its run's sums up to it */
@@ -54,8 +59,8 @@ double sv_window_rows(const sview *v, int row);  /* inserts of the window */
 double sv_over_cache(const sview *v, int row);
 /* 1 when the run measures no time (pagesim): its throughput is the ssd preset's. */
 int sv_modelled(const sview *v, int row);
-/* The device a run's plotted throughput uses: NULL (measured) or the ssd preset in *ssd. */
-const idb_device *sv_plot_device(const sview *v, int row, idb_device *ssd);
+/* The device a run's plotted throughput uses: NULL (measured) or &v->ssd. */
+const idb_device *sv_plot_device(const sview *v, int row);
 
 /* counter's row of the same block, store, cache and rows as row, or -1. */
 int sv_counter_row(const sview *v, int row);
@@ -64,10 +69,11 @@ int sv_point_from(const sview *v, int row);
 
 /* Throughput of the windows [from, to] of one run under device d (NULL: measured), as their
  * inserts / their time (measured time + d's time for their reads and writes); counter: the
- * same of counter's windows of the same sizes. NaN when a figure is unknown. */
+ * same of counter's windows of the same sizes. NaN when a figure is unknown. NULL and
+ * &v->ssd are read from the running sums, another device window by window. */
 double sv_span(const sview *v, int from, int to, const idb_device *d, int counter);
-/* The sum of column col over rows [from, to] per insert of those windows (NaN: unknown). */
-double sv_per_insert(const sview *v, int from, int to, int col);
+/* Sum `which` (SV_MISSES, SV_WRITES) over rows [from, to] per insert (NaN: unknown). */
+double sv_per_insert(const sview *v, int from, int to, int which);
 /* The plotted throughput of row's point: measured, else modelled with the ssd preset. */
 double sv_point_ips(const sview *v, int row);
 /* row's point's throughput over counter's at the same sizes (NaN: unknown). */
