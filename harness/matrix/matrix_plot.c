@@ -257,15 +257,14 @@ static int wait_killable(pid_t pid, int *status)
     }
 }
 
-/* Run gnuplot on NAME.vars.gp, common.gp and NAME.gp for format fmt, into
- * DIR/plots/NAME.EXT through a temporary name. Returns 0 or IDB_EIO with why (gnuplot's
- * last error line, or what was wrong with the file). */
-static int gnuplot(const char *dir, const char *scratch, const char *name, size_t fmt,
+/* Run gnuplot on NAME.vars.gp, common.gp and NAME.gp for format fmt, into the file final
+ * through a temporary name. Returns 0 or IDB_EIO with why (gnuplot's last error line, or
+ * what was wrong with the file). */
+static int gnuplot(const char *final, const char *scratch, const char *name, size_t fmt,
                    idb_err *why)
 {
-    char final[MX_FILE_MAX], errp[MX_FILE_MAX], last[512];
+    char errp[MX_FILE_MAX], last[512];
     const char *ext = formats[fmt].ext;
-    snprintf(final, sizeof final, "%s/plots/%s.%s", dir, name, ext);
     snprintf(errp, sizeof errp, "%s/gnuplot.err", scratch);
     idb_atomic a;
     if (!idb_atomic_open(&a, final))
@@ -308,11 +307,20 @@ static int plot_one(mx_results *r, int i, const char *scratch, const char *subti
     if (!rc) rc = p->prepare(r, scratch, v, why);
     if (mx_data_close(v, "variables", rc ? NULL : why) != 0) rc = IDB_EIO;
     if (rc) return 0;
-    for (size_t fmt = 0; fmt < N_FORMATS; fmt++)
-        if (gnuplot(r->dir, scratch, p->name, fmt, why)) return IDB_EIO;
+    for (size_t fmt = 0; fmt < N_FORMATS; fmt++) {
+        char final[MX_FILE_MAX];
+        snprintf(final, sizeof final, "%s/plots/%s.%s", r->dir, p->name, formats[fmt].ext);
+        if (gnuplot(final, scratch, p->name, fmt, why)) return IDB_EIO;
+    }
     r->drawn[i] = 1;
     why->msg[0] = 0;
     return 0;
+}
+
+/* Render plots/NAME.gp as a PNG into png (see plots.h). */
+int mx_gnuplot_png(const char *png, const char *scratch, const char *name, idb_err *why)
+{
+    return gnuplot(png, scratch, name, 0, why);
 }
 
 /* What every plot needs: the scripts, DIR/plots (made when missing), a scratch directory

@@ -32,6 +32,10 @@ FILE *mx_data_open(const char *scratch, const char *name, idb_err *why);
 int mx_data_close(FILE *f, const char *name, idb_err *why);
 /* Write v (NaN when unknown) and then sep. */
 void mx_put(FILE *f, double v, const char *sep);
+/* Run gnuplot on SCRATCH/NAME.vars.gp, plots/common.gp and plots/NAME.gp (data in
+ * SCRATCH/NAME.dat) into the PNG file png, through a temporary name beside it that is
+ * renamed only when the image is complete. Returns 0 or IDB_EIO with why. */
+int mx_gnuplot_png(const char *png, const char *scratch, const char *name, idb_err *why);
 /* Write s to f as a gnuplot string literal, then a newline: in double quotes, every byte
  * but letters, digits and " -_.,:/+()%" as an octal escape (\047 for a quote), so the
  * command line holds nothing gnuplot could take for the literal's end, a substitution
