@@ -213,7 +213,8 @@ static void say_order(const mx_loc_row *rows, int n, char *buf, size_t len, size
     char t[CELL];
     span so = { 0 };
     for (int i = 0; i < n; i++)
-        if (!rows[i].padded && ordered(rows, n, rows[i].strategy))
+        if (!rows[i].padded && strcmp(rows[i].strategy, MX_LOC_BASE) &&
+            ordered(rows, n, rows[i].strategy))
             span_add(&so, pages_ratio(rows, i, mx_loc_base(rows, n, i)));
     if (no > 0 && so.n > 0) {
         add(buf, len, at, "Keys that landed at the end of the index (");
