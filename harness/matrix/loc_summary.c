@@ -233,7 +233,8 @@ static void say_order(const mx_loc_row *rows, int n, char *buf, size_t len, size
                 if (rows[i].tail > end || m++ == 0) end = rows[i].tail;
             }
         if (s.n == 0) continue;
-        add(buf, len, at, "%s %s, whose keys landed at the end %.2f%% of the time at most, wrote %s",
+        add(buf, len, at,
+            "%s %s, whose keys landed at the end %.2f%% of the time at most, wrote %s",
             j ? ";" : ", while", spr[j], 100 * end, span_text(&s, t, sizeof t));
     }
     add(buf, len, at, ".\n");
@@ -337,7 +338,8 @@ static int plot_files(const char *scratch, const mx_loc_row *rows, int n, idb_er
     if (!v) return IDB_EIO;
     int rc = 0;
     fprintf(v, "n = %d\nnstores = %d\ncolors = \"", nl, nst);
-    for (int j = 0; j < nl; j++) fprintf(v, "%s%s", j ? " " : "", mx_color(rows[first[j]].strategy));
+    for (int j = 0; j < nl; j++)
+        fprintf(v, "%s%s", j ? " " : "", mx_color(rows[first[j]].strategy));
     fprintf(v, "\"\npatterns = \"");
     for (int j = 0; j < nl; j++) fprintf(v, "%s%d", j ? " " : "", rows[first[j]].padded);
     fprintf(v, "\"\n");

@@ -437,9 +437,18 @@ extern const int mx_n_plots;                     /* at most MX_PLOTS_MAX */
 
 /* matrix_plot.c / report.c ------------------------------------------------------------- */
 
-/* The colour of a strategy (its index in `idbench list` order through a fixed palette;
- * names not in the registry hash into it) as "#rrggbb". */
+/* The colour of a strategy as "#rrggbb" (colors.c): from its index in `idbench list`
+ * order, each at least a set perceptual distance from every other strategy's and from the
+ * peers' grey; names not in the registry hash onto colours past the registry's; NAME@BACKEND
+ * takes NAME's colour. Static storage; single-threaded. */
 const char *mx_color(const char *strategy);
+/* The k-th colour of that sequence (the registry's k-th strategy has it), NULL when k is
+ * not below MX_COLORS_MAX. */
+#define MX_COLORS_MAX 48
+const char *mx_color_at(int k);
+/* How to tell NAME@BACKEND from NAME in a plot drawn in the same colour: 0 for a plain
+ * name, else 1 + the backend's index (postgres 1, redis 2, ...): a dash type or pattern. */
+int mx_variant(const char *name);
 
 /* Render DIR/plots/NAME.png and .svg for every plot of mx_plots whose data r holds, and
  * record in r->drawn and r->why_not which were drawn and why not. Returns 0, or IDB_EIO

@@ -20,8 +20,8 @@
  *
  * Also here: the data-file helpers the prepare functions share (plots.h).
  *
- * Colours: a strategy's colour is fixed by its index in `idbench list` order through
- * one palette, so it is the same in every plot and a new strategy gets one too.
+ * Colours: colors.c (a strategy's colour is fixed by its index in `idbench list` order, so
+ * it is the same in every plot and a new strategy gets one too).
  */
 #include "plots.h"
 
@@ -38,25 +38,6 @@
 
 #include "atomic_file.h"
 #include "tmpdir.h"
-
-/* Twelve colours that stay apart on white (Tableau 10 and two darker ones). */
-static const char *const palette[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-    "#e377c2", "#17becf", "#bcbd22", "#393b79", "#7f7f7f", "#637939",
-};
-#define NPAL (sizeof palette / sizeof *palette)
-
-/* Registry index through the palette; other names by a string hash (see matrix.h). */
-const char *mx_color(const char *strategy)
-{
-    int n = 0;
-    for (const idb_strategy *const *s = idb_strategies; *s; s++) n++;
-    int rank = mx_strategy_rank(strategy);
-    if (rank < n) return palette[(size_t)rank % NPAL];
-    unsigned h = 5381;                                /* not in the registry: hash */
-    for (const char *p = strategy; *p; p++) h = h * 33 + (unsigned char)*p;
-    return palette[h % NPAL];
-}
 
 /* Add s to l unless present, keeping registry order (see plots.h). */
 void mx_names_add(mx_names *l, const char *s)
@@ -123,6 +104,8 @@ int mx_put_names(FILE *v, const char *sfx, const mx_names *l, char (*title)[MX_T
 {
     fprintf(v, "n%s = %d\ncolors%s = '", sfx, l->n, sfx);
     for (int i = 0; i < l->n; i++) fprintf(v, "%s%s", i ? " " : "", mx_color(l->v[i]));
+    fprintf(v, "'\ndashes%s = '", sfx);
+    for (int i = 0; i < l->n; i++) fprintf(v, "%s%d", i ? " " : "", 1 + mx_variant(l->v[i]));
     fprintf(v, "'\n");
     for (int i = 0; i < l->n; i++) {
         fprintf(v, "t%s_%d = ", sfx, i + 1);

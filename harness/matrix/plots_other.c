@@ -33,7 +33,7 @@ static double two_threads(const mx_table *t, const char *name)
 }
 
 /* generation: generation.dat = label number i (x_i its text), ns, min, max, colour, ns at
- * 2 threads. */
+ * 2 threads, variant (mx_variant: a name on a server is hatched over its colour). */
 int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
     const mx_table *t = &r->gen;
@@ -61,7 +61,8 @@ int mx_prep_generation(const mx_results *r, const char *scratch, FILE *v, idb_er
             mx_put(f, mx_table_num(t, row, clo), "\t");
             mx_put(f, mx_table_num(t, row, chi), "\t");
             fprintf(f, "%ld\t", strtol(col + 1, NULL, 16));
-            mx_put(f, two_threads(t, name), "\n");
+            mx_put(f, two_threads(t, name), "\t");
+            fprintf(f, "%d\n", mx_variant(name));
         }
     if (mx_data_close(f, "generation.dat", rc ? NULL : why)) return IDB_EIO;
     if (rc) return IDB_EINPUT;
