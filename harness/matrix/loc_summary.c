@@ -38,7 +38,10 @@ const char *mx_loc_ratio(double a, double b, int count_like, char *buf, size_t l
 }
 
 /* Per ID: v / ids, or -1 when v is unknown. */
-static double per_id(const mx_loc_row *r, double v) { return v >= 0 && r->ids > 0 ? v / r->ids : -1; }
+static double per_id(const mx_loc_row *r, double v)
+{
+    return v >= 0 && r->ids > 0 ? v / r->ids : -1;
+}
 
 /* The columns: header, the figure shown, and the figure its ratio is taken from (a count
  * where count_like: pages, misses). */
@@ -153,7 +156,8 @@ static const char *span_text(const span *s, char *buf, size_t len)
 static int ordered(const mx_loc_row *rows, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (!rows[i].padded && !strcmp(rows[i].strategy, name) && !(rows[i].tail >= MX_LOC_END_SHARE))
+        if (!rows[i].padded && !strcmp(rows[i].strategy, name) &&
+            !(rows[i].tail >= MX_LOC_END_SHARE))
             return 0;
     return 1;
 }
@@ -196,7 +200,8 @@ static int names(const mx_loc_row *rows, int n, int want_ordered, const char **o
         const char *s = rows[i].strategy;
         int seen = 0;
         for (int j = 0; j < k; j++) seen |= !strcmp(out[j], s);
-        if (rows[i].padded || seen || !strcmp(s, MX_LOC_BASE) || ordered(rows, n, s) != want_ordered)
+        if (rows[i].padded || seen || !strcmp(s, MX_LOC_BASE) ||
+            ordered(rows, n, s) != want_ordered)
             continue;
         out[k++] = s;
     }
