@@ -34,8 +34,16 @@ static const char *const avoid[] = { "#a0a0a0", "#7f7f7f", "#000000", "#ffffff" 
 
 typedef struct lab { double L, a, b; } lab;
 
-static double to_linear(double c) { return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4); }
-static double to_gamma(double c) { return c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055; }
+/* sRGB's transfer function and its inverse. */
+static double to_linear(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double to_gamma(double c)
+{
+    return c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055;
+}
 
 /* "#rrggbb" to OKLab. */
 static lab from_hex(const char *hex)

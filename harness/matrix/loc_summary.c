@@ -32,7 +32,8 @@ const char *mx_loc_ratio(double a, double b, int count_like, char *buf, size_t l
 {
     char x[MX_NUM_LEN], y[MX_NUM_LEN];
     if (!(a >= 0) || !(b >= 0) || (b == 0 && !count_like)) snprintf(buf, len, "n/a");
-    else if (count_like && b < MX_LOC_FEW) snprintf(buf, len, "%s vs %s", mx_num(a, x), mx_num(b, y));
+    else if (count_like && b < MX_LOC_FEW)
+        snprintf(buf, len, "%s vs %s", mx_num(a, x), mx_num(b, y));
     else snprintf(buf, len, "%sx", mx_num(a / b, x));
     return buf;
 }
