@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -88,6 +89,34 @@ static void test_write_and_replace(void **state)
     assert_int_equal(entries(*state), 1);
 }
 
+/* The mode of a file written with umask mask, in a child (the umask is read once per
+ * process). */
+static mode_t mode_with_umask(void **state, mode_t mask, const char *name)
+{
+    char path[PATH_MAX];
+    in_dir(state, name, path, sizeof path);
+    pid_t pid = fork();
+    if (pid == 0) {
+        umask(mask);
+        _exit(idb_atomic_write(path, "x", 1) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return sb.st_mode & 07777;
+}
+
+/* A file gets 0666 less the umask, as creat() would give it: readable by others under the
+ * usual 022 (mkstemp alone made every results file 0600), private under 077. */
+static void test_mode_honours_umask(void **state)
+{
+    assert_int_equal(mode_with_umask(state, 022, "a"), 0644);
+    assert_int_equal(mode_with_umask(state, 077, "b"), 0600);
+    assert_int_equal(mode_with_umask(state, 002, "c"), 0664);
+}
+
 /* A failed commit keeps the old file and removes the temporary one. */
 static void test_failed_commit(void **state)
 {
@@ -142,6 +171,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_write_and_replace, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_mode_honours_umask, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_failed_commit, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_failed_rename, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_paths, make_dir, remove_dir),

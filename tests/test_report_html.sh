@@ -74,8 +74,8 @@ if [ "$PART" = dom ]; then
   check "hostile names: the page passes (their text shown, no script of theirs)" \
     grep -qx "ok: $e/report.html" "$tmp/browse"
 
-  # --- the index beside the results directories of a matrix run's parent
-  p=$tmp/runs
+  # --- the index beside the results directories of a matrix run's parent named results/
+  p=$tmp/results
   mkdir -p "$p"
   cp -r "$r" "$p/sample"
   cp -r "$r" "$p/<i>x\" onload=\"alert(1)"
@@ -94,6 +94,13 @@ if [ "$PART" = dom ]; then
   check "its link is percent-encoded" grep -qF 'href="%3Ci%3Ex%22%20onload' "$p/index.html"
   check "the headline figures" grep -qF 'sqlite, 200000 IDs, 1 shard(s): <code>segment</code>' \
     "$p/index.html"
+  # --out elsewhere writes only inside its directory; `idbench index` writes an index there
+  mkdir "$tmp/elsewhere"
+  check "a matrix run outside results/" "$IDB" matrix "$tmp/tiny.ini" --out "$tmp/elsewhere/new" \
+    >/dev/null 2>&1
+  check "no index.html beside it" test ! -e "$tmp/elsewhere/index.html"
+  check "idbench index writes one" "$IDB" index "$tmp/elsewhere" >/dev/null 2>&1
+  check "listing the run" test "$(grep -c 'report.html">' "$tmp/elsewhere/index.html")" -eq 1
   browse index 3 "$p/index.html" >"$tmp/browse" 2>&1
   cat "$tmp/browse"
   check "the index passes in the browser" grep -qx "ok: $p/index.html" "$tmp/browse"

@@ -64,6 +64,7 @@ int cmd_insert(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_claims(int argc, char **argv);
 int cmd_locality(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 int cmd_collide(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_plot(int argc, char **argv);

@@ -29,6 +29,7 @@ const cli_command cli_commands[] = {
     { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]",
       cmd_matrix },
     { "plot", "plot RESULTS_DIR", cmd_plot },
+    { "index", "index [PARENT]", cmd_index },
     { "clean", "clean [DIR]", cmd_clean },
     { "compare", "compare RESULTS_A RESULTS_B | --within RESULTS --a S1 --b S2 [--metric M]... "
                  "[--alpha 0.05] [--format table|csv|json] [--fail-on-regression PCT]",

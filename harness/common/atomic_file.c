@@ -3,7 +3,25 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The process's umask: from /proc/self/status, which reads it without changing it (another
+ * thread creating a file meanwhile must not see a different one); else set and set back. */
+static mode_t process_umask(void)
+{
+    char line[128];
+    unsigned mask = 0;
+    FILE *f = fopen("/proc/self/status", "re");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "Umask: %o", &mask) == 1;
+    if (f) fclose(f);
+    if (found) return (mode_t)mask;
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
 
 FILE *idb_atomic_open(idb_atomic *a, const char *path)
 {
@@ -15,6 +33,13 @@ FILE *idb_atomic_open(idb_atomic *a, const char *path)
     }
     int fd = mkstemp(a->tmp);
     if (fd < 0) return NULL;
+    if (fchmod(fd, 0666 & ~process_umask()) != 0) {     /* mkstemp made it 0600 */
+        int e = errno;
+        close(fd);
+        unlink(a->tmp);
+        errno = e;
+        return NULL;
+    }
     a->f = fdopen(fd, "w");
     if (!a->f) {
         int e = errno;

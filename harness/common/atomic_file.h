@@ -1,7 +1,8 @@
 /* atomic_file.h — writing a file so that a reader never sees half of it: the text goes to
  * a new temporary file beside PATH (PATH.tmp.XXXXXX, unique, so two writers never share
  * one), which is renamed over PATH only when every write and the close succeeded. A failure
- * removes the temporary file and leaves any old PATH as it was. The one home of this rule:
+ * removes the temporary file and leaves any old PATH as it was. The file gets the mode a
+ * plain creat() would (0666 less the umask), not mkstemp's 0600. The one home of this rule:
  * results files, timelines and reports are written through it.
  */
 #ifndef IDB_ATOMIC_FILE_H

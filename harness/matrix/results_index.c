@@ -8,6 +8,8 @@
  */
 #include "results_index.h"
 
+#include <limits.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
@@ -210,5 +212,8 @@ int mx_index_update(const char *dir, idb_err *err)
     if (!slash) snprintf(parent, sizeof parent, ".");
     else if (slash == parent) slash[1] = 0;
     else *slash = 0;
+    char real[PATH_MAX];
+    const char *base = realpath(parent, real) ? strrchr(real, '/') : NULL;
+    if (!base || strcmp(base + 1, MX_RUNS_DIR) != 0) return 0;    /* not under results/ */
     return mx_index_write(parent, err);
 }

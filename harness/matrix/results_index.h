@@ -12,8 +12,12 @@
  * not written) or IDB_ENOMEM with err. */
 int mx_index_write(const char *parent, idb_err *err);
 
+#define MX_RUNS_DIR "results"     /* the runs' parent whose index a matrix run rewrites */
+
 /* mx_index_write for the directory that holds the results directory dir ("." when dir has
- * no slash). Same returns. */
+ * no slash), when that directory is named MX_RUNS_DIR (results/<time>, or --out
+ * results/NAME); elsewhere nothing is written (`--out DIR` writes only inside DIR; `idbench
+ * index PARENT` writes an index anywhere). Same returns. */
 int mx_index_update(const char *dir, idb_err *err);
 
 #endif
