@@ -322,6 +322,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
+        if (!rc && cfg->progress) cfg->progress(cfg->progress_ctx, done, cfg->ids);
     }
     free(rows);
     free(row_shard);

@@ -52,6 +52,10 @@ typedef struct idb_insert_config {
      * restart_ms later; meanwhile orders that get no ID are counted in failed_orders. */
     int64_t kill_counter_at;
     int kill_restart_ms;
+    /* Optional: called after each batch of the closed loop, outside the timed part, with the
+     * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
