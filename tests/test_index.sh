@@ -2,7 +2,8 @@
 # test_index.sh IDBENCH SOURCE_DIR — where a matrix run writes (a few seconds): with --out
 # outside a results/ directory only inside its own directory (no index.html beside it);
 # under results/ it rewrites results/index.html; `idbench index PARENT` writes one anywhere
-# and refuses what is not a directory; results files get 0666 less the umask.
+# and refuses what is not a directory; results files get 0666 less the umask; the report's
+# insert tables carry key_bytes (a strategy appears at its own width and padded).
 set -u
 idb=$1 src=$2
 . "$(dirname "$0")/cli_lib.sh"
@@ -14,6 +15,9 @@ check "a matrix run outside results/" "$idb" matrix "$ini" --out "$tmp/elsewhere
   >/dev/null 2>&1
 check "nothing written beside it" [ "$(ls "$tmp/elsewhere")" = run ]
 check "insert.csv is 0644 under umask 022" [ "$(stat -c %a "$tmp/elsewhere/run/insert.csv")" = 644 ]
+check "the report's insert table has a key_bytes column" \
+  grep -q '^| strategy | store | key_bytes | inserts/s' "$tmp/elsewhere/run/report.md"
+check "holding the key's width" grep -q '^| counter | null | 8 | ' "$tmp/elsewhere/run/report.md"
 check "meta.json is 0644 under umask 022" [ "$(stat -c %a "$tmp/elsewhere/run/meta.json")" = 644 ]
 check "a matrix run under results/" "$idb" matrix "$ini" --out "$tmp/results/run" >/dev/null 2>&1
 check "results/index.html rewritten" grep -q 'href="run/report.html"' "$tmp/results/index.html"
