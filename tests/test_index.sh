@@ -3,7 +3,8 @@
 # outside a results/ directory only inside its own directory (no index.html beside it);
 # under results/ it rewrites results/index.html; `idbench index PARENT` writes one anywhere
 # and refuses what is not a directory; results files get 0666 less the umask; the report's
-# insert tables carry key_bytes (a strategy appears at its own width and padded).
+# insert tables carry key_bytes (a strategy appears at its own width and padded); meta.json
+# names a matrix file of the tree relative to it.
 set -u
 idb=$1 src=$2
 . "$(dirname "$0")/cli_lib.sh"
@@ -18,6 +19,8 @@ check "insert.csv is 0644 under umask 022" [ "$(stat -c %a "$tmp/elsewhere/run/i
 check "the report's insert table has a key_bytes column" \
   grep -q '^| strategy | store | key_bytes | inserts/s' "$tmp/elsewhere/run/report.md"
 check "holding the key's width" grep -q '^| counter | null | 8 | ' "$tmp/elsewhere/run/report.md"
+check "meta.json records the matrix file relative to the tree" \
+  grep -q '"matrix_files": "tests/tiny-matrix.ini"' "$tmp/elsewhere/run/meta.json"
 check "meta.json is 0644 under umask 022" [ "$(stat -c %a "$tmp/elsewhere/run/meta.json")" = 644 ]
 check "a matrix run under results/" "$idb" matrix "$ini" --out "$tmp/results/run" >/dev/null 2>&1
 check "results/index.html rewritten" grep -q 'href="run/report.html"' "$tmp/results/index.html"

@@ -485,9 +485,9 @@ static void start_meta(run *r, const char *command, int quick)
     const idb_matrix *m = r->x.m;
     mx_meta *meta = &r->meta;
     snprintf(meta->command, sizeof meta->command, "%s", command);
-    for (int i = 0, n = 0; i < m->n_files; i++)
+    for (int i = 0, n = 0; i < m->n_files; i++)      /* in the tree: relative to it */
         n += snprintf(meta->files + n, sizeof meta->files - (size_t)n, "%s%s", i ? " " : "",
-                      m->files[i]);
+                      mx_tree_relative(m->files[i]));
     utc_now(meta->started, sizeof meta->started, 0);
     meta->seed = m->seed;
     meta->repeat = m->repeat;

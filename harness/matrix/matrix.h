@@ -347,6 +347,9 @@ int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const c
 
 /* Where the plot scripts and the default matrix live (the source tree, set at build). */
 const char *mx_source_dir(void);
+/* path relative to the source tree when it lies in it (workloads/matrix.ini), else path;
+ * so a results directory does not record the machine's own paths. */
+const char *mx_tree_relative(const char *path);
 
 /* matrix_csv.c ------------------------------------------------------------------------- */
 

@@ -32,6 +32,13 @@
 /* The source tree this program was built from (plots/, workloads/matrix.ini). */
 const char *mx_source_dir(void) { return IDB_SOURCE_DIR; }
 
+/* path past the source tree's directory and its slash when it lies in the tree. */
+const char *mx_tree_relative(const char *path)
+{
+    size_t n = strlen(IDB_SOURCE_DIR);
+    return !strncmp(path, IDB_SOURCE_DIR, n) && path[n] == '/' ? path + n + 1 : path;
+}
+
 /* Print s as a JSON string (quotes included) to f. */
 static void json_str(FILE *f, const char *s)
 {
