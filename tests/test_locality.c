@@ -33,7 +33,7 @@ static int rows(mx_loc_row *r)
     r[n++] = row("sqlite", "counter", 8, 0, 4814, 1.0, 1, 296664);
     r[n++] = row("sqlite", "counter", 16, 1, 6545, 1.0, 2, 150000);
     r[n++] = row("sqlite", "uuidv7", 16, 0, 6545, 1.0, 2, 318932);
-    r[n++] = row("sqlite", "uuidv4", 16, 0, 161239, 0.0001, 77908, 12464);
+    r[n++] = row("sqlite", "uuidv4", 16, 0, 161239, 0.0003, 77908, 12464);
     r[n++] = row("pagesim", "counter", 8, 0, 2514, 1.0, 100, -1);
     r[n++] = row("pagesim", "counter", 16, 1, 2723, 1.0, 100, -1);
     r[n++] = row("pagesim", "uuidv7", 16, 0, 2723, 0.97, 100, -1);
@@ -119,13 +119,20 @@ static void sentences(void **state)
     assert_int_equal(mx_loc_sentences(r, n, s, sizeof s), 0);
     /* ordered: uuidv7 on both stores, 6545/4814 = 1.36 and 2723/2514 = 1.08 */
     assert_non_null(strstr(s, "(uuidv7) wrote 1.08-1.36x counter's pages per ID"));
-    /* spread: uuidv4, 7.26 (pagesim) to 33.5 (sqlite); at most 0.01% at the end */
-    assert_non_null(strstr(s, "uuidv4, whose keys landed at the end 0.01% of the time at most, "
+    /* spread: uuidv4, 7.26 (pagesim) to 33.5 (sqlite); at most 0.03% (sqlite) at the end */
+    assert_non_null(strstr(s, "uuidv4, whose keys landed at the end 0.03% of the time at most, "
                               "wrote 7.26-33.5x"));
     /* width: the padded counters 1.08-1.36x; uuidv4 against them 18255/2723 = 6.70,
      * 161239/6545 = 24.6 */
     assert_non_null(strstr(s, "padded to 16 bytes) wrote 1.08-1.36x"));
     assert_non_null(strstr(s, "uuidv4 wrote 6.7-24.6x the padded counter's"));
+
+    /* a spread strategy of another width (12 bytes) is not set against the 16-byte padded
+     * counter: only against counter, in sentence one */
+    r[n] = row("sqlite", "objectid", 12, 0, 50000, 0.001, 100, 100000);
+    assert_int_equal(mx_loc_sentences(r, n + 1, s, sizeof s), 0);
+    assert_non_null(strstr(s, "objectid, whose keys landed"));
+    assert_null(strstr(s, "objectid wrote"));
 
     /* a strategy below MX_LOC_END_SHARE on one store is spread, whatever its name */
     r[6].tail = MX_LOC_END_SHARE - 0.01;
