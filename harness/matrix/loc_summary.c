@@ -236,7 +236,7 @@ static void say_order(const mx_loc_row *rows, int n, char *buf, size_t len, size
         for (int i = 0; i < n; i++)
             if (!rows[i].padded && !strcmp(rows[i].strategy, spr[j])) {
                 span_add(&s, pages_ratio(rows, i, mx_loc_base(rows, n, i)));
-                if (rows[i].tail > end || m++ == 0) end = rows[i].tail;
+                if (m++ == 0 || rows[i].tail > end) end = rows[i].tail;
             }
         if (s.n == 0) continue;
         add(buf, len, at,
