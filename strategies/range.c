@@ -20,8 +20,9 @@
  *   lease(range_no PRIMARY KEY, shard, leased_at_ms)   one row per range ever leased
  *
  * Leasing is one transaction (BEGIN IMMEDIATE, waiting up to 10 minutes for other processes
- * that hold the lock, trying again every few milliseconds: busy_wait; synchronous=FULL, so the lease is on disk when COMMIT returns): take
- * one past the highest range number ever leased, insert its row, commit. Rows are never
+ * that hold the lock, trying again every few milliseconds: busy_wait; synchronous=FULL, so
+ * the lease is on disk when COMMIT returns): take one past the highest range number ever
+ * leased, insert its row, commit. Rows are never
  * deleted, so that is the lowest unused range; a gap left by a row deleted by hand is
  * never refilled, because a deleted row does not prove its IDs were never handed out.
  * Several processes may share a directory: SQLite's file locking serialises the leases.

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "metrics.h"
+#include "readfile.h"
 #include "results_index.h"
 #include "tmpdir.h"
 
@@ -594,8 +595,12 @@ int cmd_plot(int argc, char **argv)
     snprintf(meta, sizeof meta, "%s/meta.json", dir);
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return cli_fail(IDB_EINPUT, "plot: %s is not a directory", dir);
-    if (access(meta, R_OK) != 0)
+    if (access(meta, F_OK) != 0)
         return cli_fail(IDB_EINPUT, "plot: %s is not a results directory (no meta.json)", dir);
+    idb_err merr = { 0 };
+    int mfd = idb_open_input(meta, MX_CSV_BYTES_MAX, IDB_EINPUT, &merr);
+    if (mfd < 0) return cli_fail(IDB_EINPUT, "plot: %s", merr.msg);
+    close(mfd);
     if (idb_signals_catch(IDB_ON_SIGNAL_FLAG) != 0)
         return cli_fail(IDB_EIO, "cannot catch signals: %s", strerror(errno));
     mx_results res;

@@ -362,7 +362,9 @@ typedef struct mx_table {
 } mx_table;
 
 /* The whole file at path in a malloc'd buffer (the caller frees it) with a NUL after its
- * len bytes. Returns NULL with err (may be NULL) IDB_EIO (missing or unreadable) or
+ * len bytes: a regular file (not followed when a symlink) of at most MX_CSV_BYTES_MAX bytes,
+ * checked before a byte is read (readfile.h). Returns NULL with err (may be NULL) IDB_EIO
+ * (missing or unreadable), IDB_EINPUT (refused: not a regular file, too large) or
  * IDB_ENOMEM. */
 char *mx_read_file(const char *path, size_t *len, idb_err *err);
 

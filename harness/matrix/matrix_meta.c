@@ -21,10 +21,13 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "readfile.h"
 
 #ifndef IDB_GBENCH_VERSION
 #define IDB_GBENCH_VERSION "unknown"
 #endif
+#define MX_META_BYTES_MAX (1 << 20)              /* a meta.json read back, at most */
+
 #ifndef IDB_SOURCE_DIR
 #define IDB_SOURCE_DIR "."
 #endif
@@ -215,8 +218,14 @@ int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const c
 {
     char path[MX_FILE_MAX], line[8192], key[128], value[4096];
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return idb_fail(err, IDB_EIO, "cannot read %s: %s", path, strerror(errno));
+    idb_err why = { 0 };
+    int fd = idb_open_input(path, MX_META_BYTES_MAX, IDB_EIO, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return fd >= 0 ? idb_fail(err, IDB_ENOMEM, "out of memory")
+                       : idb_fail(err, why.code, "%s", why.msg);
+    }
     int in_failures = 0;
     while (fgets(line, sizeof line, f)) {
         char *p = line + strspn(line, " \t");
