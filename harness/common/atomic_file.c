@@ -85,7 +85,7 @@ FILE *idb_atomic_open(idb_atomic *a, const char *path)
         return NULL;
     }
     snprintf(a->name, sizeof a->name, "%s", name);
-    if ((a->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) return NULL;
+    if ((a->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return NULL;
     return open_in_dir(a);
 }
 
