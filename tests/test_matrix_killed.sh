@@ -14,8 +14,15 @@ IDB=$(cd "$(dirname "$IDB")" && pwd)/$(basename "$IDB")
 ENDED_WANT=2          # cells that must have ended before the kill
 LOOKS_MAX=600         # 0.1 s looks for them, at most
 
-# ended DIR: the cells the owner file of DIR says ended.
-ended() { local n; n=$(grep -cE '^(ok|failed) ' "$1/matrix.lock" 2>/dev/null); echo "${n:-0}"; }
+# progressed NAME: the cells the progress lines on stderr of run NAME say ended.
+progressed() { local n; n=$(grep -cE '^matrix: \[[0-9]+/' "$tmp/err.$1"); echo "${n:-0}"; }
+# ended NAME: the cells that ended, from the owner file of run NAME (written before the
+# progress line), or from the progress lines when there is none.
+ended() {
+  local n
+  n=$(grep -cE '^(ok|failed) ' "$tmp/runs/$1/matrix.lock" 2>/dev/null) || n=$(progressed "$1")
+  echo "${n:-0}"
+}
 
 # killed NAME: run `matrix --quick --out $tmp/runs/NAME` with TMPDIR=$tmp/t.NAME, SIGKILL it
 # once ENDED_WANT cells ended; leaves how many had ended in $done_at_kill.
@@ -24,10 +31,12 @@ killed() {
   mkdir -p "$tmp/runs" "$tmp/t.$1"
   TMPDIR=$tmp/t.$1 "$IDB" matrix --quick --out "$d" >/dev/null 2>"$tmp/err.$1" &
   local pid=$!
-  while [ "$(ended "$d")" -lt $ENDED_WANT ] && [ $n -lt $LOOKS_MAX ]; do sleep 0.1; n=$((n + 1)); done
+  while [ "$(progressed "$1")" -lt $ENDED_WANT ] && [ $n -lt $LOOKS_MAX ]; do
+    sleep 0.1; n=$((n + 1))
+  done
   kill -KILL $pid
   { wait $pid; } 2>/dev/null
-  done_at_kill=$(ended "$d")
+  done_at_kill=$(ended "$1")
   check "$1: killed mid-run with $done_at_kill cells ended" test "$done_at_kill" -ge $ENDED_WANT
   check "$1: meta.json says running after the kill" grep -q '"status": "running"' "$d/meta.json"
   check "$1: its scratch directory is left after the kill" test -n "$(ls -A "$tmp/t.$1")"
