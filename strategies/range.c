@@ -19,9 +19,10 @@
  *   meta(id = 1, range_size, created_at_ms)       one row; every user must agree on it
  *   lease(range_no PRIMARY KEY, shard, leased_at_ms)   one row per range ever leased
  *
- * Leasing is one transaction (BEGIN IMMEDIATE, waiting up to 10 s for another process that
- * holds the lock; synchronous=FULL, so the lease is on disk when COMMIT returns): take
- * one past the highest range number ever leased, insert its row, commit. Rows are never
+ * Leasing is one transaction (BEGIN IMMEDIATE, waiting up to 10 minutes for other processes
+ * that hold the lock, trying again every few milliseconds: busy_wait; synchronous=FULL, so
+ * the lease is on disk when COMMIT returns): take one past the highest range number ever
+ * leased, insert its row, commit. Rows are never
  * deleted, so that is the lowest unused range; a gap left by a row deleted by hand is
  * never refilled, because a deleted row does not prove its IDs were never handed out.
  * Several processes may share a directory: SQLite's file locking serialises the leases.
@@ -62,10 +63,12 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -77,7 +80,8 @@
 #define RANGE_FILE "idbench-ranges.sqlite"
 #define RANGE_APP_ID 0x49444252          /* 'IDBR' */
 #define RANGE_FORMAT 1
-#define RANGE_BUSY_MS 10000
+#define RANGE_BUSY_MS 600000            /* a lease waits for other processes this long at most */
+#define RANGE_BUSY_STEP_US 4000          /* between two tries: a random wait below this */
 #define RANGE_ID_MAX ((uint64_t)INT64_MAX)
 #define RANGE_TAG_MAX 64                 /* "range_" and range_size in decimal */
 
@@ -91,6 +95,8 @@ typedef struct range {
     int64_t shard;
     unsigned fork_gen;                   /* idb_fork_generation() at create */
     int creating;                        /* 1 inside create(): an unusable dir is bad input */
+    unsigned busy_seed;                  /* busy_wait's random waits */
+    long long busy_us;                   /* busy_wait: microseconds waited for this statement */
     idb_remote *remote;                  /* backend=postgres: the lease server, else NULL */
     char path[4096];
 } range;
@@ -169,6 +175,23 @@ static int db_exec(range *r, const char *sql, const char *what, idb_err *err)
 {
     int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
     return rc == SQLITE_OK ? 0 : db_fail(r, rc, what, err);
+}
+
+/* SQLite's busy handler (ctx: the range): the lock is another process's; wait a short random
+ * time and try again, RANGE_BUSY_MS in all. SQLite's own handler waits up to 100 ms between
+ * tries, so with several processes leasing in turn one of them could wait through many
+ * leases of the others and give up ("database is locked"); short random waits give each a
+ * fair chance. Returns nonzero to try again, 0 to give up (SQLITE_BUSY). */
+static int busy_wait(void *ctx, int tries)
+{
+    range *r = ctx;
+    if (tries == 0) r->busy_us = 0;
+    if (r->busy_us >= (long long)RANGE_BUSY_MS * 1000) return 0;
+    long us = 100 + (long)(rand_r(&r->busy_seed) % RANGE_BUSY_STEP_US);
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = us * 1000 };
+    nanosleep(&ts, NULL);
+    r->busy_us += us;
+    return 1;
 }
 
 /* Inside the transaction: make a fresh file a range directory, or check an existing one.
@@ -339,7 +362,8 @@ static int range_create(const idb_opts *opts, idb_clock *clock, void **inst, idb
                       r->path);
         goto fail;
     }
-    sqlite3_busy_timeout(r->db, RANGE_BUSY_MS);
+    r->busy_seed = (unsigned)getpid() ^ (unsigned)(uintptr_t)r;
+    sqlite3_busy_handler(r->db, busy_wait, r);
     if ((rc = db_exec(r, "PRAGMA synchronous = FULL", "set up", err))) goto fail;
     uint64_t lo, hi;
     if ((rc = lease(r, 1, &lo, &hi, err))) goto fail;

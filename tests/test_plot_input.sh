@@ -80,9 +80,11 @@ spoiled "a tab in a name" timeline.csv 'setcol "$f" workload "$(printf "a\tb")"'
 spoiled "a lone CR in a name" simulate.csv 'setcol "$f" strategy "$(printf "a\rb")"'
 spoiled "a file over 16 MiB" simulate.csv 'head -c 17000000 /dev/zero | tr "\0" "\n" >>"$f"'
 
-# --- a file that cannot be read is a runtime failure, still one line
+# --- a results file that is not a regular file is refused as bad input, one line naming it
+# (FIFOs, devices and huge files: test_input_files.sh)
 rm -rf "$tmp/g" && cp -r "$base" "$tmp/g" && rm "$tmp/g/skew.csv" && mkdir "$tmp/g/skew.csv"
-expect 1 "a results file that is a directory" -- "$IDB" plot "$tmp/g"
+expect 2 "a results file that is a directory" -- "$IDB" plot "$tmp/g"
+check "a results file that is a directory: named" grep -qF "skew.csv" "$tmp/err"
 
 # --- names that try to run gnuplot commands are text; a path with a quote works
 d="$tmp/it's a \"dir\" \$(touch PWNED) \`touch PWNED\`"

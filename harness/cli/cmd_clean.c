@@ -3,13 +3,25 @@
  * remove their socket directories; then, with or without DIR, remove from /tmp the socket
  * directories of ended runs (idb_servers_sweep: owner gone, server gone), which a run whose
  * counter server lived in a private temporary directory leaves where no DIR finds them.
- * DIR and the servers' data stay. docs/servers.md.
+ * DIR and the servers' data stay. docs/servers.md. A results directory of a matrix killed
+ * without a word (or a directory of them) is marked interrupted and its scratch directory
+ * removed (mx_recover; docs/results-format.md).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "matrix.h"
 #include "server.h"
+
+/* The results-directory part of clean: the matrix runs at or under dir killed without a
+ * word are marked interrupted and their scratch directories removed (mx_recover). */
+static void clean_results(const char *dir)
+{
+    int n = mx_recover(dir);
+    if (n) printf("marked %d killed matrix run%s interrupted under %s\n", n, n == 1 ? "" : "s",
+                  dir);
+}
 
 /* idbench clean [DIR]: say how many stale servers were stopped under DIR (when given) and
  * how many socket directories were removed. */
@@ -19,6 +31,7 @@ int cmd_clean(int argc, char **argv)
         return cli_usage("clean", "clean takes at most one argument, the directory of a run");
     idb_err err = { 0 };
     int stopped = 0;
+    if (argc == 2) clean_results(argv[1]);
     if (argc == 2 && idb_servers_clean(argv[1], &stopped, &err) != 0)
         return cli_fail_err(&err);
     int swept = idb_servers_sweep();

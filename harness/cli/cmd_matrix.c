@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "metrics.h"
+#include "readfile.h"
 #include "results_index.h"
 #include "tmpdir.h"
 
@@ -364,6 +365,8 @@ static void run_cell(run *r, int i)
     mx_cell_run(&r->x, c, av, out, mx_progress_tick, &r->pr);
     r->killed += c->status == MX_FAILED && idb_signal_caught();
     if (c->status == MX_DONE && collect(r, c, out) != 0) c->status = MX_FAILED;
+    if (c->status != MX_FAILED || !idb_signal_caught())     /* ran to its end: on disk */
+        mx_owner_cell(c->label, c->status == MX_DONE, c->err.msg);
     if (c->status == MX_FAILED) {
         add_failure(&r->meta, c->label, c->err.msg);
         if (c->kind == MX_GEN || c->kind == MX_CLAIMS) {     /* no half-written file left */
@@ -545,6 +548,21 @@ static int run_matrix(run *r, const char *dir, int default_location)
     return failures ? failures : idb_signal_caught() != 0;
 }
 
+/* Recover the killed runs (mx_recover) beside the results directory about to be made: in
+ * --out's parent, or in results/. */
+static void recover_beside(const char *out)
+{
+    char parent[MX_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", out ? out : "results/x");
+    size_t len = strlen(parent);
+    while (len > 1 && parent[len - 1] == '/') parent[--len] = 0;
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, sizeof parent, ".");
+    else if (slash == parent) slash[1] = 0;
+    else *slash = 0;
+    mx_recover(parent);
+}
+
 /* idbench matrix: read and check the files, make the directory, run, plot, report. */
 int cmd_matrix(int argc, char **argv)
 {
@@ -563,9 +581,11 @@ int cmd_matrix(int argc, char **argv)
     if (!r || !m) { free(r); free(m); return cli_fail(IDB_ENOMEM, "out of memory"); }
     idb_err err = { 0 };
     rc = load_matrix(m, &r->plan, argv + first, argc - first, quick, repeat, seed, &err);
+    if (!rc) recover_beside(out);
     if (!rc) rc = make_results_dir(out, dir, sizeof dir, &err);
     if (!rc && idb_tmpdir_make(r->x.scratch, sizeof r->x.scratch) != 0)
         rc = idb_fail(&err, IDB_EIO, "cannot create a temporary directory: %s", strerror(errno));
+    if (!rc) rc = mx_owner_take(dir, r->x.scratch, &err);
     if (rc) {
         mx_plan_free(&r->plan);
         free(r);
@@ -577,6 +597,7 @@ int cmd_matrix(int argc, char **argv)
     start_meta(r, command, quick);
     int failures = run_matrix(r, dir, !out);
     idb_tmpdir_remove(r->x.scratch);
+    mx_owner_release();                          /* after the scratch directory went */
     mx_plan_free(&r->plan);
     free(r);
     free(m);
@@ -594,10 +615,15 @@ int cmd_plot(int argc, char **argv)
     snprintf(meta, sizeof meta, "%s/meta.json", dir);
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return cli_fail(IDB_EINPUT, "plot: %s is not a directory", dir);
-    if (access(meta, R_OK) != 0)
+    if (access(meta, F_OK) != 0)
         return cli_fail(IDB_EINPUT, "plot: %s is not a results directory (no meta.json)", dir);
+    idb_err merr = { 0 };
+    int mfd = idb_open_input(meta, MX_CSV_BYTES_MAX, IDB_EINPUT, &merr);
+    if (mfd < 0) return cli_fail(IDB_EINPUT, "plot: %s", merr.msg);
+    close(mfd);
     if (idb_signals_catch(IDB_ON_SIGNAL_FLAG) != 0)
         return cli_fail(IDB_EIO, "cannot catch signals: %s", strerror(errno));
+    mx_recover(dir);                             /* its matrix killed: say so in meta.json */
     mx_results res;
     idb_err err = { 0 }, rerr = { 0 };
     if (mx_results_load(&res, dir, &err) != 0) return cli_fail_err(&err);

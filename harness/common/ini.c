@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
+
 #define INI_FILE_MAX (1 << 20)   /* larger files are refused: these are hand-written */
 
 typedef struct seen_key {
@@ -170,27 +172,19 @@ int ini_parse_string(const char *name, const char *text, ini_handler h, void *ct
     return rc;
 }
 
-/* Read the whole file (at most INI_FILE_MAX bytes) and parse it as text (see ini.h). */
+/* Read the whole file (a regular file of at most INI_FILE_MAX bytes: readfile.h) and parse
+ * it as text (see ini.h). */
 int ini_parse_file(const char *path, ini_handler h, void *ctx, idb_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return idb_fail(err, IDB_EINPUT, "%s: cannot read: %s", path, strerror(errno));
-    char *text = malloc(INI_FILE_MAX + 1);
-    if (!text) { fclose(f); return idb_fail(err, IDB_ENOMEM, "out of memory"); }
-    size_t n = fread(text, 1, INI_FILE_MAX + 1, f);
-    int bad = ferror(f);
-    int saved = errno;
-    fclose(f);
+    size_t n = 0;
+    idb_err why = { 0 };
+    char *text = idb_read_input(path, INI_FILE_MAX, IDB_EINPUT, &n, &why);
+    if (!text) return idb_fail(err, why.code, "%s", why.msg);
     int rc;
-    if (bad) rc = idb_fail(err, IDB_EINPUT, "%s: cannot read: %s", path, strerror(saved));
-    else if (n > INI_FILE_MAX)
-        rc = idb_fail(err, IDB_EINPUT, "%s: larger than %d bytes", path, INI_FILE_MAX);
-    else if (memchr(text, '\0', n))
+    if (memchr(text, '\0', n))
         rc = idb_fail(err, IDB_EINPUT, "%s: contains a NUL byte (not a text file)", path);
-    else {
-        text[n] = 0;
+    else
         rc = ini_parse_string(path, text, h, ctx, err);
-    }
     free(text);
     return rc;
 }

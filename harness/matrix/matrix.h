@@ -339,6 +339,33 @@ typedef struct mx_meta {
  * library versions, CPU, cores, kernel). Returns 0 or IDB_EIO. */
 int mx_meta_write(const char *dir, const mx_meta *meta, idb_err *err);
 
+/* Rewrite DIR/meta.json of a run whose process died without a word (matrix_owner.c): the
+ * same lines, but status "interrupted", cells_done and cells_failed as given and failures
+ * (n_failures lines) as the failures array. Returns 0 or IDB_EIO (IDB_EINPUT: meta.json
+ * refused by readfile.h) with err. */
+int mx_meta_mark_interrupted(const char *dir, int cells_done, int cells_failed,
+                             const char *const *failures, int n_failures, idb_err *err);
+
+/* The run's owner file, DIR/matrix.lock (matrix_owner.c): made when a run starts, locked
+ * (flock) for its life, holding its pid and scratch directory, and a line for each cell that
+ * ran to its end. Returns 0 or IDB_EIO with err. */
+int mx_owner_take(const char *dir, const char *scratch, idb_err *err);
+
+/* Note in the owner file that cell label ran to its end (ok: it succeeded). */
+void mx_owner_cell(const char *label, int ok, const char *why);
+
+/* The run ended in order: remove the owner file and drop the lock. */
+void mx_owner_release(void);
+
+/* Recover the runs killed without a word (SIGKILL, a crash, a power cut) at path: path
+ * itself when it holds meta.json, else each results directory in it. A run is dead when its
+ * matrix.lock can be locked (its owner's lock went with its process); then meta.json says
+ * "interrupted" with cells_done counted from the owner file, its scratch directory is
+ * removed (only when it is a directory of ours named idbench.*, not a symlink, on the
+ * device of its parent), the owner file goes, and the index beside it is rewritten. Returns
+ * how many runs were recovered; problems are noted on stderr, one line each. */
+int mx_recover(const char *path);
+
 /* Read meta.json's flat string/number fields: calls fn for each key and value (unquoted),
  * and for each failures[] entry with key "failure". Returns 0 or IDB_EIO (missing or
  * unreadable: fn was not called). */
@@ -365,7 +392,9 @@ typedef struct mx_table {
 } mx_table;
 
 /* The whole file at path in a malloc'd buffer (the caller frees it) with a NUL after its
- * len bytes. Returns NULL with err (may be NULL) IDB_EIO (missing or unreadable) or
+ * len bytes: a regular file (not followed when a symlink) of at most MX_CSV_BYTES_MAX bytes,
+ * checked before a byte is read (readfile.h). Returns NULL with err (may be NULL) IDB_EIO
+ * (missing or unreadable), IDB_EINPUT (refused: not a regular file, too large) or
  * IDB_ENOMEM. */
 char *mx_read_file(const char *path, size_t *len, idb_err *err);
 

@@ -6,7 +6,8 @@
  * separated by commas; a field may be "quoted" (a doubled "" inside is one quote), as
  * Google Benchmark writes its names. A file is refused (IDB_EINPUT) when it holds a control
  * character other than its line ends (binary junk, or a name that could break a line
- * elsewhere), is larger than MX_CSV_BYTES_MAX, has more than MX_CSV_COLS_MAX columns, or
+ * elsewhere), is not a regular file or is larger than MX_CSV_BYTES_MAX (checked before it
+ * is read: readfile.h), has more than MX_CSV_COLS_MAX columns, or
  * has a row with another number of fields than its header (a truncated or garbled file).
  */
 #include "matrix.h"
@@ -15,6 +16,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "readfile.h"
 
 /* Split the line at s (NUL-terminated, modified in place) into at most max fields;
  * returns how many. */
@@ -45,38 +48,11 @@ static int split_fields(char *s, char **out, int max)
     return n;
 }
 
-#define READ_CHUNK (1 << 16)                    /* first buffer size; doubled as needed */
-
-/* The whole file at path, NUL-terminated (see matrix.h). */
+/* The whole file at path, NUL-terminated: a regular file of at most MX_CSV_BYTES_MAX bytes,
+ * checked before it is read (readfile.h; see matrix.h). */
 char *mx_read_file(const char *path, size_t *len, idb_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        idb_fail(err, IDB_EIO, "cannot read %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = READ_CHUNK, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        int code = buf ? IDB_EIO : IDB_ENOMEM;
-        free(buf);
-        idb_fail(err, code, "cannot read %s: %s", path, idb_strerror(code));
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
+    return idb_read_input(path, MX_CSV_BYTES_MAX, IDB_EIO, len, err);
 }
 
 /* The first control character of buf[0..len) other than a line end ("\n" or "\r\n"):
@@ -164,12 +140,9 @@ int mx_table_load(const char *path, mx_table *t, idb_err *err)
     idb_err why = { 0 };
     t->buf = mx_read_file(path, &len, &why);
     if (!t->buf) return idb_fail(err, why.code, "%s", why.msg);
-    size_t bad = len > MX_CSV_BYTES_MAX ? len : control_char(t->buf, len);
+    size_t bad = control_char(t->buf, len);
     int rc = 0;
-    if (len > MX_CSV_BYTES_MAX)
-        rc = idb_fail(err, IDB_EINPUT, "%s: larger than %d MiB: not a results file", path,
-                      MX_CSV_BYTES_MAX >> 20);
-    else if (bad < len)
+    if (bad < len)
         rc = idb_fail(err, IDB_EINPUT, "%s:%d: a control character (byte 0x%02x)", path,
                       line_of(t->buf, bad), (unsigned char)t->buf[bad]);
     else

@@ -21,10 +21,13 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "readfile.h"
 
 #ifndef IDB_GBENCH_VERSION
 #define IDB_GBENCH_VERSION "unknown"
 #endif
+#define MX_META_BYTES_MAX (1 << 20)              /* a meta.json read back, at most */
+
 #ifndef IDB_SOURCE_DIR
 #define IDB_SOURCE_DIR "."
 #endif
@@ -222,8 +225,14 @@ int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const c
 {
     char path[MX_FILE_MAX], line[8192], key[128], value[4096];
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return idb_fail(err, IDB_EIO, "cannot read %s: %s", path, strerror(errno));
+    idb_err why = { 0 };
+    int fd = idb_open_input(path, MX_META_BYTES_MAX, IDB_EIO, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return fd >= 0 ? idb_fail(err, IDB_ENOMEM, "out of memory")
+                       : idb_fail(err, why.code, "%s", why.msg);
+    }
     int in_failures = 0;
     while (fgets(line, sizeof line, f)) {
         char *p = line + strspn(line, " \t");
@@ -239,5 +248,46 @@ int mx_meta_read(const char *dir, void (*fn)(void *ctx, const char *key, const c
         fn(ctx, key, value);
     }
     fclose(f);
+    return 0;
+}
+
+/* Rewrite meta.json of a run whose process died (see matrix.h): its lines as they are but
+ * status, cells_done and cells_failed, and the failures array replaced. */
+int mx_meta_mark_interrupted(const char *dir, int cells_done, int cells_failed,
+                             const char *const *failures, int n_failures, idb_err *err)
+{
+    char path[MX_FILE_MAX];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    size_t len = 0;
+    char *text = idb_read_input(path, MX_META_BYTES_MAX, IDB_EIO, &len, err);
+    if (!text) return err ? err->code : IDB_EIO;
+    idb_atomic a;
+    FILE *f = idb_atomic_open(&a, path);
+    if (!f) {
+        free(text);
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
+    }
+    for (char *l = text, *nl; *l; l = nl ? nl + 1 : l + strlen(l)) {
+        nl = strchr(l, '\n');
+        if (nl) *nl = 0;
+        if (!strncmp(l, "  \"failures\": [", strlen("  \"failures\": ["))) break;
+        if (!strncmp(l, "  \"status\": ", strlen("  \"status\": ")))
+            fprintf(f, "  \"status\": \"%s\",\n", MX_STATUS_INTERRUPTED);
+        else if (!strncmp(l, "  \"cells_done\": ", strlen("  \"cells_done\": ")))
+            fprintf(f, "  \"cells_done\": %d,\n", cells_done);
+        else if (!strncmp(l, "  \"cells_failed\": ", strlen("  \"cells_failed\": ")))
+            fprintf(f, "  \"cells_failed\": %d,\n", cells_failed);
+        else
+            fprintf(f, "%s\n", l);
+    }
+    fprintf(f, "  \"failures\": [");
+    for (int i = 0; i < n_failures; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_str(f, failures[i]);
+    }
+    fprintf(f, "%s]\n}\n", n_failures ? "\n  " : "");
+    free(text);
+    if (idb_atomic_commit(&a, 0) != 0)
+        return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }

@@ -241,16 +241,16 @@ static int wait_killable(pid_t pid, int *status)
 }
 
 /* Run gnuplot on NAME.vars.gp, common.gp and NAME.gp for format fmt, into the file final
- * through a temporary name. Returns 0 or IDB_EIO with why (gnuplot's last error line, or
- * what was wrong with the file). */
-static int gnuplot(const char *final, const char *scratch, const char *name, size_t fmt,
-                   idb_err *why)
+ * of the directory dirfd (DIR/plots) through a temporary name. Returns 0 or IDB_EIO with
+ * why (gnuplot's last error line, or what was wrong with the file). */
+static int gnuplot(int dirfd, const char *final, const char *scratch, const char *name,
+                   size_t fmt, idb_err *why)
 {
     char errp[MX_FILE_MAX], last[512];
     const char *ext = formats[fmt].ext;
     snprintf(errp, sizeof errp, "%s/gnuplot.err", scratch);
     idb_atomic a;
-    if (!idb_atomic_open(&a, final))
+    if (!idb_atomic_openat(&a, dirfd, final))
         return idb_fail(why, IDB_EIO, "cannot write plots/%s.%s: %s", name, ext, strerror(errno));
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
@@ -274,7 +274,8 @@ static int gnuplot(const char *final, const char *scratch, const char *name, siz
 
 /* Plot i of the table: its variables and data, then gnuplot for PNG and SVG. Returns 0
  * (drawn, or skipped with r->why_not[i] set) or IDB_EIO when gnuplot failed. */
-static int plot_one(mx_results *r, int i, const char *scratch, const char *subtitle)
+static int plot_one(mx_results *r, int i, int plotsfd, const char *scratch,
+                    const char *subtitle)
 {
     const mx_plot *p = &mx_plots[i];
     idb_err *why = &r->why_not[i];
@@ -292,23 +293,33 @@ static int plot_one(mx_results *r, int i, const char *scratch, const char *subti
     if (rc) return 0;
     for (size_t fmt = 0; fmt < N_FORMATS; fmt++) {
         char final[MX_FILE_MAX];
-        snprintf(final, sizeof final, "%s/plots/%s.%s", r->dir, p->name, formats[fmt].ext);
-        if (gnuplot(final, scratch, p->name, fmt, why)) return IDB_EIO;
+        snprintf(final, sizeof final, "%s.%s", p->name, formats[fmt].ext);
+        if (gnuplot(plotsfd, final, scratch, p->name, fmt, why)) return IDB_EIO;
     }
     r->drawn[i] = 1;
     why->msg[0] = 0;
     return 0;
 }
 
-/* Render plots/NAME.gp as a PNG into png (see plots.h). */
+/* Render plots/NAME.gp as a PNG into png (see plots.h): its directory opened without
+ * following a symlink in its last component, the file made in it as every plot's. */
 int mx_gnuplot_png(const char *png, const char *scratch, const char *name, idb_err *why)
 {
-    return gnuplot(png, scratch, name, 0, why);
+    char dir[MX_FILE_MAX];
+    const char *slash = strrchr(png, '/'), *base = slash ? slash + 1 : png;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == png ? 1 : (int)(slash - png), png);
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return idb_fail(why, IDB_EIO, "cannot open %s: %s", dir, strerror(errno));
+    int rc = gnuplot(dfd, base, scratch, name, 0, why);
+    close(dfd);
+    return rc;
 }
 
 /* What every plot needs: the scripts, DIR/plots (made when missing), a scratch directory
  * (into scratch). Returns 0 or an IDB_E* code with err. */
-static int plots_ready(const mx_results *r, char *scratch, size_t len, idb_err *err)
+static int plots_ready(const mx_results *r, int *plotsfd, char *scratch, size_t len,
+                       idb_err *err)
 {
     char path[MX_FILE_MAX];
     struct stat sb;
@@ -320,8 +331,17 @@ static int plots_ready(const mx_results *r, char *scratch, size_t len, idb_err *
     if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)))
         return idb_fail(err, IDB_EIO, "cannot create %s: %s", path,
                         errno == EEXIST ? "it exists and is not a directory" : strerror(errno));
-    if (idb_tmpdir_make(scratch, len) != 0)
+    *plotsfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (*plotsfd < 0 && (errno == ELOOP || errno == ENOTDIR))
+        return idb_fail(err, IDB_EINPUT, "%s is a symlink: refused (plots are written only "
+                        "into a real directory)", path);
+    if (*plotsfd < 0)
+        return idb_fail(err, IDB_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (idb_tmpdir_make(scratch, len) != 0) {
+        close(*plotsfd);
+        *plotsfd = -1;
         return idb_fail(err, IDB_EIO, "cannot create a temporary directory: %s", strerror(errno));
+    }
     return 0;
 }
 
@@ -330,7 +350,7 @@ int mx_plot_all(mx_results *r, idb_err *err)
 {
     char scratch[MX_SCRATCH_MAX], subtitle[256];
     idb_err why = { 0 };
-    int rc = plots_ready(r, scratch, sizeof scratch, &why);
+    int plotsfd = -1, rc = plots_ready(r, &plotsfd, scratch, sizeof scratch, &why);
     for (int i = 0; i < mx_n_plots; i++) {                /* none drawn yet, or none at all */
         r->drawn[i] = 0;
         r->why_not[i] = why;
@@ -340,12 +360,13 @@ int mx_plot_all(mx_results *r, idb_err *err)
              r->shards, r->shards == 1 ? "" : "s", r->reps, r->reps == 1 ? "" : "s");
     int failed = 0;
     for (int i = 0; i < mx_n_plots && !idb_signal_caught(); i++)
-        if (plot_one(r, i, scratch, subtitle) != 0 && !failed) {
+        if (plot_one(r, i, plotsfd, scratch, subtitle) != 0 && !failed) {
             failed = 1;
             idb_fail(err, IDB_EIO, "%s", r->why_not[i].msg);
         }
     if (idb_signal_caught() && !failed) failed = idb_fail(err, IDB_EIO, "plots: interrupted");
     if (getenv("IDBENCH_KEEP_PLOT_DATA")) fprintf(stderr, "plot: data kept in %s\n", scratch);
     else idb_tmpdir_remove(scratch);
+    close(plotsfd);
     return failed ? IDB_EIO : 0;
 }
