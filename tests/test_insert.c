@@ -1,4 +1,5 @@
 /* test_insert.c — the insert runner's parts: insert positions (hand-computed), percentiles,
+ * repeated IDs (crafted lists, and a strategy that repeats on the null store's shards),
  * Zipf draws, whole runs through the null and pagesim stores, the checks made before
  * anything is created, and a failed run's directory left as it was found (rundir.c). */
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include "locality.h"
 #include "metrics.h"
 #include "rundir.h"
+#include "strategy.h"
 #include "tmpdir.h"
 #include "zipf.h"
 
@@ -71,6 +73,72 @@ static void percentiles_nearest_rank(void **state)
     assert_int_equal(idb_percentile(v, 1000, 0.999), 999);
     assert_int_equal(idb_percentile(v, 1000, 1.0), 1000);
     assert_int_equal(idb_percentile(v, 0, 0.5), 0);
+}
+
+/* idb_repeats on crafted lists: n minus the distinct keys, whatever their order. */
+static void repeats_counted(void **state)
+{
+    (void)state;
+    uint8_t none[] = { 3, 1, 2, 9 };
+    assert_int_equal(idb_repeats(none, 4, 1), 0);
+    uint8_t pairs[] = { 7, 3, 7, 3, 5 };               /* 7 and 3 twice */
+    assert_int_equal(idb_repeats(pairs, 5, 1), 2);
+    uint8_t triple[] = { 4, 4, 1, 4 };                 /* 4 three times: two repeats */
+    assert_int_equal(idb_repeats(triple, 4, 1), 2);
+    /* two-byte keys equal in one byte only are distinct: 0x0102 0x0201 0x0102 */
+    uint8_t wide[] = { 1, 2, 2, 1, 1, 2 };
+    assert_int_equal(idb_repeats(wide, 3, 2), 1);
+    assert_int_equal(idb_repeats(wide, 1, 2), 0);
+    assert_int_equal(idb_repeats(NULL, 0, 2), 0);
+}
+
+/* A strategy for the test only: all instances share one count and hand out
+ * 1 + (count mod REP_CYCLE), so over a run of n orders each of REP_CYCLE IDs comes n /
+ * REP_CYCLE times, to whichever shard asks: n - REP_CYCLE repeats, however the rows are
+ * spread over the shards. */
+#define REP_CYCLE 1000
+static uint64_t rep_count;
+static int rep_create(const idb_opts *o, idb_clock *c, void **inst, idb_err *err)
+{
+    (void)o, (void)c, (void)err;
+    *inst = &rep_count;
+    return 0;
+}
+static int rep_next(void *inst, idb_id *id, idb_err *err)
+{
+    (void)err;
+    idb_id_set_u64(id, 1 + (*(uint64_t *)inst)++ % REP_CYCLE);
+    return 0;
+}
+static void rep_destroy(void *inst) { (void)inst; }
+static const idb_strategy repeater = {
+    .version = IDB_STRATEGY_VERSION, .name = "repeater", .summary = "test: repeats",
+    .bits = 64, .create = rep_create, .next = rep_next, .destroy = rep_destroy,
+    .fork = IDB_FORK_REFUSES,
+};
+
+/* duplicate_ids is counted by the harness over the whole run, on a store that keeps no
+ * keys (null refuses none: duplicate_rows 0): 3,000 orders of 1,000 IDs are 2,000 repeats
+ * on 1 shard and on 3 (each shard's own repeats and the other shards'). */
+static void repeats_across_shards(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_insert_config cfg = { .store = idb_store_find("null"), .strategy = &repeater,
+                              .ids = 3 * REP_CYCLE, .batch = 100, .shards = 1, .shops = 50,
+                              .shop_skew = 1.0, .dir = dir, .seed = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    for (int shards = 1; shards <= 3; shards += 2) {
+        rep_count = 0;
+        cfg.shards = shards;
+        assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+        assert_int_equal(res->duplicate_ids, 2 * REP_CYCLE);
+        assert_int_equal(res->duplicate_rows, 0);
+    }
+    free(res);
+    idb_tmpdir_remove(dir);
 }
 
 /* Zipf with s = 1 over 4 items: P(rank i) = (1/(i+1)) / H_4, H_4 = 25/12. */
@@ -267,6 +335,8 @@ int main(void)
         cmocka_unit_test(positions_by_hand),
         cmocka_unit_test(positions_per_index),
         cmocka_unit_test(percentiles_nearest_rank),
+        cmocka_unit_test(repeats_counted),
+        cmocka_unit_test(repeats_across_shards),
         cmocka_unit_test(zipf_frequencies),
         cmocka_unit_test(runs_through_pagesim),
         cmocka_unit_test(bad_configs),

@@ -91,6 +91,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "modelled_inserts_per_s", K_F0, &r->modelled_inserts_per_s },
         { "failed_orders", K_I64, &r->failed_orders },
         { "duplicate_ids", K_I64, &r->duplicate_ids },
+        { "duplicate_rows", K_I64, &r->duplicate_rows },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

@@ -75,7 +75,8 @@ typedef struct run {
     int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
     int64_t kill_ns;                   /* when it was killed */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
-    int64_t failed, dups;              /* failed_orders, duplicate_ids */
+    int64_t failed, dups;              /* failed_orders, duplicate_rows */
+    shard refused;                     /* keys a shard's store refused (dups of them) */
 } run;
 
 /* Make every shard's strategy instance, in shard order. */
@@ -149,7 +150,8 @@ static int keep_key(shard *sh, const idb_id *id, int width, int64_t most, idb_er
                         width);
     size_t w = (size_t)width;
     if (sh->nkeys == sh->cap) {
-        int64_t cap = sh->cap < most / 2 ? sh->cap * 2 : most;
+        int64_t cap = sh->cap ? sh->cap * 2 : 64;     /* the refused keys start empty */
+        if (cap > most) cap = most;
         uint8_t *keys = realloc(sh->keys, (size_t)cap * w);
         if (!keys) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", (long long)cap);
         sh->keys = keys;
@@ -170,6 +172,7 @@ static void close_run(run *r)
         if (r->shards[k].store) r->cfg->store->close(r->shards[k].store);
         free(r->shards[k].keys);
     }
+    free(r->refused.keys);
     free(r->shards);
     idb_zipf_free(&r->zipf);
     free(r->shop_shard);
@@ -257,7 +260,8 @@ static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 }
 
 /* Insert row into shard k's store. With a counter server, a key the store refuses is an
- * ID handed out twice: counted (*dup = 1), not the end of the run. */
+ * ID handed out twice to that shard: counted (*dup = 1: duplicate_rows), not the end of
+ * the run. */
 static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
@@ -317,8 +321,9 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             commit_ns += t - prev;
         }
         for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
-            if (rows[i].id.len && !dup[i])
-                rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, r->width, cfg->ids, err);
+            if (rows[i].id.len)
+                rc = keep_key(dup[i] ? &r->refused : &r->shards[row_shard[i]], &rows[i].id,
+                              r->width, cfg->ids, err);
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
@@ -363,7 +368,8 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t2 = idb_mono_ns();
     o->ins_ns += t2 - t1;
     r->lat[r->nlat++] = t2 - t1;
-    return rc || dup ? rc : keep_key(&r->shards[k], &row.id, r->width, r->cfg->ids, err);
+    return rc ? rc : keep_key(dup ? &r->refused : &r->shards[k], &row.id, r->width,
+                              r->cfg->ids, err);
 }
 
 /* Open loop: every shard's store committed, each commit timed. */
@@ -500,9 +506,28 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
+/* duplicate_ids: the IDs of the whole run (every shard's keys and the refused ones) copied
+ * and sorted once, outside the timed part; repeats counted (metrics.h: idb_repeats). */
+static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
+{
+    size_t w = (size_t)r->width;
+    int64_t n = r->refused.nkeys;
+    for (int k = 0; k < r->cfg->shards; k++) n += r->shards[k].nkeys;
+    uint8_t *all = malloc((size_t)(n ? n : 1) * w), *at = all;
+    if (!all) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", (long long)n);
+    for (int k = 0; k <= r->cfg->shards; k++) {
+        const shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+        if (sh->nkeys) memcpy(at, sh->keys, (size_t)sh->nkeys * w);
+        at += (size_t)sh->nkeys * w;
+    }
+    res->duplicate_ids = idb_repeats(all, n, r->width);
+    free(all);
+    return 0;
+}
+
 /* After the stores are closed (so their memory is not held with it): the latency
- * percentiles (then the latencies are freed) and where each key landed (locality,
- * freeing each shard's keys once added). */
+ * percentiles (then the latencies are freed), the repeated IDs, and where each key landed
+ * (locality, freeing each shard's keys once added). */
 static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -511,10 +536,12 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
     res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
     res->failed_orders = r->failed;
-    res->duplicate_ids = r->dups;
+    res->duplicate_rows = r->dups;
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */
     r->lat = NULL;
+    int rc = count_repeats(r, res, err);
+    if (rc) return rc;
     idb_locality loc;
     if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int k = 0; k < cfg->shards; k++) {

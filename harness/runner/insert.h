@@ -82,9 +82,12 @@ typedef struct idb_insert_result {
      * and writes, and ids / (measured insert + commit time + those seconds). */
     double modelled_device_s, modelled_inserts_per_s;
     /* With a counter server (backend=postgres|redis): orders that got no ID (only with the
-     * kill-counter fault; otherwise an unavailable server ends the run), and IDs the store's
-     * primary key refused because they were handed out before (counted, not fatal). */
+     * kill-counter fault; otherwise an unavailable server ends the run), and IDs a shard's
+     * primary key refused because they were handed out to it before (counted, not fatal). */
     int64_t failed_orders;
+    int64_t duplicate_rows;
+    /* Every store: the run's IDs that repeat an ID handed out before in the run, whichever
+     * shard got either (counted by the harness from all the IDs, after the timed part). */
     int64_t duplicate_ids;
 } idb_insert_result;
 
