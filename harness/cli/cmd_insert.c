@@ -92,6 +92,9 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "failed_orders", K_I64, &r->failed_orders },
         { "duplicate_ids", K_I64, &r->duplicate_ids },
         { "duplicate_rows", K_I64, &r->duplicate_rows },
+        { "extend_pages", K_I64, &r->st.extend_pages },
+        { "autovacuum_runs", K_I64, &r->st.autovacuum_runs },
+        { "wal_bytes", K_I64, &r->st.wal_bytes }, { "fpi", K_I64, &r->st.fpi },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

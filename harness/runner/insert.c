@@ -437,9 +437,12 @@ static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *
                        double *leaves)
 {
     if (!s->has_server)
-        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = -1, s->leaf_fragmentation = -1;
-    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes };
-    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes };
+        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = s->extend_pages =
+            s->autovacuum_runs = -1, s->leaf_fragmentation = -1;
+    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes,
+                       &sum->extend_pages, &sum->autovacuum_runs };
+    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes, s->extend_pages,
+                      s->autovacuum_runs };
     for (size_t i = 0; i < sizeof val / sizeof *val; i++)
         *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
     if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
