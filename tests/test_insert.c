@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,28 @@ static void repeats_across_shards(void **state)
         assert_int_equal(res->duplicate_ids, 2 * REP_CYCLE);
         assert_int_equal(res->duplicate_rows, 0);
     }
+    free(res);
+    idb_tmpdir_remove(dir);
+}
+
+/* write_bytes_per_id and client_write_bytes_per_id: on SQLite (no child process) the same
+ * figure, the store's pages (4 KiB each) within 5%. */
+static void writes_split(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_insert_config cfg = { .store = idb_store_find("sqlite"),
+                              .strategy = idb_strategy_find("counter"), .ids = 2000,
+                              .batch = 100, .shards = 1, .shops = 50, .shop_skew = 1.0,
+                              .dir = dir, .seed = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+    assert_true(res->client_write_bytes_per_id > 0);
+    assert_true(res->write_bytes_per_id == res->client_write_bytes_per_id);
+    double pages = (double)res->st.pages_written * 4096;     /* within 5% (the docs: 2%) */
+    assert_true(fabs(res->write_bytes_per_id * 2000 - pages) <= 0.05 * pages);
     free(res);
     idb_tmpdir_remove(dir);
 }
@@ -337,6 +360,7 @@ int main(void)
         cmocka_unit_test(percentiles_nearest_rank),
         cmocka_unit_test(repeats_counted),
         cmocka_unit_test(repeats_across_shards),
+        cmocka_unit_test(writes_split),
         cmocka_unit_test(zipf_frequencies),
         cmocka_unit_test(runs_through_pagesim),
         cmocka_unit_test(bad_configs),

@@ -5,10 +5,13 @@
 # inserts 200,000 rows with keep=1; then the test reads pg_statio_all_tables (blocks read by
 # the table and its indexes: PostgreSQL 15 counts every page a relation is extended by as one)
 # and the relations' sizes itself: extend_pages = the main forks' blocks less one metapage per
-# B-tree, cache_misses = the blocks read less those, and the same as the blocks the run's
-# INSERTs read from outside shared_buffers by pg_stat_statements (shared_blks_read, which
-# never counts an extension). Then a run on a private server: autovacuum=off echoed, no
-# autovacuum pass; -s autovacuum=on echoed.
+# B-tree; cache_misses = the blocks the run's INSERTs read from outside shared_buffers by
+# pg_stat_statements (shared_blks_read, which never counts an extension), at least the
+# table's pg_statio reads less its blocks, at most all pg_statio reads less extend_pages
+# (the index's reads there include the store's own pgstatindex, after its figures). write_bytes_per_id is empty on the dsn= run (the server's writes
+# are not idbench's to see), client_write_bytes_per_id known. Then a run on a private
+# server: autovacuum=off echoed, no autovacuum pass, write_bytes_per_id (the server's writes
+# in) above client_write_bytes_per_id; -s autovacuum=on echoed.
 # Usage: test_pg_misses.sh IDBENCH
 set -u
 IDB=${1:?usage: test_pg_misses.sh path/to/idbench}
@@ -61,12 +64,19 @@ check "cache_misses ($misses) <= pg_statio reads $reads - extensions $((blocks -
   test "$misses" -le $((reads - blocks + btrees))
 check "cache_misses ($misses) = the INSERTs' shared_blks_read ($stmt)" test "$misses" -eq "$stmt"
 check "autovacuum off: no pass ($av)" test "$av" = 0
+wb=$(field write_bytes_per_id) cw=$(field client_write_bytes_per_id)
+check "dsn=: the server's writes unseen, write_bytes_per_id empty ('$wb')" test -z "$wb"
+check "dsn=: idbench's own writes known ($cw)" test -n "$cw"
 sql "$A" "DROP SCHEMA $schema CASCADE" >/dev/null
 
 run=(insert --store postgres --strategy counter -n 5000 --format json)
 expect 0 "a private server, default options" -- "$IDB" "${run[@]}"
 check "autovacuum=off echoed, no autovacuum pass" \
   grep -q '"autovacuum_runs": 0,.*"autovacuum": "off"' "$tmp/out"
+wb=$(grep -o '"write_bytes_per_id": [0-9.]*' "$tmp/out" | grep -o '[0-9.]*$')
+cw=$(grep -o '"client_write_bytes_per_id": [0-9.]*' "$tmp/out" | grep -o '[0-9.]*$')
+check "private server: its writes counted, above idbench's own ($wb > $cw)" \
+  awk -v w="$wb" -v c="$cw" 'BEGIN { exit !(w != "" && c != "" && w > c + 100) }'
 expect 0 "a private server, autovacuum=on" -- "$IDB" "${run[@]}" -s autovacuum=on
 check "autovacuum=on echoed" grep -q '"autovacuum": "on"' "$tmp/out"
 cli_done

@@ -30,7 +30,7 @@
 #define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
-#define FIELDS_MAX 48                   /* room for result_fields */
+#define FIELDS_MAX 56                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -70,6 +70,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "file_bytes", K_I64, &r->st.file_bytes },
         { "pages_written", K_I64, &r->st.pages_written },
         { "write_bytes_per_id", K_F1, &r->write_bytes_per_id },
+        { "client_write_bytes_per_id", K_F1, &r->client_write_bytes_per_id },
         { "cache_misses", K_I64, &r->st.cache_misses },
         { "tail_insert_frac", K_F4, &r->tail_insert_frac },
         { "insert_pos_p50", K_F4, &r->insert_pos_p50 },

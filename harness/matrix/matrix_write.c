@@ -55,6 +55,7 @@ static const num_field fields[] = {
     { "file_bytes", R(st.file_bytes), 1, 0, 0 },
     { "pages_written", R(st.pages_written), 1, 0, 0 },
     { "write_bytes_per_id", R(write_bytes_per_id), 0, 0, 1 },
+    { "client_write_bytes_per_id", R(client_write_bytes_per_id), 0, 0, 1 },
     { "cache_misses", R(st.cache_misses), 1, 0, 0 },
     { "tail_insert_frac", R(tail_insert_frac), 0, 0, 4 },
     { "insert_pos_p50", R(insert_pos_p50), 0, 0, 4 },

@@ -482,6 +482,7 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
         for (size_t i = 0; i < sizeof val / sizeof *val; i++)
             *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
         if (s.depth > sum->depth) sum->depth = s.depth;
+        sum->users_server |= s.users_server;
         if (s.fill_factor >= 0 && s.leaf_pages > 0) {
             used += s.fill_factor * (double)s.leaf_pages;
             cap += (double)s.leaf_pages;
@@ -618,7 +619,7 @@ static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
 static int measure(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    int64_t w0 = idb_proc_write_bytes();
+    int64_t w0 = idb_proc_write_bytes(), t0 = idb_thread_write_bytes();
     res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
     res->order_lat_p999_ns = res->order_lat_max_ns = -1;
     res->rate_per_s = -1;
@@ -630,10 +631,13 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
-    int64_t w1 = idb_proc_write_bytes();
+    int64_t w1 = idb_proc_write_bytes(), t1 = idb_thread_write_bytes();
     if (!rc) rc = collect_keys(r, res, err);
     if (!rc && cfg->store->model) blank_model_times(res);
-    res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
+    res->write_bytes_per_id = (w0 < 0 || w1 < 0 || res->st.users_server) ? -1
+                            : (double)(w1 - w0) / (double)cfg->ids;
+    res->client_write_bytes_per_id = (t0 < 0 || t1 < 0) ? -1
+                                   : (double)(t1 - t0) / (double)cfg->ids;
     return rc;
 }
 

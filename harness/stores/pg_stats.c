@@ -238,6 +238,7 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
         .cache_misses = -1, .read_pages = -1, .splits = -1,
         .has_server = 1, .wal_bytes = -1, .fpi = -1, .index_bytes = -1, .table_bytes = -1,
         .leaf_fragmentation = -1, .extend_pages = -1, .autovacuum_runs = -1,
+        .users_server = s->srv == NULL,
     };
     int rc = sizes(s, st, err);
     if (!rc) rc = shape(s, st, err);
