@@ -17,6 +17,7 @@
 #include "insert.h"
 #include "locality.h"
 #include "metrics.h"
+#include "repeats.h"
 #include "rundir.h"
 #include "strategy.h"
 #include "tmpdir.h"
@@ -91,6 +92,18 @@ static void repeats_counted(void **state)
     assert_int_equal(idb_repeats(wide, 3, 2), 1);
     assert_int_equal(idb_repeats(wide, 1, 2), 0);
     assert_int_equal(idb_repeats(NULL, 0, 2), 0);
+    /* sorted lists merged: 2 and 5 are in two lists, 9 twice in one; one list empty */
+    uint8_t a[] = { 1, 2, 5 }, b[] = { 2, 5, 9, 9 }, *lists[] = { a, NULL, b };
+    int64_t n[] = { 3, 0, 4 };
+    assert_int_equal(idb_repeats_merged(lists, n, 3, 1), 3);
+    /* the in-place sort against a known order: 1000 two-byte keys, a permutation */
+    uint8_t k[2000];
+    for (int i = 0; i < 1000; i++) {
+        int v = (i * 617) % 1000;                   /* 617 is prime to 1000 */
+        k[2 * i] = (uint8_t)(v >> 8), k[2 * i + 1] = (uint8_t)v;
+    }
+    idb_keys_sort(k, 1000, 2);
+    for (int i = 0; i < 1000; i++) assert_int_equal(k[2 * i] << 8 | k[2 * i + 1], i);
 }
 
 /* A strategy for the test only: all instances share one count and hand out

@@ -24,7 +24,7 @@
  * with the shard count: per ID, key_bytes for the keys plus 8 for its latency (none on a
  * model store, which measures no time: its latency figures are unknown), and while
  * locality runs (after the stores are closed) 8 for its position plus 12 for the shard's
- * ranks (locality.c).
+ * ranks (locality.c); the keys are then sorted in place for duplicate_ids (no copy).
  */
 #include "insert.h"
 
@@ -40,6 +40,7 @@
 #include "metrics.h"
 #include "openloop.h"
 #include "random.h"
+#include "repeats.h"
 #include "rundir.h"
 #include "series.h"
 #include "zipf.h"
@@ -510,28 +511,39 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
-/* duplicate_ids: the IDs of the whole run (every shard's keys and the refused ones) copied
- * and sorted once, outside the timed part; repeats counted (metrics.h: idb_repeats). */
+/* duplicate_ids, after locality has used every shard's keys in their order: each shard's
+ * keys and the refused ones sorted in place, the repeats counted over all of them merged
+ * (repeats.h: no copy, so the count adds nothing to the run's peak); then the keys freed. */
 static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
 {
-    size_t w = (size_t)r->width;
-    int64_t n = r->refused.nkeys;
-    for (int k = 0; k < r->cfg->shards; k++) n += r->shards[k].nkeys;
-    uint8_t *all = malloc((size_t)(n ? n : 1) * w), *at = all;
-    if (!all) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs", (long long)n);
-    for (int k = 0; k <= r->cfg->shards; k++) {
-        const shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
-        if (sh->nkeys) memcpy(at, sh->keys, (size_t)sh->nkeys * w);
-        at += (size_t)sh->nkeys * w;
+    int n = r->cfg->shards + 1;
+    uint8_t **lists = malloc((size_t)n * sizeof *lists);
+    int64_t *counts = malloc((size_t)n * sizeof *counts);
+    int64_t rep = -1;
+    if (lists && counts) {
+        for (int k = 0; k < n; k++) {
+            shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+            idb_keys_sort(sh->keys, sh->nkeys, r->width);
+            lists[k] = sh->keys;
+            counts[k] = sh->nkeys;
+        }
+        rep = idb_repeats_merged(lists, counts, n, r->width);
     }
-    res->duplicate_ids = idb_repeats(all, n, r->width);
-    free(all);
+    free(lists);
+    free(counts);
+    for (int k = 0; k < n; k++) {                      /* done with: lower the peak */
+        shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+        free(sh->keys);
+        sh->keys = NULL;
+    }
+    if (rep < 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    res->duplicate_ids = rep;
     return 0;
 }
 
 /* After the stores are closed (so their memory is not held with it): the latency
- * percentiles (then the latencies are freed), the repeated IDs, and where each key landed
- * (locality, freeing each shard's keys once added). */
+ * percentiles (then the latencies are freed), where each key landed (locality), then the
+ * repeated IDs (count_repeats, which frees the keys). */
 static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -544,8 +556,6 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */
     r->lat = NULL;
-    int rc = count_repeats(r, res, err);
-    if (rc) return rc;
     idb_locality loc;
     if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int k = 0; k < cfg->shards; k++) {
@@ -553,8 +563,6 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
             idb_locality_free(&loc);
             return idb_fail(err, IDB_ENOMEM, "out of memory");
         }
-        free(r->shards[k].keys);                       /* done with: lower the peak */
-        r->shards[k].keys = NULL;
     }
     res->order_breaks = 0;
     for (int k = 0; k < cfg->shards; k++) res->order_breaks += r->shards[k].breaks;
@@ -562,7 +570,7 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
-    return 0;
+    return count_repeats(r, res, err);
 }
 
 /* Everything in memory, before any file: the shards, the shop table (shops to shards,

@@ -1,10 +1,9 @@
-/* metrics.c — percentiles, repeated keys and /proc/self/io (see metrics.h). */
+/* metrics.c — percentiles and /proc/self/io (see metrics.h). */
 #include "metrics.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* qsort order of int64. */
 static int cmp_i64(const void *a, const void *b)
@@ -29,23 +28,6 @@ int64_t idb_percentile(int64_t *v, int64_t n, double q)
     if (rank < 1) rank = 1;
     if (rank > n) rank = n;
     return v[rank - 1];
-}
-
-/* qsort_r order of keys whose width is *(int *)w. */
-static int cmp_key(const void *a, const void *b, void *w)
-{
-    return memcmp(a, b, (size_t)*(const int *)w);
-}
-
-int64_t idb_repeats(uint8_t *keys, int64_t n, int width)
-{
-    if (n <= 1) return 0;
-    size_t w = (size_t)width;
-    qsort_r(keys, (size_t)n, w, cmp_key, &width);
-    int64_t repeats = 0;
-    for (int64_t i = 1; i < n; i++)
-        repeats += memcmp(keys + (size_t)i * w, keys + (size_t)(i - 1) * w, w) == 0;
-    return repeats;
 }
 
 /* wchar of the io file at path, or -1. */

@@ -21,11 +21,6 @@ int64_t idb_percentile(int64_t *v, int64_t n, double q);
 /* qsort order of doubles (ascending; NaNs compare equal to everything). */
 int idb_cmp_double(const void *a, const void *b);
 
-/* How many of the n keys of width bytes each at keys[0 .. n * width) repeat a key before
- * them: n minus the distinct keys (a key there three times counts 2). Sorts keys in place
- * (memcmp order; qsort_r, O(n log n)); keys is the caller's. 0 when n <= 1. */
-int64_t idb_repeats(uint8_t *keys, int64_t n, int width);
-
 /* Bytes this process has passed to write(2)-family calls so far (/proc/self/io wchar),
  * or -1 when /proc/self/io cannot be read. */
 int64_t idb_proc_write_bytes(void);
