@@ -70,7 +70,6 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "file_bytes", K_I64, &r->st.file_bytes },
         { "pages_written", K_I64, &r->st.pages_written },
         { "write_bytes_per_id", K_F1, &r->write_bytes_per_id },
-        { "client_write_bytes_per_id", K_F1, &r->client_write_bytes_per_id },
         { "cache_misses", K_I64, &r->st.cache_misses },
         { "tail_insert_frac", K_F4, &r->tail_insert_frac },
         { "insert_pos_p50", K_F4, &r->insert_pos_p50 },
@@ -96,6 +95,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "extend_pages", K_I64, &r->st.extend_pages },
         { "autovacuum_runs", K_I64, &r->st.autovacuum_runs },
         { "wal_bytes", K_I64, &r->st.wal_bytes }, { "fpi", K_I64, &r->st.fpi },
+        { "client_write_bytes_per_id", K_F1, &r->client_write_bytes_per_id },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

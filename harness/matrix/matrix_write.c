@@ -55,7 +55,6 @@ static const num_field fields[] = {
     { "file_bytes", R(st.file_bytes), 1, 0, 0 },
     { "pages_written", R(st.pages_written), 1, 0, 0 },
     { "write_bytes_per_id", R(write_bytes_per_id), 0, 0, 1 },
-    { "client_write_bytes_per_id", R(client_write_bytes_per_id), 0, 0, 1 },
     { "cache_misses", R(st.cache_misses), 1, 0, 0 },
     { "tail_insert_frac", R(tail_insert_frac), 0, 0, 4 },
     { "insert_pos_p50", R(insert_pos_p50), 0, 0, 4 },
@@ -79,6 +78,7 @@ static const num_field fields[] = {
     { "autovacuum_runs", R(st.autovacuum_runs), 1, 0, 0 },
     { "wal_bytes", R(st.wal_bytes), 1, 0, 0 },
     { "fpi", R(st.fpi), 1, 0, 0 },
+    { "client_write_bytes_per_id", R(client_write_bytes_per_id), 0, 0, 1 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
