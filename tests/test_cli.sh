@@ -133,7 +133,7 @@ check "bench ran gen/NAME at 2 threads for every strategy" \
   test "$(grep -c '^gen/.*/threads:2 ' "$tmp/out")" -eq "$(wc -l <"$tmp/strategies")"
 
 # --- insert
-hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50,checkpoint_pages,wal_frames,read_pages,order_breaks,rate_per_s,achieved_per_s,order_lat_p50_ns,order_lat_p99_ns,order_lat_p999_ns,order_lat_max_ns,wal_bytes_per_id,fpi_per_id,splits_per_id,leaf_fragmentation,index_bytes,table_bytes,modelled_device_s,modelled_inserts_per_s,failed_orders,duplicate_ids'
+hdr='strategy,store,shards,ids,key_bytes,batch,seconds,gen_ns_per_id,inserts_per_s,lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,commit_p99_ns,leaf_pages,depth,fill_factor,file_bytes,pages_written,write_bytes_per_id,cache_misses,tail_insert_frac,insert_pos_p50,checkpoint_pages,wal_frames,read_pages,order_breaks,rate_per_s,achieved_per_s,order_lat_p50_ns,order_lat_p99_ns,order_lat_p999_ns,order_lat_max_ns,wal_bytes_per_id,fpi_per_id,splits_per_id,leaf_fragmentation,index_bytes,table_bytes,modelled_device_s,modelled_inserts_per_s,failed_orders,duplicate_ids,duplicate_rows,extend_pages,autovacuum_runs,wal_bytes,fpi,client_write_bytes_per_id'
 expect 0 "insert null" -- "$IDB" insert --store null --strategy counter -n 1000
 check "insert CSV header is the contract" test "$(head -1 "$tmp/out")" = "$hdr"
 check "insert counter lands at the tail" test "$(tail -1 "$tmp/out" | cut -d, -f22,23)" = "1.0000,1.0000"

@@ -1,4 +1,5 @@
 /* test_insert.c — the insert runner's parts: insert positions (hand-computed), percentiles,
+ * repeated IDs (crafted lists, and a strategy that repeats on the null store's shards),
  * Zipf draws, whole runs through the null and pagesim stores, the checks made before
  * anything is created, and a failed run's directory left as it was found (rundir.c). */
 #include <setjmp.h>
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,9 @@
 #include "insert.h"
 #include "locality.h"
 #include "metrics.h"
+#include "repeats.h"
 #include "rundir.h"
+#include "strategy.h"
 #include "tmpdir.h"
 #include "zipf.h"
 
@@ -71,6 +75,106 @@ static void percentiles_nearest_rank(void **state)
     assert_int_equal(idb_percentile(v, 1000, 0.999), 999);
     assert_int_equal(idb_percentile(v, 1000, 1.0), 1000);
     assert_int_equal(idb_percentile(v, 0, 0.5), 0);
+}
+
+/* idb_repeats on crafted lists: n minus the distinct keys, whatever their order. */
+static void repeats_counted(void **state)
+{
+    (void)state;
+    uint8_t none[] = { 3, 1, 2, 9 };
+    assert_int_equal(idb_repeats(none, 4, 1), 0);
+    uint8_t pairs[] = { 7, 3, 7, 3, 5 };               /* 7 and 3 twice */
+    assert_int_equal(idb_repeats(pairs, 5, 1), 2);
+    uint8_t triple[] = { 4, 4, 1, 4 };                 /* 4 three times: two repeats */
+    assert_int_equal(idb_repeats(triple, 4, 1), 2);
+    /* two-byte keys equal in one byte only are distinct: 0x0102 0x0201 0x0102 */
+    uint8_t wide[] = { 1, 2, 2, 1, 1, 2 };
+    assert_int_equal(idb_repeats(wide, 3, 2), 1);
+    assert_int_equal(idb_repeats(wide, 1, 2), 0);
+    assert_int_equal(idb_repeats(NULL, 0, 2), 0);
+    /* sorted lists merged: 2 and 5 are in two lists, 9 twice in one; one list empty */
+    uint8_t a[] = { 1, 2, 5 }, b[] = { 2, 5, 9, 9 }, *lists[] = { a, NULL, b };
+    int64_t n[] = { 3, 0, 4 };
+    assert_int_equal(idb_repeats_merged(lists, n, 3, 1), 3);
+    /* the in-place sort against a known order: 1000 two-byte keys, a permutation */
+    uint8_t k[2000];
+    for (int i = 0; i < 1000; i++) {
+        int v = (i * 617) % 1000;                   /* 617 is prime to 1000 */
+        k[2 * i] = (uint8_t)(v >> 8), k[2 * i + 1] = (uint8_t)v;
+    }
+    idb_keys_sort(k, 1000, 2);
+    for (int i = 0; i < 1000; i++) assert_int_equal(k[2 * i] << 8 | k[2 * i + 1], i);
+}
+
+/* A strategy for the test only: all instances share one count and hand out
+ * 1 + (count mod REP_CYCLE), so over a run of n orders each of REP_CYCLE IDs comes n /
+ * REP_CYCLE times, to whichever shard asks: n - REP_CYCLE repeats, however the rows are
+ * spread over the shards. */
+#define REP_CYCLE 1000
+static uint64_t rep_count;
+static int rep_create(const idb_opts *o, idb_clock *c, void **inst, idb_err *err)
+{
+    (void)o, (void)c, (void)err;
+    *inst = &rep_count;
+    return 0;
+}
+static int rep_next(void *inst, idb_id *id, idb_err *err)
+{
+    (void)err;
+    idb_id_set_u64(id, 1 + (*(uint64_t *)inst)++ % REP_CYCLE);
+    return 0;
+}
+static void rep_destroy(void *inst) { (void)inst; }
+static const idb_strategy repeater = {
+    .version = IDB_STRATEGY_VERSION, .name = "repeater", .summary = "test: repeats",
+    .bits = 64, .create = rep_create, .next = rep_next, .destroy = rep_destroy,
+    .fork = IDB_FORK_REFUSES,
+};
+
+/* duplicate_ids is counted by the harness over the whole run, on a store that keeps no
+ * keys (null refuses none: duplicate_rows 0): 3,000 orders of 1,000 IDs are 2,000 repeats
+ * on 1 shard and on 3 (each shard's own repeats and the other shards'). */
+static void repeats_across_shards(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_insert_config cfg = { .store = idb_store_find("null"), .strategy = &repeater,
+                              .ids = 3 * REP_CYCLE, .batch = 100, .shards = 1, .shops = 50,
+                              .shop_skew = 1.0, .dir = dir, .seed = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    for (int shards = 1; shards <= 3; shards += 2) {
+        rep_count = 0;
+        cfg.shards = shards;
+        assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+        assert_int_equal(res->duplicate_ids, 2 * REP_CYCLE);
+        assert_int_equal(res->duplicate_rows, 0);
+    }
+    free(res);
+    idb_tmpdir_remove(dir);
+}
+
+/* write_bytes_per_id and client_write_bytes_per_id: on SQLite (no child process) the same
+ * figure, the store's pages (4 KiB each) within 5%. */
+static void writes_split(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    idb_insert_config cfg = { .store = idb_store_find("sqlite"),
+                              .strategy = idb_strategy_find("counter"), .ids = 2000,
+                              .batch = 100, .shards = 1, .shops = 50, .shop_skew = 1.0,
+                              .dir = dir, .seed = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+    assert_true(res->client_write_bytes_per_id > 0);
+    assert_true(res->write_bytes_per_id == res->client_write_bytes_per_id);
+    double pages = (double)res->st.pages_written * 4096;     /* within 5% (the docs: 2%) */
+    assert_true(fabs(res->write_bytes_per_id * 2000 - pages) <= 0.05 * pages);
+    free(res);
+    idb_tmpdir_remove(dir);
 }
 
 /* Zipf with s = 1 over 4 items: P(rank i) = (1/(i+1)) / H_4, H_4 = 25/12. */
@@ -267,6 +371,9 @@ int main(void)
         cmocka_unit_test(positions_by_hand),
         cmocka_unit_test(positions_per_index),
         cmocka_unit_test(percentiles_nearest_rank),
+        cmocka_unit_test(repeats_counted),
+        cmocka_unit_test(repeats_across_shards),
+        cmocka_unit_test(writes_split),
         cmocka_unit_test(zipf_frequencies),
         cmocka_unit_test(runs_through_pagesim),
         cmocka_unit_test(bad_configs),

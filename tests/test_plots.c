@@ -193,6 +193,7 @@ static void test_inserts_sentence_names_overlaps(void **state)
 typedef struct ratio_row {
     const char *strategy, *store, *ips, *pages, *bytes, *wal;
     const char *ids;                                   /* NULL: 1000 */
+    const char *fpi, *fpi_per_id;                      /* NULL: unknown */
 } ratio_row;
 
 /* The columns insert.csv must have that the ratio fixture leaves empty. */
@@ -214,11 +215,12 @@ static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *ro
     assert_non_null(f);
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
                "inserts_per_s_min,inserts_per_s_max,repeats,key_bytes,batch,shops,"
-               "pages_written,file_bytes,wal_bytes_per_id,%s\n", ratio_empty);
+               "pages_written,file_bytes,wal_bytes_per_id,fpi,fpi_per_id,%s\n", ratio_empty);
     for (int i = 0; i < n; i++) {
         const ratio_row *w = &rows[i];
-        fprintf(f, "%s,%s,1,%s,0.9,0.5,%s,%s,%s,3,8,1000,1000,%s,%s,%s", w->strategy, w->store,
-                w->ids ? w->ids : "1000", w->ips, w->ips, w->ips, w->pages, w->bytes, w->wal);
+        fprintf(f, "%s,%s,1,%s,0.9,0.5,%s,%s,%s,3,8,1000,1000,%s,%s,%s,%s,%s", w->strategy,
+                w->store, w->ids ? w->ids : "1000", w->ips, w->ips, w->ips, w->pages, w->bytes,
+                w->wal, w->fpi ? w->fpi : "", w->fpi_per_id ? w->fpi_per_id : "");
         for (int c = 0; c < RATIO_EMPTY_COLS; c++) fputc(',', f);
         fputc('\n', f);
     }
@@ -248,15 +250,15 @@ static char *say_ratio(const ratio_row *rows, int n)
 }
 
 static const ratio_row ratio_sample[] = {
-    { "counter", "sqlite", "400000", "1000", "4000000", "", NULL },
-    { "uuidv4", "sqlite", "20000", "40000", "6000000", "", NULL },
-    { "counter", "pagesim", "", "500", "2000000", "", NULL },
-    { "uuidv4", "pagesim", "", "800", "3000000", "", NULL },
-    { "counter", "null", "10000000", "0", "0", "", NULL },
-    { "uuidv4", "null", "9000000", "0", "0", "", NULL },
-    { "uuidv4", "lmdb", "200000", "900", "5000000", "", NULL },
-    { "counter", "postgres", "10000", "300", "", "120", NULL },
-    { "uuidv4", "postgres", "5000", "900", "", "360", NULL },
+    { "counter", "sqlite", "400000", "1000", "4000000", "", NULL, NULL, NULL },
+    { "uuidv4", "sqlite", "20000", "40000", "6000000", "", NULL, NULL, NULL },
+    { "counter", "pagesim", "", "500", "2000000", "", NULL, NULL, NULL },
+    { "uuidv4", "pagesim", "", "800", "3000000", "", NULL, NULL, NULL },
+    { "counter", "null", "10000000", "0", "0", "", NULL, NULL, NULL },
+    { "uuidv4", "null", "9000000", "0", "0", "", NULL, NULL, NULL },
+    { "uuidv4", "lmdb", "200000", "900", "5000000", "", NULL, NULL, NULL },
+    { "counter", "postgres", "10000", "300", "", "120", NULL, NULL, NULL },
+    { "uuidv4", "postgres", "5000", "900", "", "360", NULL, NULL, NULL },
 };
 #define RATIO_SAMPLE_N ((int)(sizeof ratio_sample / sizeof *ratio_sample))
 
@@ -270,14 +272,16 @@ static void test_ratio_sentence_follows_the_figures(void **state)
     assert_non_null(strstr(s, "On sqlite: time 20× (time per insert, from `inserts_per_s`: "
                               "20,000 against 400,000); pages 40× (pages written, "
                               "`pages_written`: 40,000 against 1,000); bytes 1.5× (bytes on "
-                              "disk, `file_bytes`: 6,000,000 against 4,000,000); WAL unknown."));
+                              "disk, `file_bytes`: 6,000,000 against 4,000,000); WAL unknown; "
+                              "FPI unknown."));
     assert_non_null(strstr(s, "On pagesim: time unknown; pages 1.6× ("));
     assert_non_null(strstr(s, "On null: time 1.11× ("));
-    assert_non_null(strstr(s, "pages unknown; bytes unknown; WAL unknown."));
+    assert_non_null(strstr(s, "pages 0 vs 0 pages (pages written, `pages_written`); bytes "
+                              "unknown; WAL unknown; FPI unknown."));   /* null: counted 0 */
     assert_non_null(strstr(s, "On postgres: time 2× (time per insert, from `inserts_per_s`: "
                               "5,000 against 10,000); pages 3× ("));
     assert_non_null(strstr(s, "bytes unknown; WAL 3× (WAL bytes per ID, `wal_bytes_per_id`: "
-                              "360 against 120)."));
+                              "360 against 120); FPI unknown."));
     assert_null(strstr(s, "lmdb"));
     free(s);
 
@@ -300,6 +304,42 @@ static void test_ratio_sentence_follows_the_figures(void **state)
     free(s);
 
     assert_null(say_ratio(ratio_sample + 6, 1));          /* no store has both: no paragraph */
+}
+
+/* mx_ratio: a multiple from the figures as given; a denominator of fewer than 30 events
+ * (0 included) as the counts; one that is not a count (negative) always a multiple. */
+static void test_ratio_formatter(void **state)
+{
+    (void)state;
+    char q[MX_RATIO_LEN];
+    assert_string_equal(mx_ratio(117209, 155, 117209, 155, "FPIs", q), "756×");
+    assert_string_equal(mx_ratio(117209, 30, 117209, 30, "FPIs", q), "3,907×");
+    assert_string_equal(mx_ratio(117209, 29, 117209, 29, "FPIs", q), "117,209 vs 29 FPIs");
+    assert_string_equal(mx_ratio(5, 0, 5, 0, "pages", q), "5 vs 0 pages");
+    assert_string_equal(mx_ratio(3, 2, -1, -1, "", q), "1.5×");
+}
+
+/* Ratios from raw counts, not from per-ID figures rounded for print: counter's 155 and 249
+ * full-page images in 1M IDs both print as fpi_per_id 0.0002, yet uuidv4's 151,000 are 974×
+ * the first and 606× the second; 12 of them are counts, not a multiple. */
+static void test_ratio_from_unrounded_counts(void **state)
+{
+    (void)state;
+    ratio_row rows[] = {
+        { "counter", "postgres", "10000", "300", "", "120", "1000000", "155", "0.0002" },
+        { "uuidv4", "postgres", "5000", "900", "", "360", "1000000", "151000", "0.1510" },
+    };
+    char *s = say_ratio(rows, 2);
+    assert_non_null(strstr(s, "; FPI 974× (full-page images, `fpi`: 151,000 against 155)."));
+    free(s);
+    rows[0].fpi = "249";
+    s = say_ratio(rows, 2);
+    assert_non_null(strstr(s, "; FPI 606× (full-page images, `fpi`: 151,000 against 249)."));
+    free(s);
+    rows[0].fpi = "12";
+    s = say_ratio(rows, 2);
+    assert_non_null(strstr(s, "; FPI 151,000 vs 12 full-page images (full-page images, `fpi`)."));
+    free(s);
 }
 
 /* Strings a hostile results file could hold: each must come back from gnuplot as itself,
@@ -386,6 +426,8 @@ int main(void)
         cmocka_unit_test(test_fill_sentence_follows_the_figures),
         cmocka_unit_test(test_inserts_sentence_names_overlaps),
         cmocka_unit_test(test_ratio_sentence_follows_the_figures),
+        cmocka_unit_test(test_ratio_formatter),
+        cmocka_unit_test(test_ratio_from_unrounded_counts),
         cmocka_unit_test(test_gp_string_is_data),
         cmocka_unit_test(test_gp_string_refuses_control_characters),
         cmocka_unit_test(test_num_fits_any_value),

@@ -32,7 +32,7 @@
 #define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
-#define FIELDS_MAX 48                   /* room for result_fields */
+#define FIELDS_MAX 56                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -93,6 +93,11 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "modelled_inserts_per_s", K_F0, &r->modelled_inserts_per_s },
         { "failed_orders", K_I64, &r->failed_orders },
         { "duplicate_ids", K_I64, &r->duplicate_ids },
+        { "duplicate_rows", K_I64, &r->duplicate_rows },
+        { "extend_pages", K_I64, &r->st.extend_pages },
+        { "autovacuum_runs", K_I64, &r->st.autovacuum_runs },
+        { "wal_bytes", K_I64, &r->st.wal_bytes }, { "fpi", K_I64, &r->st.fpi },
+        { "client_write_bytes_per_id", K_F1, &r->client_write_bytes_per_id },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

@@ -21,15 +21,16 @@
 
 /* The metrics, and which way each is better: the one place this is decided. */
 const cmp_metric cmp_metrics[] = {
-    { "inserts_per_s", "inserts_per_s", NULL, CMP_HIGHER },
-    { "lat_p50_ns", "lat_p50_ns", NULL, CMP_LOWER },
-    { "lat_p99_ns", "lat_p99_ns", NULL, CMP_LOWER },
-    { "commit_p99_ns", "commit_p99_ns", NULL, CMP_LOWER },
-    { "order_lat_p99_ns", "order_lat_p99_ns", NULL, CMP_LOWER },     /* open loop only */
-    { "pages_written_per_id", "pages_written", "ids", CMP_LOWER },
-    { "write_bytes_per_id", "write_bytes_per_id", NULL, CMP_LOWER },
-    { "fill_factor", "fill_factor", NULL, CMP_HIGHER },
-    { "gen_ns_per_id", "gen_ns_per_id", NULL, CMP_LOWER },
+    { "inserts_per_s", "inserts_per_s", NULL, CMP_HIGHER, 0 },
+    { "lat_p50_ns", "lat_p50_ns", NULL, CMP_LOWER, 0 },
+    { "lat_p99_ns", "lat_p99_ns", NULL, CMP_LOWER, 0 },
+    { "commit_p99_ns", "commit_p99_ns", NULL, CMP_LOWER, 0 },
+    { "order_lat_p99_ns", "order_lat_p99_ns", NULL, CMP_LOWER, 0 },     /* open loop only */
+    { "pages_written_per_id", "pages_written", "ids", CMP_LOWER, 0 },
+    { "write_bytes_per_id", "write_bytes_per_id", NULL, CMP_LOWER, 0 },   /* with its servers */
+    { "client_write_bytes_per_id", "client_write_bytes_per_id", NULL, CMP_LOWER, 1 },
+    { "fill_factor", "fill_factor", NULL, CMP_HIGHER, 0 },
+    { "gen_ns_per_id", "gen_ns_per_id", NULL, CMP_LOWER, 0 },
 };
 const int cmp_n_metrics = (int)(sizeof cmp_metrics / sizeof *cmp_metrics);
 
@@ -117,6 +118,7 @@ static int check_values(const side *s, int i, idb_err *err)
         for (int pass = 0; pass < 2; pass++) {
             const char *name = pass ? cmp_metrics[m].per : cmp_metrics[m].col;
             int c = name ? mx_table_col(t, name) : -2;
+            if (c == -1 && cmp_metrics[m].optional) continue;        /* no data */
             if (c == -1)
                 return idb_fail(err, IDB_EINPUT, "%s/%s: no column %s", s->dir, sources[i].file,
                                 name);

@@ -30,6 +30,8 @@ typedef struct cmp_metric {
     const char *col;                             /* the column of the *_runs.csv files */
     const char *per;                             /* divided by this column, or NULL */
     enum cmp_better better;
+    int optional;                                /* 1: older results lack the column (then
+                                                  * no data), else a missing one is refused */
 } cmp_metric;
 
 extern const cmp_metric cmp_metrics[];           /* the table, in output order */

@@ -74,6 +74,11 @@ static const num_field fields[] = {
     { "leaf_fragmentation", R(st.leaf_fragmentation), 0, 0, 4 },
     { "index_bytes", R(st.index_bytes), 1, 0, 0 },
     { "table_bytes", R(st.table_bytes), 1, 0, 0 },
+    { "extend_pages", R(st.extend_pages), 1, 0, 0 },
+    { "autovacuum_runs", R(st.autovacuum_runs), 1, 0, 0 },
+    { "wal_bytes", R(st.wal_bytes), 1, 0, 0 },
+    { "fpi", R(st.fpi), 1, 0, 0 },
+    { "client_write_bytes_per_id", R(client_write_bytes_per_id), 0, 0, 1 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 

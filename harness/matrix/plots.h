@@ -69,6 +69,17 @@ const char *mx_main_store(const mx_results *r);
  * significant digits for small ones, "n/a" when unknown (NaN) or infinite. buf has
  * MX_NUM_LEN bytes, always enough; returns buf. */
 const char *mx_num(double v, char *buf);
+/* Denominators with fewer events than this are printed as counts, not as a multiple: one
+ * event more or less would move the multiple by more than 3%. */
+#define MX_RATIO_MIN_EVENTS 30
+#define MX_RATIO_LEN (2 * MX_NUM_LEN + 64)        /* mx_ratio's buffer */
+/* A ratio num / den for prose into buf (MX_RATIO_LEN bytes; unit at most 48 bytes), from
+ * the figures as given (never from printed ones): "N×" (mx_num of the quotient), or, when
+ * den_events (the count of events behind den; negative when den is not a count) is below
+ * MX_RATIO_MIN_EVENTS, the counts instead: "NUM_EVENTS vs DEN_EVENTS UNIT" (also for a den
+ * of 0). Returns buf. */
+const char *mx_ratio(double num, double den, double num_events, double den_events,
+                     const char *unit, char *buf);
 /* At the headline configuration on store, the insert.csv rows with the lowest and highest
  * value of column col (ignoring NaN, and values <= 0 when positive). 0 when none. */
 int mx_extremes(const mx_results *r, const char *store, const char *col, int positive,

@@ -274,10 +274,11 @@ int mx_say_pages_written(const mx_results *r, FILE *f)
     const char *store = mx_main_store(r);
     int lo, hi, cs = mx_table_col(t, "strategy"), cp = mx_table_col(t, "pages_written");
     if (!mx_extremes(r, store, "pages_written", 1, &lo, &hi)) return IDB_EINPUT;
-    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    char a[MX_NUM_LEN], b[MX_NUM_LEN], q[MX_RATIO_LEN];
     double most = mx_table_num(t, hi, cp), fewest = mx_table_num(t, lo, cp);
-    fprintf(f, "On %s, `%s` wrote %s pages per ID inserted, %.1f× the %s of `%s`, the fewest.\n",
-            store, mx_table_str(t, hi, cs), mx_num(most / (double)r->ids, a), most / fewest,
+    fprintf(f, "On %s, `%s` wrote %s pages per ID inserted, %s the %s of `%s`, the fewest.\n",
+            store, mx_table_str(t, hi, cs), mx_num(most / (double)r->ids, a),
+            mx_ratio(most, fewest, most, fewest, "pages", q),
             mx_num(fewest / (double)r->ids, b), mx_table_str(t, lo, cs));
     return 0;
 }
@@ -437,11 +438,14 @@ int mx_say_wal_fpi(const mx_results *r, FILE *f)
     int cf = mx_table_col(t, "fpi_per_id");
     for (int s = 0; s < nst; s++) {
         if (!mx_extremes(r, stores[s], "wal_bytes_per_id", 1, &lo, &hi)) continue;
-        char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN], d[MX_NUM_LEN];
-        double ratio = mx_table_num(t, hi, cw) / mx_table_num(t, lo, cw);
-        fprintf(f, "%sOn %s, `%s` wrote %s WAL bytes per ID, `%s` %s (%.1f×)", said ? " " : "",
+        char a[MX_NUM_LEN], b[MX_NUM_LEN], c[MX_NUM_LEN], d[MX_NUM_LEN], q[MX_RATIO_LEN];
+        int raw = mx_table_col(t, "wal_bytes");        /* unrounded, when insert.csv has it */
+        double wh = mx_table_num(t, hi, raw), wl = mx_table_num(t, lo, raw);
+        if (!(wh > 0 && wl > 0)) wh = mx_table_num(t, hi, cw), wl = mx_table_num(t, lo, cw);
+        fprintf(f, "%sOn %s, `%s` wrote %s WAL bytes per ID, `%s` %s (%s)", said ? " " : "",
                 stores[s], mx_table_str(t, hi, cs), mx_num(mx_table_num(t, hi, cw), a),
-                mx_table_str(t, lo, cs), mx_num(mx_table_num(t, lo, cw), c), ratio);
+                mx_table_str(t, lo, cs), mx_num(mx_table_num(t, lo, cw), c),
+                mx_ratio(wh, wl, -1, -1, "", q));
         if (isnan(mx_table_num(t, hi, cf)) || isnan(mx_table_num(t, lo, cf)))
             fputs("; it counts no full-page images.", f);
         else

@@ -1,9 +1,13 @@
-/* report_ratio.c — the report's "uuidv4 against counter, by store" paragraph.
+/* report_ratio.c — the report's "uuidv4 against counter, by store" paragraph, and the
+ * ratio formatter every sentence uses (mx_ratio).
  *
  * Per store of insert.csv at the headline configuration (mx_ins_row), the ratio of uuidv4's
- * median to counter's for time, pages, bytes and WAL, so a reader sees how much the engine
- * changes the answer. Each aspect takes the first column of its list where both figures are
- * known and positive; an aspect with no such column is named as unknown, never guessed.
+ * median to counter's for time, pages, bytes, WAL and full-page images, so a reader sees how
+ * much the engine changes the answer. Each aspect takes the first column of its list where
+ * both figures are known and positive (a count of events: known, 0 included); an aspect with
+ * no such column is named as unknown, never guessed. Ratios come from raw counts where
+ * insert.csv has them (`wal_bytes`, `fpi`), not from per-ID figures rounded for print; a
+ * denominator of fewer than MX_RATIO_MIN_EVENTS events is given as counts.
  */
 #include "plots.h"
 
@@ -16,30 +20,47 @@
 #define RANDOM_STRATEGY "uuidv4"
 #define BASE_STRATEGY "counter"
 
-/* One way to measure an aspect: its insert.csv column, and whether a smaller value is more
- * of the aspect (inserts_per_s: time per insert is its inverse). */
+/* One way to measure an aspect: its insert.csv column, whether a smaller value is more
+ * of the aspect (inserts_per_s: time per insert is its inverse), and the unit when the
+ * column counts events (then a small denominator is given as counts), else NULL. */
 typedef struct ratio_col {
     const char *aspect, *col, *what;
     int inverse;
+    const char *events;
 } ratio_col;
 
 /* In order of preference within each aspect; aspects in the order the sentence names them. */
 static const ratio_col ratio_cols[] = {
-    { "time", "inserts_per_s", "time per insert, from `inserts_per_s`", 1 },
-    { "time", "seconds", "time, from `seconds`", 0 },
-    { "pages", "pages_written", "pages written, `pages_written`", 0 },
-    { "pages", "leaf_pages", "leaf pages, `leaf_pages`", 0 },
-    { "bytes", "file_bytes", "bytes on disk, `file_bytes`", 0 },
-    { "bytes", "index_bytes", "index bytes, `index_bytes`", 0 },
-    { "WAL", "wal_bytes_per_id", "WAL bytes per ID, `wal_bytes_per_id`", 0 },
+    { "time", "inserts_per_s", "time per insert, from `inserts_per_s`", 1, NULL },
+    { "time", "seconds", "time, from `seconds`", 0, NULL },
+    { "pages", "pages_written", "pages written, `pages_written`", 0, "pages" },
+    { "pages", "leaf_pages", "leaf pages, `leaf_pages`", 0, "pages" },
+    { "bytes", "file_bytes", "bytes on disk, `file_bytes`", 0, NULL },
+    { "bytes", "index_bytes", "index bytes, `index_bytes`", 0, NULL },
+    { "WAL", "wal_bytes", "WAL bytes, `wal_bytes`", 0, NULL },
+    { "WAL", "wal_bytes_per_id", "WAL bytes per ID, `wal_bytes_per_id`", 0, NULL },
+    { "FPI", "fpi", "full-page images, `fpi`", 0, "full-page images" },
 };
 #define N_RATIO_COLS ((int)(sizeof ratio_cols / sizeof *ratio_cols))
 
-/* Column c of row row in insert.csv when known and positive, else NaN. */
-static double positive(const mx_table *t, int row, const char *c)
+const char *mx_ratio(double num, double den, double num_events, double den_events,
+                     const char *unit, char *buf)
 {
-    double v = mx_table_num(t, row, mx_table_col(t, c));
-    return v > 0 ? v : NAN;
+    char a[MX_NUM_LEN], b[MX_NUM_LEN];
+    if (den_events >= 0 && den_events < MX_RATIO_MIN_EVENTS)
+        snprintf(buf, MX_RATIO_LEN, "%s vs %s %.48s", mx_num(num_events, a),
+                 mx_num(den_events, b), unit);
+    else
+        snprintf(buf, MX_RATIO_LEN, "%s×", mx_num(num / den, a));
+    return buf;
+}
+
+/* Column c of row row in insert.csv when known and positive (known and not negative for a
+ * count of events), else NaN. */
+static double positive(const mx_table *t, int row, const ratio_col *c)
+{
+    double v = mx_table_num(t, row, mx_table_col(t, c->col));
+    return v > 0 || (c->events && v == 0) ? v : NAN;
 }
 
 /* The first column of aspect (from ratio_cols[from]) with both figures known: writes
@@ -51,11 +72,17 @@ static int say_aspect(const mx_table *t, int ru, int rc, int from, FILE *f)
     while (end < N_RATIO_COLS && !strcmp(ratio_cols[end].aspect, aspect)) end++;
     for (int i = from; i < end && !done; i++) {
         const ratio_col *c = &ratio_cols[i];
-        double u = positive(t, ru, c->col), k = positive(t, rc, c->col);
+        double u = positive(t, ru, c), k = positive(t, rc, c);
         if (isnan(u) || isnan(k)) continue;
-        char a[MX_NUM_LEN], b[MX_NUM_LEN], q[MX_NUM_LEN];
-        fprintf(f, "%s%s %s× (%s: %s against %s)", from ? "; " : "", aspect,
-                mx_num(c->inverse ? k / u : u / k, q), c->what, mx_num(u, a), mx_num(k, b));
+        char a[MX_NUM_LEN], b[MX_NUM_LEN], q[MX_RATIO_LEN];
+        double den = c->inverse ? u : k, ev = c->events ? den : -1;
+        mx_ratio(c->inverse ? k : u, den, c->events ? u : -1, ev, c->events ? c->events : "",
+                 q);
+        if (ev >= 0 && ev < MX_RATIO_MIN_EVENTS)           /* the counts say it all */
+            fprintf(f, "%s%s %s (%s)", from ? "; " : "", aspect, q, c->what);
+        else
+            fprintf(f, "%s%s %s (%s: %s against %s)", from ? "; " : "", aspect, q, c->what,
+                    mx_num(u, a), mx_num(k, b));
         done = 1;
     }
     if (!done) fprintf(f, "%s%s unknown", from ? "; " : "", aspect);

@@ -24,7 +24,7 @@
  * with the shard count: per ID, key_bytes for the keys plus 8 for its latency (none on a
  * model store, which measures no time: its latency figures are unknown), and while
  * locality runs (after the stores are closed) 8 for its position plus 12 for the shard's
- * ranks (locality.c).
+ * ranks (locality.c); the keys are then sorted in place for duplicate_ids (no copy).
  */
 #include "insert.h"
 
@@ -40,6 +40,7 @@
 #include "metrics.h"
 #include "openloop.h"
 #include "random.h"
+#include "repeats.h"
 #include "rundir.h"
 #include "series.h"
 #include "zipf.h"
@@ -75,7 +76,8 @@ typedef struct run {
     int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
     int64_t kill_ns;                   /* when it was killed */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
-    int64_t failed, dups;              /* failed_orders, duplicate_ids */
+    int64_t failed, dups;              /* failed_orders, duplicate_rows */
+    shard refused;                     /* keys a shard's store refused (dups of them) */
 } run;
 
 /* Make every shard's strategy instance, in shard order. */
@@ -149,7 +151,8 @@ static int keep_key(shard *sh, const idb_id *id, int width, int64_t most, idb_er
                         width);
     size_t w = (size_t)width;
     if (sh->nkeys == sh->cap) {
-        int64_t cap = sh->cap < most / 2 ? sh->cap * 2 : most;
+        int64_t cap = sh->cap ? sh->cap * 2 : 64;     /* the refused keys start empty */
+        if (cap > most) cap = most;
         uint8_t *keys = realloc(sh->keys, (size_t)cap * w);
         if (!keys) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld keys", (long long)cap);
         sh->keys = keys;
@@ -170,6 +173,7 @@ static void close_run(run *r)
         if (r->shards[k].store) r->cfg->store->close(r->shards[k].store);
         free(r->shards[k].keys);
     }
+    free(r->refused.keys);
     free(r->shards);
     idb_zipf_free(&r->zipf);
     free(r->shop_shard);
@@ -257,7 +261,8 @@ static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 }
 
 /* Insert row into shard k's store. With a counter server, a key the store refuses is an
- * ID handed out twice: counted (*dup = 1), not the end of the run. */
+ * ID handed out twice to that shard: counted (*dup = 1: duplicate_rows), not the end of
+ * the run. */
 static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
@@ -317,8 +322,9 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             commit_ns += t - prev;
         }
         for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
-            if (rows[i].id.len && !dup[i])
-                rc = keep_key(&r->shards[row_shard[i]], &rows[i].id, r->width, cfg->ids, err);
+            if (rows[i].id.len)
+                rc = keep_key(dup[i] ? &r->refused : &r->shards[row_shard[i]], &rows[i].id,
+                              r->width, cfg->ids, err);
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
@@ -364,7 +370,8 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t2 = idb_mono_ns();
     o->ins_ns += t2 - t1;
     r->lat[r->nlat++] = t2 - t1;
-    return rc || dup ? rc : keep_key(&r->shards[k], &row.id, r->width, r->cfg->ids, err);
+    return rc ? rc : keep_key(dup ? &r->refused : &r->shards[k], &row.id, r->width,
+                              r->cfg->ids, err);
 }
 
 /* Open loop: every shard's store committed, each commit timed. */
@@ -432,9 +439,12 @@ static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *
                        double *leaves)
 {
     if (!s->has_server)
-        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = -1, s->leaf_fragmentation = -1;
-    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes };
-    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes };
+        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = s->extend_pages =
+            s->autovacuum_runs = -1, s->leaf_fragmentation = -1;
+    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes,
+                       &sum->extend_pages, &sum->autovacuum_runs };
+    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes, s->extend_pages,
+                      s->autovacuum_runs };
     for (size_t i = 0; i < sizeof val / sizeof *val; i++)
         *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
     if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
@@ -474,6 +484,7 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
         for (size_t i = 0; i < sizeof val / sizeof *val; i++)
             *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
         if (s.depth > sum->depth) sum->depth = s.depth;
+        sum->users_server |= s.users_server;
         if (s.fill_factor >= 0 && s.leaf_pages > 0) {
             used += s.fill_factor * (double)s.leaf_pages;
             cap += (double)s.leaf_pages;
@@ -501,9 +512,39 @@ static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
+/* duplicate_ids, after locality has used every shard's keys in their order: each shard's
+ * keys and the refused ones sorted in place, the repeats counted over all of them merged
+ * (repeats.h: no copy, so the count adds nothing to the run's peak); then the keys freed. */
+static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
+{
+    int n = r->cfg->shards + 1;
+    uint8_t **lists = malloc((size_t)n * sizeof *lists);
+    int64_t *counts = malloc((size_t)n * sizeof *counts);
+    int64_t rep = -1;
+    if (lists && counts) {
+        for (int k = 0; k < n; k++) {
+            shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+            idb_keys_sort(sh->keys, sh->nkeys, r->width);
+            lists[k] = sh->keys;
+            counts[k] = sh->nkeys;
+        }
+        rep = idb_repeats_merged(lists, counts, n, r->width);
+    }
+    free(lists);
+    free(counts);
+    for (int k = 0; k < n; k++) {                      /* done with: lower the peak */
+        shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+        free(sh->keys);
+        sh->keys = NULL;
+    }
+    if (rep < 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    res->duplicate_ids = rep;
+    return 0;
+}
+
 /* After the stores are closed (so their memory is not held with it): the latency
- * percentiles (then the latencies are freed) and where each key landed (locality,
- * freeing each shard's keys once added). */
+ * percentiles (then the latencies are freed), where each key landed (locality), then the
+ * repeated IDs (count_repeats, which frees the keys). */
 static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -512,7 +553,7 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
     res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
     res->failed_orders = r->failed;
-    res->duplicate_ids = r->dups;
+    res->duplicate_rows = r->dups;
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */
     r->lat = NULL;
@@ -523,8 +564,6 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
             idb_locality_free(&loc);
             return idb_fail(err, IDB_ENOMEM, "out of memory");
         }
-        free(r->shards[k].keys);                       /* done with: lower the peak */
-        r->shards[k].keys = NULL;
     }
     res->order_breaks = 0;
     for (int k = 0; k < cfg->shards; k++) res->order_breaks += r->shards[k].breaks;
@@ -532,7 +571,7 @@ static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->insert_pos_p50 = idb_locality_pos_p50(&loc);
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
-    return 0;
+    return count_repeats(r, res, err);
 }
 
 /* Everything in memory, before any file: the shards, the shop table (shops to shards,
@@ -589,7 +628,7 @@ static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
 static int measure(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    int64_t w0 = idb_proc_write_bytes();
+    int64_t w0 = idb_proc_write_bytes(), t0 = idb_thread_write_bytes();
     res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
     res->order_lat_p999_ns = res->order_lat_max_ns = -1;
     res->rate_per_s = -1;
@@ -601,10 +640,13 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
-    int64_t w1 = idb_proc_write_bytes();
+    int64_t w1 = idb_proc_write_bytes(), t1 = idb_thread_write_bytes();
     if (!rc) rc = collect_keys(r, res, err);
     if (!rc && cfg->store->model) blank_model_times(res);
-    res->write_bytes_per_id = (w0 < 0 || w1 < 0) ? -1 : (double)(w1 - w0) / (double)cfg->ids;
+    res->write_bytes_per_id = (w0 < 0 || w1 < 0 || res->st.users_server) ? -1
+                            : (double)(w1 - w0) / (double)cfg->ids;
+    res->client_write_bytes_per_id = (t0 < 0 || t1 < 0) ? -1
+                                   : (double)(t1 - t0) / (double)cfg->ids;
     return rc;
 }
 

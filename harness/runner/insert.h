@@ -74,7 +74,11 @@ typedef struct idb_insert_result {
     idb_store_stats st;               /* summed over shards (depth, fill: see insert.c) */
     /* Server stores (store.h: has_server): per ID from st's sums; -1 when unknown. */
     double wal_bytes_per_id, fpi_per_id, splits_per_id;
-    double write_bytes_per_id;        /* /proc/self/io write_bytes delta per ID; -1 if unknown */
+    /* Bytes passed to write(2)-family calls during the run, per ID: by idbench and every
+     * process it started and reaped by the run's end (its private servers: /proc/self/io
+     * wchar), -1 when a store wrote through a server idbench did not start (dsn=) or
+     * /proc cannot be read; and by the runner's thread alone (/proc/thread-self/io). */
+    double write_bytes_per_id, client_write_bytes_per_id;
     double tail_insert_frac;
     double insert_pos_p50;
     int64_t order_breaks;             /* IDs not above the previous ID of their shard */
@@ -86,9 +90,12 @@ typedef struct idb_insert_result {
      * and writes, and ids / (measured insert + commit time + those seconds). */
     double modelled_device_s, modelled_inserts_per_s;
     /* With a counter server (backend=postgres|redis): orders that got no ID (only with the
-     * kill-counter fault; otherwise an unavailable server ends the run), and IDs the store's
-     * primary key refused because they were handed out before (counted, not fatal). */
+     * kill-counter fault; otherwise an unavailable server ends the run), and IDs a shard's
+     * primary key refused because they were handed out to it before (counted, not fatal). */
     int64_t failed_orders;
+    int64_t duplicate_rows;
+    /* Every store: the run's IDs that repeat an ID handed out before in the run, whichever
+     * shard got either (counted by the harness from all the IDs, after the timed part). */
     int64_t duplicate_ids;
 } idb_insert_result;
 

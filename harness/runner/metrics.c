@@ -30,9 +30,10 @@ int64_t idb_percentile(int64_t *v, int64_t n, double q)
     return v[rank - 1];
 }
 
-int64_t idb_proc_write_bytes(void)
+/* wchar of the io file at path, or -1. */
+static int64_t wchar(const char *path)
 {
-    FILE *f = fopen("/proc/self/io", "r");
+    FILE *f = fopen(path, "r");
     if (!f) return -1;
     char line[128];
     long long v = -1;
@@ -41,3 +42,7 @@ int64_t idb_proc_write_bytes(void)
     fclose(f);
     return v;
 }
+
+int64_t idb_proc_write_bytes(void) { return wchar("/proc/self/io"); }
+
+int64_t idb_thread_write_bytes(void) { return wchar("/proc/thread-self/io"); }

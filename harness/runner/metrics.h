@@ -24,5 +24,8 @@ int idb_cmp_double(const void *a, const void *b);
 /* Bytes this process has passed to write(2)-family calls so far (/proc/self/io wchar),
  * or -1 when /proc/self/io cannot be read. */
 int64_t idb_proc_write_bytes(void);
+/* The same for the calling thread alone (/proc/thread-self/io wchar): no child process's
+ * writes, which /proc/self/io adds once they are reaped. -1 when it cannot be read. */
+int64_t idb_thread_write_bytes(void);
 
 #endif

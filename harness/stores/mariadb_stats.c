@@ -214,7 +214,8 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
     *st = (idb_store_stats){ .leaf_pages = -1, .branch_pages = -1, .depth = -1,
                              .fill_factor = -1, .file_bytes = -1, .checkpoint_pages = -1,
                              .wal_frames = -1, .has_server = 1, .fpi = -1,
-                             .leaf_fragmentation = -1 };
+                             .leaf_fragmentation = -1, .extend_pages = -1,
+                             .autovacuum_runs = -1, .users_server = s->server == NULL };
     int rc = 0;
     if (s->in_txn) {
         s->in_txn = 0;

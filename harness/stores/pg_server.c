@@ -13,7 +13,8 @@
 #define SETTINGS_MAX 8                             /* settings of a private server */
 #define SETTING_CHARS 320                          /* one "name=value" */
 
-/* The settings of a private server: the store's, then those that make its checkpoints the
+/* The settings of a private server: the store's (shared_buffers, synchronous_commit,
+ * autovacuum), then those that make its checkpoints the
  * run's own (no timed ones, none forced by WAL volume: checkpoint_every decides). */
 static int settings(const idb_opts *o, char (*buf)[SETTING_CHARS], const char **out)
 {
@@ -24,6 +25,9 @@ static int settings(const idb_opts *o, char (*buf)[SETTING_CHARS], const char **
     n++;
     snprintf(buf[n], SETTING_CHARS, "synchronous_commit=%s",
              idb_opts_str(o, "synchronous_commit"));
+    out[n] = buf[n];
+    n++;
+    snprintf(buf[n], SETTING_CHARS, "autovacuum=%s", idb_opts_str(o, "autovacuum"));
     out[n] = buf[n];
     n++;
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) out[n++] = fixed[i];

@@ -23,9 +23,19 @@
  *                  sessions or shards on the same server, nor checkpoint records. Without
  *                  pg_walinspect, wal_bytes is the WAL insert position difference (everything
  *                  the server wrote meanwhile) and fpi, splits are unknown.
- *   cache_misses   heap_blks_read + idx_blks_read of the table (pg_statio_all_tables): blocks
- *                  the server read from the OS because shared_buffers lacked them (after
- *                  pg_stat_force_next_flush(), so this session's counts are in).
+ *   cache_misses   heap_blks_read + idx_blks_read of the table and its indexes
+ *                  (pg_statio_all_tables, after pg_stat_force_next_flush(), so this session's
+ *                  counts are in) less extend_pages: blocks read from outside
+ *                  shared_buffers. PostgreSQL 15 counts each page a relation is extended by
+ *                  (ReadBuffer with P_NEW) as a block read; a new page is not a miss. On a
+ *                  server of version 16 or later (a dsn=) nothing is subtracted (extensions
+ *                  go around ReadBuffer there; not checked against such a server). Reads by
+ *                  autovacuum count too: the private server runs with autovacuum=off unless
+ *                  the option says on, and autovacuum_runs says whether it ran.
+ *   extend_pages   the main-fork blocks of the table and its indexes (created empty at open),
+ *                  less one per B-tree (its metapage, written by the index build without the
+ *                  buffer manager): the pages PostgreSQL 15 counted as reads when extending.
+ *   autovacuum_runs  autovacuum_count + autoanalyze_count of the table (pg_stat_all_tables).
  *   pages_written, checkpoint_pages, wal_frames, read_pages: -1 (the server does not count
  *                  them per table).
  *
@@ -41,9 +51,22 @@
 
 #define SQL_MAX 2048
 #define PERCENT 100.0
-/* The table's and index's blocks read from the OS (cache_misses), as a scalar subquery. */
-#define PG_MISSES_SQL "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM " \
-                      "pg_statio_all_tables WHERE relid = 'orders'::regclass)"
+/* The table's and its indexes' blocks read from the OS, extensions included (PostgreSQL
+ * 15 counts a page a relation is extended by as a block read), as a scalar subquery. */
+#define PG_READS_SQL "(SELECT heap_blks_read + coalesce(idx_blks_read, 0) FROM " \
+                     "pg_statio_all_tables WHERE relid = 'orders'::regclass)"
+/* The pages the table and its indexes were extended by through the buffer manager since
+ * CREATE TABLE (the relations were empty): their main forks' blocks, less each B-tree's
+ * metapage, which the index build wrote without the buffer manager. */
+#define PG_EXTEND_SQL "(SELECT coalesce(sum(greatest(pg_relation_size(c.oid) / " \
+    "current_setting('block_size')::bigint - (c.relam = 403)::int, 0)), 0)::bigint " \
+    "FROM pg_class c WHERE c.oid = 'orders'::regclass OR c.oid IN " \
+    "(SELECT indexrelid FROM pg_index WHERE indrelid = 'orders'::regclass))"
+/* Autovacuum and autoanalyze passes on the table so far (it is the run's own). */
+#define PG_AUTOVACUUM_SQL "(SELECT autovacuum_count + autoanalyze_count FROM " \
+                          "pg_stat_all_tables WHERE relid = 'orders'::regclass)"
+/* PostgreSQL 16 extends relations outside ReadBuffer: no longer counted as reads. */
+#define PG_EXTEND_NOT_READ 160000
 
 /* Schema of extension ext (found, else made in ours) into out; "" when neither works. */
 static int find_extension(pg_store *s, const char *ext, char *out, size_t cap, idb_err *err)
@@ -116,6 +139,15 @@ static int flush_stats(pg_store *s, idb_err *err)
                    "statistics", err);
 }
 
+/* cache_misses from the blocks read (reads, extensions included on PostgreSQL before 16)
+ * and the pages extended by, on a server of version number version; -1 when unknown. */
+static int64_t misses(int64_t reads, int64_t extended, int64_t version)
+{
+    if (reads < 0 || extended < 0) return -1;
+    int64_t m = version < PG_EXTEND_NOT_READ ? reads - extended : reads;
+    return m < 0 ? 0 : m;
+}
+
 /* Sizes, the WAL written and the blocks read (after a forced stats flush). */
 static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
 {
@@ -125,7 +157,8 @@ static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
         "SELECT pg_relation_size('orders_id'), pg_relation_size('orders'), "
         "pg_total_relation_size('orders'), "
         "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint, "
-        PG_MISSES_SQL, 1, NULL, v, NULL, NULL, 0);
+        PG_READS_SQL ", " PG_EXTEND_SQL ", " PG_AUTOVACUUM_SQL ", "
+        "current_setting('server_version_num')::int", 1, NULL, v, NULL, NULL, 0);
     if (rc) return rc;
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
@@ -135,7 +168,9 @@ static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
     st->table_bytes = get_i64(r, 1);
     st->file_bytes = get_i64(r, 2);
     st->wal_bytes = get_i64(r, 3);
-    st->cache_misses = get_i64(r, 4);
+    st->cache_misses = misses(get_i64(r, 4), get_i64(r, 5), get_i64(r, 7));
+    st->extend_pages = get_i64(r, 5);
+    st->autovacuum_runs = get_i64(r, 6);
     PQclear(r);
     return 0;
 }
@@ -202,7 +237,8 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
         .file_bytes = -1, .pages_written = -1, .checkpoint_pages = -1, .wal_frames = -1,
         .cache_misses = -1, .read_pages = -1, .splits = -1,
         .has_server = 1, .wal_bytes = -1, .fpi = -1, .index_bytes = -1, .table_bytes = -1,
-        .leaf_fragmentation = -1,
+        .leaf_fragmentation = -1, .extend_pages = -1, .autovacuum_runs = -1,
+        .users_server = s->srv == NULL,
     };
     int rc = sizes(s, st, err);
     if (!rc) rc = shape(s, st, err);
@@ -211,9 +247,10 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
 }
 
 /* The running figures (store.h: progress): the index's size now, shared_buffers, and the
- * table's and index's blocks read from the OS so far (pg_statio after a forced flush of
- * this session's counts); pages written and read are not counted per table (-1). Sizes
- * and statistics views only: no page of the index is read. */
+ * table's and index's blocks read from the OS so far, extensions left out (as in stats:
+ * pg_statio after a forced flush of this session's counts, less the pages extended by);
+ * pages written and read are not counted per table (-1). Sizes and statistics views only:
+ * no page of the index is read. */
 int pg_progress(void *h, idb_store_progress *p, idb_err *err)
 {
     pg_store *s = h;
@@ -223,12 +260,13 @@ int pg_progress(void *h, idb_store_progress *p, idb_err *err)
     PGresult *r = NULL;
     if (!rc)
         rc = pg_exec(s, "SELECT pg_relation_size('orders_id'), "
-                     "pg_size_bytes(current_setting('shared_buffers')), " PG_MISSES_SQL,
+                     "pg_size_bytes(current_setting('shared_buffers')), " PG_READS_SQL ", "
+                     PG_EXTEND_SQL ", current_setting('server_version_num')::int",
                      PGRES_TUPLES_OK, &r, "progress", err);
     if (rc) return rc;
     p->index_bytes = get_i64(r, 0);
     p->cache_bytes = get_i64(r, 1);
-    p->cache_misses = get_i64(r, 2);
+    p->cache_misses = misses(get_i64(r, 2), get_i64(r, 3), get_i64(r, 4));
     PQclear(r);
     return 0;
 }

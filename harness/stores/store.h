@@ -50,6 +50,11 @@ typedef struct idb_store_stats {
     int64_t index_bytes;      /* the ID's index, on disk */
     int64_t table_bytes;      /* the table (heap), on disk */
     double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
+    int64_t extend_pages;     /* pages the table and its indexes were extended by (new
+                               * pages: not in cache_misses) */
+    int64_t autovacuum_runs;  /* autovacuum and autoanalyze passes on the table in the run */
+    int users_server;         /* 1: the rows went to a server idbench did not start (dsn=):
+                               * its writes are not idbench's to see (write_bytes_per_id) */
 } idb_store_stats;
 
 /* A store's running figures while a run goes on (the progress hook): cumulative since

@@ -1,0 +1,106 @@
+/* repeats.c — repeated keys over a run's shards (see repeats.h). */
+#include "repeats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "id.h"
+
+/* Swap the width-byte keys at a and b. */
+static void swap_keys(uint8_t *a, uint8_t *b, size_t w)
+{
+    uint8_t t[IDB_ID_MAX];
+    memcpy(t, a, w);
+    memcpy(a, b, w);
+    memcpy(b, t, w);
+}
+
+/* Sift key i down the max-heap of the first n keys. */
+static void sift(uint8_t *k, int64_t i, int64_t n, size_t w)
+{
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && memcmp(k + (size_t)(c + 1) * w, k + (size_t)c * w, w) > 0) c++;
+        if (memcmp(k + (size_t)c * w, k + (size_t)i * w, w) <= 0) return;
+        swap_keys(k + (size_t)c * w, k + (size_t)i * w, w);
+        i = c;
+    }
+}
+
+void idb_keys_sort(uint8_t *keys, int64_t n, int width)
+{
+    size_t w = (size_t)width;
+    for (int64_t i = n / 2 - 1; i >= 0; i--) sift(keys, i, n, w);
+    for (int64_t end = n - 1; end > 0; end--) {
+        swap_keys(keys, keys + (size_t)end * w, w);
+        sift(keys, 0, end, w);
+    }
+}
+
+/* The merge's state: each list's next key (pos), a min-heap of list numbers by that key. */
+typedef struct merge {
+    uint8_t *const *lists;
+    const int64_t *n;
+    int64_t *pos;
+    int *heap, size;
+    size_t w;
+} merge;
+
+/* List i's next key. */
+static const uint8_t *head(const merge *m, int i)
+{
+    return m->lists[i] + (size_t)m->pos[i] * m->w;
+}
+
+/* Sift heap slot s down. */
+static void heap_down(merge *m, int s)
+{
+    for (;;) {
+        int c = 2 * s + 1;
+        if (c >= m->size) return;
+        if (c + 1 < m->size && memcmp(head(m, m->heap[c + 1]), head(m, m->heap[c]), m->w) < 0)
+            c++;
+        if (memcmp(head(m, m->heap[c]), head(m, m->heap[s]), m->w) >= 0) return;
+        int t = m->heap[c];
+        m->heap[c] = m->heap[s];
+        m->heap[s] = t;
+        s = c;
+    }
+}
+
+int64_t idb_repeats_merged(uint8_t *const *lists, const int64_t *n, int nlists, int width)
+{
+    merge m = { .lists = lists, .n = n, .w = (size_t)width,
+                .pos = calloc((size_t)nlists + 1, sizeof *m.pos),
+                .heap = malloc(((size_t)nlists + 1) * sizeof *m.heap) };
+    if (!m.pos || !m.heap) {
+        free(m.pos);
+        free(m.heap);
+        return -1;
+    }
+    for (int i = 0; i < nlists; i++)
+        if (n[i] > 0) m.heap[m.size++] = i;
+    for (int s = m.size / 2 - 1; s >= 0; s--) heap_down(&m, s);
+    int64_t repeats = 0;
+    uint8_t last[IDB_ID_MAX];
+    int any = 0;
+    while (m.size > 0) {
+        int i = m.heap[0];
+        if (any && memcmp(head(&m, i), last, m.w) == 0) repeats++;
+        memcpy(last, head(&m, i), m.w);
+        any = 1;
+        if (++m.pos[i] == n[i]) m.heap[0] = m.heap[--m.size];
+        heap_down(&m, 0);
+    }
+    free(m.pos);
+    free(m.heap);
+    return repeats;
+}
+
+int64_t idb_repeats(uint8_t *keys, int64_t n, int width)
+{
+    if (n <= 1) return 0;
+    idb_keys_sort(keys, n, width);
+    return idb_repeats_merged(&keys, &n, 1, width);
+}
