@@ -243,8 +243,8 @@ void idb_random_process_bytes(void *p, size_t n)
 void idb_random_unseed(void)
 {
     fork_guard();                      /* a parent's saved stream is dropped, not restored */
-    rs = saved;
-    rs.gen = idb_fork_now();                        /* the stream as it was (unseeded: keys from the OS) */
+    rs = saved;                        /* the stream as it was (unseeded: keys from the OS) */
+    rs.gen = idb_fork_now();
     explicit_bzero(&saved, sizeof saved);
     saved.pos = BUF_BYTES;
 }

@@ -2,7 +2,8 @@
  * with notes for people, CSV or JSON for programs. Every format has the same fields: loop,
  * cell, metric, which way is better, the medians A and B, the change in percent, p, the
  * test that gave it (p_method: exact or normal), the repeats on each side, the verdict and
- * whether it is a regression beyond --fail-on-regression. Unknown figures are "-" (table), empty (CSV) or null (JSON).
+ * whether it is a regression beyond --fail-on-regression. Unknown figures are "-" (table),
+ * empty (CSV) or null (JSON).
  */
 #include "compare_int.h"
 
