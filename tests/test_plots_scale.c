@@ -170,6 +170,55 @@ static void test_cliff_sentence(void **state)
     free(s);
 }
 
+static void fill_counts(FILE *f)
+{
+    run(f, "sqlite", "counter", 20000, flat1000, 3, 7, 1);    /* 3 misses, 7 writes a window */
+    run(f, "sqlite", "uuidv4", 20000, flat1000, 40, 90, 1);
+}
+
+/* series_misses plots misses per insert (3 and 40 per 1,000-row window: 0.003 and 0.04),
+ * not pages written (0.007, 0.09): every point of its data file, block by block. */
+static void test_misses_plot_data(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX + 16];
+    load(&r, dir, sizeof dir, fill_counts);
+    const mx_plot *p = NULL;
+    for (int i = 0; i < mx_n_plots; i++)
+        if (!strcmp(mx_plots[i].name, "series_misses")) p = &mx_plots[i];
+    assert_non_null(p);
+    FILE *vars = tmpfile();
+    assert_non_null(vars);
+    idb_err why = { 0 };
+    if (p->prepare(&r, dir, vars, &why) != 0) fail_msg("series_misses: %s", why.msg);
+    fclose(vars);
+    snprintf(path, sizeof path, "%s/misses1.dat", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static const double want[] = { 0.003, 0.04 };    /* counter's block, then uuidv4's */
+    int block = 0, points[2] = { 0, 0 }, blank = 1;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        double x, y;
+        if (sscanf(line, "%lf %lf", &x, &y) != 2) {
+            if (!blank) block++;
+            blank = 1;
+            continue;
+        }
+        blank = 0;
+        assert_true(block < 2);
+        if (!(fabs(y - want[block]) <= 1e-9))
+            fail_msg("misses1.dat, block %d: %g misses per insert, want %g", block, y,
+                     want[block]);
+        points[block]++;
+    }
+    fclose(f);
+    assert_true(points[0] > 0 && points[1] > 0);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 static void fill_growth(FILE *f)
 {
     run(f, "lmdb", "counter", 100000, sqrt_cost, 0, 0, 0);
@@ -214,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cliff_sentence),
+        cmocka_unit_test(test_misses_plot_data),
         cmocka_unit_test(test_cost_table),
         cmocka_unit_test(test_device_table),
     };
