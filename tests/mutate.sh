@@ -61,9 +61,18 @@ for l in "${lines[@]}"; do
 done
 [ ${#todo[@]} -gt 0 ] || { echo "mutate.sh: no mutation selected" >&2; exit 2; }
 
-# The copy: what git knows of (tracked and untracked, not ignored), refreshed when reused.
+# The copy: what git knows of (tracked and untracked, not ignored), refreshed when reused:
+# unpacked beside it, then only the files that differ copied over with a new time (tar
+# would restore the old times, older than a reused build's objects, and ninja would keep
+# stale ones).
+rm -rf "$TREE/stage" && mkdir -p "$TREE/stage"
 (cd "$FROM" && git ls-files -z -c -o --exclude-standard | tar --null -T - -cf -) |
-  (cd "$TREE/src" && tar xf -) || { echo "mutate.sh: copy failed" >&2; exit 2; }
+  (cd "$TREE/stage" && tar xf -) || { echo "mutate.sh: copy failed" >&2; exit 2; }
+(cd "$TREE/stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
+  cmp -s "$TREE/stage/$f" "$TREE/src/$f" && continue
+  mkdir -p "$(dirname "$TREE/src/$f")" && cp "$TREE/stage/$f" "$TREE/src/$f"
+done
+rm -rf "$TREE/stage"
 # Optimised, with assertions on (b_ndebug=false): test_claims_broken then skips its
 # full-power birthday run (2^26 IDs, minutes), which no mutation here needs.
 if [ ! -d "$TREE/build" ]; then
