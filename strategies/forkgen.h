@@ -1,11 +1,21 @@
-/* forkgen.h — noticing that an instance is used in a child made by fork(), for the fork rule
- * of strategy.h (every strategy either refuses there with IDB_EFORK or is safe there).
+/* forkgen.h — noticing that an instance is used in a child process, for the fork rule of
+ * strategy.h (every strategy either refuses there with IDB_EFORK or is safe there), and for
+ * random.h's per-thread streams (re-keyed in a child).
  *
- * A fork generation: 0 in the process that started, incremented in the child after every
- * fork() by a pthread_atfork handler (registered by the first idb_fork_generation() call, so
- * before any instance that recorded a generation exists). An instance records the
- * generation at create; next() compares it with idb_fork_now(), one relaxed atomic load.
- * A child made without the atfork handlers (a raw clone(2) or vfork) is not noticed.
+ * A fork generation: a nonzero number for this process, kept in a page marked
+ * MADV_WIPEONFORK (Linux >= 4.14, as BoringSSL keeps its fork-safety flag): the kernel hands
+ * any child a zeroed copy of it, whichever way the child was made (fork(), glibc's _Fork(),
+ * which skips the atfork handlers, or a raw clone(2) without CLONE_VM). The first
+ * idb_fork_now() that finds it 0 gives the process a new generation, larger than every one
+ * its parent had. A pthread_atfork handler stays as the second line (it renews the
+ * generation in a fork() child too). An instance records the generation at create;
+ * next() compares it with idb_fork_now(): a load of the word, a test for 0 (never taken
+ * but in a new child) and the compare.
+ *
+ * Where madvise(MADV_WIPEONFORK) fails (an older kernel), or with the environment variable
+ * IDBENCH_NO_WIPEONFORK=1 (for the tests of this fallback), the word stays 0 and every
+ * idb_fork_now() asks getpid(): a system call per ID, but every child is still noticed.
+ * vfork + exec is left aside (the child shares the parent's memory until it execs).
  */
 #ifndef IDB_FORKGEN_H
 #define IDB_FORKGEN_H
@@ -14,19 +24,30 @@
 
 #include "err.h"
 
-/* The current generation; read it through idb_fork_now() (written only by forkgen.c). */
-extern atomic_uint idb_fork_gen_value;
+/* The word idb_fork_now() reads: in the wiped page once set up, else an always-0 word
+ * (written only by forkgen.c). */
+extern _Atomic(atomic_uint *) idb_fork_gen_word;
 
-/* The current fork generation, registering the atfork handler first if it is not yet.
- * Call it at create (any thread); never fails. */
+/* The current fork generation, set up first if it is not yet: the slow path of
+ * idb_fork_now() (first use, a new child, or the getpid() fallback). Never 0. */
+unsigned idb_fork_renew(void);
+
+/* The current fork generation (nonzero). Call it at create (any thread); never fails. */
 unsigned idb_fork_generation(void);
 
-/* The current fork generation, without registering: for next(), once the instance has
- * called idb_fork_generation() at create. */
+/* The current fork generation (nonzero): one relaxed load and a test in this process,
+ * the slow path in a child's first call (or always, in the getpid() fallback). */
 static inline unsigned idb_fork_now(void)
 {
-    return atomic_load_explicit(&idb_fork_gen_value, memory_order_relaxed);
+    atomic_uint *w = atomic_load_explicit(&idb_fork_gen_word, memory_order_relaxed);
+    unsigned g = atomic_load_explicit(w, memory_order_relaxed);
+    if (__builtin_expect(g == 0, 0)) return idb_fork_renew();
+    return g;
 }
+
+/* 1 when the generation lives in a MADV_WIPEONFORK page, 0 in the getpid() fallback
+ * (sets the generation up first). For tests and diagnostics. */
+int idb_fork_wipes(void);
 
 /* The refusal of an instance of strategy `owner` used in a forked child: fills err with a
  * message naming owner and saying to create a new instance; returns IDB_EFORK. */

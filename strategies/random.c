@@ -1,4 +1,10 @@
-/* random.c — ChaCha12 per-thread CSPRNG with fork safety, and xoshiro256** (see random.h). */
+/* random.c — ChaCha12 per-thread CSPRNG with fork safety, and xoshiro256** (see random.h).
+ *
+ * Fork safety: each thread's stream records the fork generation (forkgen.h) it was keyed
+ * in; every draw compares it with idb_fork_now(), whose word lives in a MADV_WIPEONFORK
+ * page, so a child made by fork(), _Fork() or a raw clone() drops the parent's stream
+ * (key, buffer, saved stream) and re-keys from the OS before its first byte. The atfork
+ * handler below stays as the second line. */
 #include "random.h"
 
 #include <errno.h>
@@ -7,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+#include "forkgen.h"
 
 #define CHACHA_ROUNDS 12
 #define BLOCKS 4                       /* ChaCha blocks made per refill (chacha_blocks4) */
@@ -20,6 +28,7 @@ static _Thread_local struct {
     unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
     int seeded;
     int bench;                         /* seeded by idb_random_seed_thread (random.h) */
+    unsigned gen;                      /* the fork generation this stream belongs to */
 } rs = { .pos = BUF_BYTES }, saved;   /* saved: the stream idb_random_seed_thread put aside */
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -30,6 +39,21 @@ static void after_fork_child(void)
     explicit_bzero(&rs, sizeof rs);
     explicit_bzero(&saved, sizeof saved);   /* never the parent's stream again */
     rs.pos = saved.pos = BUF_BYTES;
+}
+
+/* The stream is the parent's (rs.gen is not this process's generation): drop it, as the
+ * atfork handler does, and take this generation. Also a thread's first draw (gen 0). */
+static void __attribute__((noinline)) stream_forked(unsigned now)
+{
+    after_fork_child();
+    rs.gen = now;
+}
+
+/* Drop a stream made in another process before it gives a byte: one load and compare. */
+static inline void fork_guard(void)
+{
+    unsigned now = idb_fork_now();
+    if (__builtin_expect(rs.gen != now, 0)) stream_forked(now);
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
@@ -144,6 +168,7 @@ static void refill(void)
 void idb_random_bytes(void *p, size_t n)
 {
     uint8_t *out = p;
+    fork_guard();
     while (n > 0) {
         if (rs.pos == BUF_BYTES) refill();
         size_t take = BUF_BYTES - rs.pos;
@@ -160,6 +185,7 @@ void idb_random_bytes(void *p, size_t n)
  * refill), else through idb_random_bytes. Handed-out bytes do not linger. */
 static inline void draw_small(void *v, size_t n)
 {
+    fork_guard();
     if (rs.pos + n <= BUF_BYTES) {
         memcpy(v, rs.buf + rs.pos, n);
         memset(rs.buf + rs.pos, 0, n);
@@ -196,10 +222,12 @@ void idb_random_seed(uint64_t seed)
     rs.counter = 0;
     rs.seeded = 1;
     rs.pos = BUF_BYTES;
+    rs.gen = idb_fork_generation();    /* this process's: a child still re-keys */
 }
 
 void idb_random_seed_thread(uint64_t seed)
 {
+    fork_guard();                      /* never put aside a parent's stream */
     saved = rs;
     idb_random_seed(seed);
     rs.bench = 1;
@@ -207,13 +235,16 @@ void idb_random_seed_thread(uint64_t seed)
 
 void idb_random_process_bytes(void *p, size_t n)
 {
+    fork_guard();
     if (rs.bench) os_bytes(p, n);
     else idb_random_bytes(p, n);
 }
 
 void idb_random_unseed(void)
 {
+    fork_guard();                      /* a parent's saved stream is dropped, not restored */
     rs = saved;                        /* the stream as it was (unseeded: keys from the OS) */
+    rs.gen = idb_fork_now();
     explicit_bzero(&saved, sizeof saved);
     saved.pos = BUF_BYTES;
 }

@@ -1,9 +1,10 @@
 /* random.h — the shared random module: the only randomness a strategy may use.
  *
  * idb_random_*: a ChaCha12 stream per thread, keyed from getrandom(2) on first use, with
- * fast key erasure (each refill re-keys from its own output), and re-seeded in a child
- * after fork() so parent and child never share a stream. idb_random_seed() makes the
- * calling thread's stream deterministic (tests, the simulator); a forked child still
+ * fast key erasure (each refill re-keys from its own output), and re-seeded in any child
+ * process (fork(), _Fork(), a raw clone(): the fork generation of forkgen.h, kept in a
+ * MADV_WIPEONFORK page) so parent and child never share a stream. idb_random_seed() makes
+ * the calling thread's stream deterministic (tests, the simulator); a forked child still
  * re-seeds from the OS.
  *
  * idb_rng: a small explicitly seeded generator (xoshiro256**) for the harness's own

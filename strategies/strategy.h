@@ -72,9 +72,11 @@ enum idb_xproc {
  * registry refuses a strategy that declares neither, and tests/test_fork.c checks every
  * registered strategy's behaviour against its declaration (one ID, fork, one next() in each
  * process on a manual clock frozen in one ms: the two IDs differ, or the child is refused).
- * The child finds out through forkgen.h (a generation counter an atfork handler bumps), at
- * the cost of one relaxed atomic load per next(). The strategy's header comment says why
- * it is safe or why it refuses. */
+ * The child finds out through forkgen.h (a generation in a MADV_WIPEONFORK page, so a child
+ * made by _Fork() or a raw clone() is noticed too; an atfork handler as the second line),
+ * at the cost of a load and two compares per next(); tests/test_fork_routes.c checks every
+ * strategy over fork, _Fork and clone. The strategy's header comment says why it is safe
+ * or why it refuses. */
 enum idb_fork {
     IDB_FORK_UNDECLARED,         /* 0: not decided; refused by the registry */
     IDB_FORK_SAFE,               /* provably safe: the child's IDs cannot repeat the parent's

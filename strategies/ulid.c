@@ -49,6 +49,9 @@
  *                   random at all (two instances collide), so never use it for real IDs.
  *                   It exists so the overflow error can be tested: no seed of the random
  *                   stream can be found that starts near the top of 80 bits.
+ *   carry_after     INT >= 0, default 0   TEST HOOK, like overflow_after: N > 0 starts each
+ *                   ms's random part at 2^64 - N, so the (N+1)-th ULID of a ms carries the +1
+ *                   from the low 64 into the high 16 random bits (tested: still increasing).
  *   state_file      STR, default "" (off)   where to persist the time reserved
  */
 #include <stdio.h>
@@ -69,6 +72,7 @@ static const char ulid_alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 typedef struct ulid {
     idb_clock *clock;
     uint64_t overflow_after;    /* 0, or the test hook's N */
+    uint64_t carry_after;       /* 0, or the carry test hook's N */
     idb_spinlock lock;          /* guards last_ms, rhi, rlo */
     int64_t last_ms;            /* ms in the last ULID; -1 before the first */
     uint64_t rhi, rlo;          /* random part of the last ULID: 16 + 64 bits */
@@ -80,6 +84,9 @@ static const idb_opt_decl ulid_options[] = {
     { .name = "overflow_after", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = INT64_MAX,
       .help = "TEST HOOK, not random: N>0 starts each ms at 2^80-N so ULID N+1 in a ms "
               "overflows; 0 = random start (the spec)" },
+    { .name = "carry_after", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = INT64_MAX,
+      .help = "TEST HOOK, not random: N>0 starts each ms at 2^64-N so ULID N+1 in a ms "
+              "carries into the high 16 random bits; 0 = random start (the spec)" },
     { .name = "state_file", .type = IDB_OPT_STR, .def = "",
       .help = "file where the time used is reserved ahead (fsync per second), so ULIDs "
               "keep increasing across restarts; empty = off" },
@@ -115,6 +122,7 @@ static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_
     if (!u) return idb_fail(err, IDB_ENOMEM, "out of memory");
     u->clock = clock;
     u->overflow_after = (uint64_t)idb_opts_int(opts, "overflow_after");
+    u->carry_after = (uint64_t)idb_opts_int(opts, "carry_after");
     u->last_ms = -1;
     u->fork_gen = idb_fork_generation();
     int rc = ulid_restore(u, idb_opts_str(opts, "state_file"), err);
@@ -132,9 +140,15 @@ static void ulid_destroy(void *inst)
     free(u);
 }
 
-/* The random part for a new ms: 80 random bits, or 2^80 - N under the test hook. */
+/* The random part for a new ms: 80 random bits, or 2^80 - N (2^64 - N) under the
+ * overflow (carry) test hook. */
 static void ulid_fresh(ulid *u)
 {
+    if (u->carry_after) {
+        u->rhi = 0;
+        u->rlo = 0 - u->carry_after;         /* 2^64 - N */
+        return;
+    }
     if (u->overflow_after) {
         u->rhi = ULID_HI_MAX;
         u->rlo = 0 - u->overflow_after;      /* 2^64 - N: N <= 2^63, so no borrow */

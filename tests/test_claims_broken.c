@@ -2,7 +2,10 @@
  * here, handed to the claim as its subject) makes exactly that claim fail, on the check
  * that catches its bug:
  *   1 counter      falls back to a local number when the server refuses (never fails)
- *   2 range        never leases again: wraps around inside its one range (repeats IDs)
+ *   2 range        never leases again: wraps around inside its one range (repeats IDs);
+ *                  and one that leases a new (unique) range every 20 IDs: 0.05 leases per
+ *                  order, over the claim's limit of 0.01 (the limit tested from above; the
+ *                  real range, far below it, holds in test_claims.c)
  *   3 interleaved  has no `base`: the safe re-allocation cannot re-base it (repeats IDs)
  *   4 uuidv4       40 or 48 random bits (or a 48-bit counter from a random start) spread
  *                  over 16 bytes by a bijective mixer: every bit still varies
@@ -113,6 +116,29 @@ static int wrapping_range_next(void *inst, idb_id *id, idb_err *err)
     (void)err;
     wrapping_range *r = inst;
     idb_id_set_u64(id, r->first + r->i++ % r->size);      /* the bug: back to the start */
+    return 0;
+}
+
+/* 2b. range whose ranges hold 20 IDs: a lease every 20 orders, IDs unique and increasing
+ * per shard (each shard's numbers start at shard << 40; a gap of one after every 20). */
+#define LEAKY_RANGE_IDS 20
+
+static int leaky_range_create(const idb_opts *o, idb_clock *clock, void **inst, idb_err *err)
+{
+    (void)clock;
+    wrapping_range *r = calloc(1, sizeof *r);
+    if (!r) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    r->first = ((uint64_t)idb_opts_int(o, "shard") << 40) + 1;
+    *inst = r;
+    return 0;
+}
+
+static int leaky_range_next(void *inst, idb_id *id, idb_err *err)
+{
+    (void)err;
+    wrapping_range *r = inst;
+    idb_id_set_u64(id, r->first + r->i + r->i / LEAKY_RANGE_IDS);   /* a new "range" per 20 */
+    r->i++;
     return 0;
 }
 
@@ -263,8 +289,8 @@ static int stale_oid_next(void *inst, idb_id *id, idb_err *err)
     return 0;
 }
 
-static idb_strategy nofail, wrapping_range_st, no_base, bits40, bits48, ctr48, no_time,
-    wrapping_sf_st, stale_oid_st;
+static idb_strategy nofail, wrapping_range_st, leaky_range_st, no_base, bits40, bits48, ctr48,
+    no_time, wrapping_sf_st, stale_oid_st;
 
 /* base with name, options and the three instance functions replaced. */
 static idb_strategy broken(const char *base, const char *name, const idb_opt_decl *options,
@@ -291,6 +317,8 @@ static int setup(void **state)
                     nofail_next, wrap_destroy);
     wrapping_range_st = broken("range", "range-wraps", wrapping_range_options,
                                wrapping_range_create, wrapping_range_next, free);
+    leaky_range_st = broken("range", "range-leases-per-20", wrapping_range_options,
+                            leaky_range_create, leaky_range_next, free);
     no_base = broken("interleaved", "interleaved-no-base", no_base_options, no_base_create,
                      wrap_next, wrap_destroy);
     bits40 = broken("uuidv4", "uuidv4-40-bits", NULL, none_create, bits40_next, free);
@@ -329,6 +357,13 @@ static void test_range_wraps(void **s)
 {
     (void)s;
     expect_fails(CLAIM_RANGE, &wrapping_range_st, 1, "duplicates");
+}
+
+/* 0.05 leases per order: over claim 2's limit (0.01), and nothing else wrong. */
+static void test_range_leases_too_often(void **s)
+{
+    (void)s;
+    expect_fails(CLAIM_RANGE, &leaky_range_st, 1, "leases per order");
 }
 
 static void test_interleaved_no_base(void **s)
@@ -407,6 +442,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter_never_fails),
         cmocka_unit_test(test_range_wraps),
+        cmocka_unit_test(test_range_leases_too_often),
         cmocka_unit_test(test_interleaved_no_base),
         cmocka_unit_test(test_uuidv4_40_bits),
         cmocka_unit_test(test_uuidv4_48_bits_full),

@@ -3,7 +3,8 @@
 # matrix (tests/compare.ini, 5 repeats): two copies of one run are the same (exit 0); a
 # copy with one metric made worse is flagged worse with p < 0.05 and exits 3 with
 # --fail-on-regression, while the same change made better does not; with 3 repeats the
-# change is "not tested" and judged by its size alone; --within compares two strategies;
+# change is "not tested" and judged by its size alone; every metric of compare's table is
+# judged in the direction stated here (a metric x1000: better or worse); --within compares two strategies;
 # bad input (not a results directory, another format_version, a spoiled file, bad flags)
 # exits 2 with one idbench: line and nothing on stdout.
 # Usage: test_compare.sh IDBENCH SOURCE_DIR
@@ -74,6 +75,9 @@ W=$tmp/worse.csv
 check "worse fill: verdict worse" test "$(verdict "$W" "uuidv7 pagesim" fill_factor)" = worse
 check "worse fill: p < 0.05" awk -v p="$(field "$W" "uuidv7 pagesim" fill_factor 8)" \
   'BEGIN { exit !(p > 0 && p < 0.05) }'
+check "worse fill: pagesim's tied repeats, exact p 2/252" \
+  test "$(field "$W" "uuidv7 pagesim" fill_factor 8),$(field "$W" "uuidv7 pagesim" fill_factor 9)" \
+  = "0.00793651,exact"
 check "worse fill: change -20%" test "$(field "$W" "uuidv7 pagesim" fill_factor 7)" = -20.0000
 check "worse fill: other cells same" test "$(verdict "$W" "uuidv4 pagesim" fill_factor)" = same
 status "worse fill beyond 30%: exit 0" 0 -- "$IDB" compare "$tmp/a" "$tmp/b" --fail-on-regression 30
@@ -93,6 +97,39 @@ check "better latency" test "$(verdict "$tmp/out" "counter null" lat_p99_ns)" = 
 status "reversed: exit 3" 3 -- "$IDB" compare "$tmp/c" "$tmp/a" --format csv --fail-on-regression 5
 check "reversed: inserts/s worse" test "$(verdict "$tmp/out" "counter null" inserts_per_s)" = worse
 check "reversed: latency worse" test "$(verdict "$tmp/out" "counter null" lat_p99_ns)" = worse
+
+# Direction of every metric in compare's table, stated here apart from compare's code:
+# metric, its column (the divisor is untouched), the source file, the cell, which way is
+# better. Each column is multiplied by 1000 in B (every run of B beyond every run of A:
+# p = 2/252 exact), so the verdict must be "worse" where lower is better and "better" where
+# higher is; and every metric compare prints must be listed here.
+directions="inserts_per_s inserts_per_s insert_runs counter,null higher
+lat_p50_ns lat_p50_ns insert_runs counter,null lower
+lat_p99_ns lat_p99_ns insert_runs counter,null lower
+commit_p99_ns commit_p99_ns insert_runs counter,null lower
+order_lat_p99_ns order_lat_p99_ns openloop_runs counter,lmdb lower
+pages_written_per_id pages_written insert_runs uuidv4,pagesim lower
+write_bytes_per_id write_bytes_per_id openloop_runs counter,lmdb lower
+fill_factor fill_factor insert_runs uuidv4,pagesim higher
+gen_ns_per_id gen_ns_per_id insert_runs counter,null lower"
+for m in $(tail -n +2 "$tmp/same.csv" | cut -d, -f3 | sort -u); do
+  check "direction: compare's metric $m has a direction test" \
+    grep -q "^$m " <<<"$directions"
+done
+while read -r m col file cell better; do
+  rm -rf "$tmp/d" && cp -r "$tmp/a" "$tmp/d"
+  f=$tmp/d/$file.csv
+  awk -F, -v OFS=, -v cell="$cell" -v col="$col" '
+    NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+    $1 "," $2 == cell { $c = $c * 1000 } { print }' "$f" >"$f.new" && mv "$f.new" "$f"
+  want=$([ "$better" = higher ] && echo better || echo worse)
+  "$IDB" compare "$tmp/a" "$tmp/d" --format csv --metric "$m" >"$tmp/out" 2>"$tmp/err"
+  got=$(awk -F, -v cell="${cell/,/ }" 'index($2, cell) == 1 { print $12 }' "$tmp/out")
+  check "direction: $m x1000 in $cell is $want (got '$got')" test "$got" = "$want"
+  check "direction: $m: exact p 2/252" \
+    test "$(awk -F, -v cell="${cell/,/ }" 'index($2, cell) == 1 { print $8 "," $9 }' \
+      "$tmp/out")" = "0.00793651,exact"
+done <<<"$directions"
 
 # Three repeats a side cannot reach p < 0.05: not tested, judged by the change alone.
 for d in a b; do

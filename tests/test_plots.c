@@ -2,7 +2,9 @@
  * that must agree with their figures: every entry has a script plots/NAME.gp and every
  * script but common.gp an entry; the fill-factor sentence calls a store's random-key fill
  * near ln 2 only when it is, the inserts sentence names whose min–max ranges overlap, and
- * the uuidv4-against-counter paragraph computes its ratios per store from the figures.
+ * the uuidv4-against-counter paragraph computes its ratios per store from the figures; the
+ * counter-kill plot's data file has the orders failed and the IDs handed out twice in the
+ * columns its script draws them from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,6 +159,64 @@ static void test_fill_sentence_follows_the_figures(void **state)
     assert_non_null(strstr(s, "within 0.05 of it on lmdb (0.67) and sqlite (0.70)."));
     assert_null(strstr(s, "but not"));
     free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
+/* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
+ * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
+ * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
+ * swapped columns show. */
+static void test_kill_plot_columns(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX + 32];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,%s\n", other_columns);
+    assert_int_equal(fclose(f), 0);
+    char cmd[2 * MX_FILE_MAX + 64];                /* the sample's: postgres 5 failed, 0
+                                                    * twice; redis:none 5 failed, 400 twice */
+    snprintf(cmd, sizeof cmd, "cp '%s/results/sample/counterkill.csv' '%s/'", mx_source_dir(),
+             dir);
+    assert_int_equal(system(cmd), 0);
+    idb_err lerr = { 0 };
+    if (mx_results_load(&r, dir, &lerr) != 0) fail_msg("load: %s", lerr.msg);
+    FILE *vars = tmpfile();
+    assert_non_null(vars);
+    idb_err why = { 0 };
+    if (entry("counter_kill")->prepare(&r, dir, vars, &why) != 0)
+        fail_msg("counter_kill: %s", why.msg);
+    fclose(vars);
+    snprintf(path, sizeof path, "%s/kill.dat", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char line[2][64];
+    assert_non_null(fgets(line[0], sizeof line[0], f));
+    assert_non_null(fgets(line[1], sizeof line[1], f));
+    fclose(f);
+    assert_string_equal(line[0], "0\t5\t0\n");           /* run, failed, duplicates */
+    assert_string_equal(line[1], "1\t5\t400\n");
+    char *s = say(&r, "counter_kill");
+    assert_non_null(strstr(s, "handed out 400 IDs twice after the restart (5 orders failed)"));
+    free(s);
+    /* the script: column 2 is drawn as the orders failed, column 3 as the IDs twice */
+    snprintf(path, sizeof path, "%s/plots/counter_kill.gp", mx_source_dir());
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char gp[4096];
+    size_t n = fread(gp, 1, sizeof gp - 1, f);
+    gp[n] = 0;
+    fclose(f);
+    const char *c2 = strstr(gp, "0.18):2"), *c3 = strstr(gp, "0.18):3");
+    assert_non_null(c2);
+    assert_non_null(c3);
+    assert_true(strstr(c2, "title 'orders failed") && strstr(c2, "title 'orders failed") < c3);
+    assert_non_null(strstr(c3, "title 'IDs handed out twice'"));
     mx_results_free(&r);
     idb_tmpdir_remove(dir);
 }
@@ -431,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_gp_string_is_data),
         cmocka_unit_test(test_gp_string_refuses_control_characters),
         cmocka_unit_test(test_num_fits_any_value),
+        cmocka_unit_test(test_kill_plot_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

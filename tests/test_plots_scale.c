@@ -31,6 +31,8 @@ static double rising(double rows) { return 900 + rows / 100; }
 static double cliff(double rows) { return rows > 40000 ? 100 : 1000; }
 static double dip(double rows) { return rows > 50000 ? 700 : rows > 40000 ? 600 : 1000; }
 static double dent(double rows) { return rows > 20000 && rows <= 25000 ? 100 : 1000; }
+static double low_half_low(double rows) { return rows > 20000 && rows <= 40000 ? 500 : 400; }
+static double half(double rows) { (void)rows; return 500; }
 static double sqrt_cost(double rows) { return 1e6 / sqrt(rows); }    /* µs = sqrt(rows) */
 
 /* One run of windows up to n rows into f: measured (ips) or, with ips NULL, pagesim's
@@ -109,6 +111,15 @@ static void fill_dent(FILE *f)
     run(f, "sqlite", "uuidv4", 60000, dent, 0, 0, 1);
 }
 
+/* At exactly half of counter's: uuidv7 throughout; uuidv4 below (0.4), then exactly half
+ * from 20,000 to 40,000 rows, then below for good. */
+static void fill_half(FILE *f)
+{
+    run(f, "sqlite", "counter", 60000, flat1000, 0, 0, 1);
+    run(f, "sqlite", "uuidv7", 60000, half, 0, 0, 1);
+    run(f, "sqlite", "uuidv4", 60000, low_half_low, 0, 0, 1);
+}
+
 /* Windows of other sizes than counter's: uuidv4 ends windows at 10,000, 10,100 and 10,200
  * rows, counter at 10,000, 10,150 and 10,200; a point that spans a window counter lacks has
  * no ratio, so only the first counts. */
@@ -127,7 +138,8 @@ static void fill_unmatched(FILE *f)
  * uuidv7 rises from 0.91 at its first window. A dip to 0.6 (then 0.7 after 50,000 rows)
  * never falls below half; its lowest point is the one whose windows all lie in the dip
  * (50,000 rows: 5×). A tenth between 20,000 and 25,000 rows only: below half, but not for
- * good. */
+ * good. Exactly half is not below: a run at half throughout stays above; a run at half
+ * between stretches below falls below for good only after it (41,000 rows). */
 static void test_cliff_sentence(void **state)
 {
     (void)state;
@@ -146,10 +158,65 @@ static void test_cliff_sentence(void **state)
     assert_non_null(strstr(s, "uuidv4 (from 1× the cache) stays above half of counter's "
                               "(lowest 1, at 1× the cache)."));
     free(s);
+    s = say(fill_half, "cliff");                  /* exactly half is not below half */
+    assert_non_null(strstr(s, "uuidv7 (from 0.1× the cache) stays above half of counter's "
+                              "(lowest 0.5, at 0.1× the cache)"));
+    assert_non_null(strstr(s, "uuidv4 (from 0.1× the cache) falls below half of counter's at "
+                              "4.1× the cache (41,000 rows) and stays there (0.4 at the end)"));
+    free(s);
     s = say(fill_dent, "cliff");
     assert_non_null(strstr(s, "uuidv4 (from 0.1× the cache) falls below but comes back above "
                               "half of counter's (lowest 0.1, at 2.5× the cache)."));
     free(s);
+}
+
+static void fill_counts(FILE *f)
+{
+    run(f, "sqlite", "counter", 20000, flat1000, 3, 7, 1);    /* 3 misses, 7 writes a window */
+    run(f, "sqlite", "uuidv4", 20000, flat1000, 40, 90, 1);
+}
+
+/* series_misses plots misses per insert (3 and 40 per 1,000-row window: 0.003 and 0.04),
+ * not pages written (0.007, 0.09): every point of its data file, block by block. */
+static void test_misses_plot_data(void **state)
+{
+    (void)state;
+    mx_results r;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX + 16];
+    load(&r, dir, sizeof dir, fill_counts);
+    const mx_plot *p = NULL;
+    for (int i = 0; i < mx_n_plots; i++)
+        if (!strcmp(mx_plots[i].name, "series_misses")) p = &mx_plots[i];
+    assert_non_null(p);
+    FILE *vars = tmpfile();
+    assert_non_null(vars);
+    idb_err why = { 0 };
+    if (p->prepare(&r, dir, vars, &why) != 0) fail_msg("series_misses: %s", why.msg);
+    fclose(vars);
+    snprintf(path, sizeof path, "%s/misses1.dat", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static const double want[] = { 0.003, 0.04 };    /* counter's block, then uuidv4's */
+    int block = 0, points[2] = { 0, 0 }, blank = 1;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        double x, y;
+        if (sscanf(line, "%lf %lf", &x, &y) != 2) {
+            if (!blank) block++;
+            blank = 1;
+            continue;
+        }
+        blank = 0;
+        assert_true(block < 2);
+        if (!(fabs(y - want[block]) <= 1e-9))
+            fail_msg("misses1.dat, block %d: %g misses per insert, want %g", block, y,
+                     want[block]);
+        points[block]++;
+    }
+    fclose(f);
+    assert_true(points[0] > 0 && points[1] > 0);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
 }
 
 static void fill_growth(FILE *f)
@@ -196,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cliff_sentence),
+        cmocka_unit_test(test_misses_plot_data),
         cmocka_unit_test(test_cost_table),
         cmocka_unit_test(test_device_table),
     };

@@ -2,7 +2,8 @@
  *  - the windows of --series add up to the whole run (inserts, page writes, reads, misses)
  *    on sqlite and pagesim with two shards, a last window shorter than the others included;
  *  - the device model charges exactly read_pages * read_us + pages_written * write_us of
- *    the run's counted reads and writes, and its modelled throughput uses that time;
+ *    the run's counted reads and writes, and its modelled throughput uses that time plus
+ *    the measured busy time, per run and per window;
  *  - the presets: nvme, ssd and hdd give their cited figures; an unknown one, or a preset
  *    with figures, is refused;
  *  - a refused run leaves no series file. */
@@ -147,6 +148,45 @@ static void device_charges_counts(void **state)
     charged("pagesim", ps, 2, 12360, 12360);
 }
 
+/* Per window, the modelled throughput is the window's rows over its measured busy time
+ * (rows / inserts_per_s of the window) plus its modelled device time (its reads and writes
+ * times the figures): on sqlite, timed, both parts count. Figures as series.csv prints them
+ * (whole numbers), so within 0.1% and one. */
+static void windows_model_busy_plus_device(void **state)
+{
+    (void)state;
+    enum { C_MODEL = 10 };
+    char dir[DIR_CHARS], out[DIR_CHARS], path[PATH_CHARS];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    assert_int_equal(idb_tmpdir_make(out, sizeof out), 0);
+    snprintf(path, sizeof path, "%s/series.csv", out);
+    idb_insert_config cfg = { .store = idb_store_find("sqlite"),
+                              .strategy = idb_strategy_find("uuidv4"), .ids = 6000,
+                              .batch = 500, .shards = 1, .shops = 50, .shop_skew = 1.0,
+                              .dir = dir, .seed = 9, .window = 1000, .series = path,
+                              .store_kv = { "cache_pages=20", "read_us=7", "write_us=11" },
+                              .n_store_kv = 3 };
+    idb_insert_result *res = malloc(sizeof *res);
+    idb_err err = { 0 };
+    assert_int_equal(idb_insert_run(&cfg, res, &err), 0);
+    series_file *f = malloc(sizeof *f);
+    read_series(path, f);
+    assert_int_equal(f->n, 6);
+    for (int i = 0; i < f->n; i++) {
+        double rows = f->v[i][C_ROWS] - (i ? f->v[i - 1][C_ROWS] : 0);
+        double busy = rows / f->v[i][C_IPS];
+        double dev = (f->v[i][C_READ] * 7 + f->v[i][C_WRITTEN] * 11) / 1e6;
+        double want = rows / (busy + dev);
+        if (!(fabs(f->v[i][C_MODEL] - want) <= 1e-3 * want + 1))
+            fail_msg("window %d: modelled %.0f, want %.0f (busy %g s, device %g s)", i,
+                     f->v[i][C_MODEL], want, busy, dev);
+    }
+    free(f);
+    free(res);
+    idb_tmpdir_remove(dir);
+    idb_tmpdir_remove(out);
+}
+
 /* Off without options; the presets' figures; refusals. */
 static void presets(void **state)
 {
@@ -194,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(windows_add_up),
         cmocka_unit_test(device_charges_counts),
+        cmocka_unit_test(windows_model_busy_plus_device),
         cmocka_unit_test(presets),
         cmocka_unit_test(refused_leaves_nothing),
     };

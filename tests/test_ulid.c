@@ -199,6 +199,33 @@ static void test_clock_step_back(void **state)
     S()->destroy(inst);
 }
 
+/* Within one ms, the +1 carries from the low 64 random bits into the high 16: with the
+ * random part started at 2^64 - 3, ULIDs 1..3 end in ...FFFD..FFFF with high bits 0, the
+ * 4th is high 1, low 0, the 5th high 1, low 1; every one greater than the one before. */
+static void test_carry_into_high_bits(void **state)
+{
+    (void)state;
+    const char *kv[] = { "carry_after=3" };
+    idb_clock c;
+    idb_clock_manual_init(&c, T0_NS);
+    idb_clock_freeze(&c, 1);
+    void *inst = make(kv, 1, &c);
+    idb_id id, prev = { 0 };
+    idb_err err = { 0 };
+    static const struct { uint64_t hi16, lo; } want[] = {
+        { 0, UINT64_MAX - 2 }, { 0, UINT64_MAX - 1 }, { 0, UINT64_MAX }, { 1, 0 }, { 1, 1 },
+    };
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(S()->next(inst, &id, &err), 0);
+        assert_int_equal(ulid_ms(&id), T0_MS);
+        assert_true(memcmp(id.b, prev.b, 16) > 0);           /* increasing within the ms */
+        assert_int_equal(idb_get_be(id.b + 6, 2), want[i].hi16);
+        assert_true(idb_get_be(id.b + 8, 8) == want[i].lo);
+        prev = id;
+    }
+    S()->destroy(inst);
+}
+
 static void test_overflow_is_an_error(void **state)
 {
     (void)state;
@@ -312,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_new_ms_fresh_random),
         cmocka_unit_test(test_clock_step_back),
         cmocka_unit_test(test_overflow_is_an_error),
+        cmocka_unit_test(test_carry_into_high_bits),
         cmocka_unit_test(test_time_limits),
         cmocka_unit_test(test_decode_wrong_width),
         cmocka_unit_test(test_two_threads_distinct),

@@ -5,8 +5,10 @@
  *     n1 = n2 = 20: 127): the exact p must be <= 0.05 at the critical U and above it at U+1;
  *   - brute force: every split of the pooled values into samples of na and nb (enumerated
  *     here), p = the share of splits whose U is at least as far from na*nb/2 as the one
- *     observed; equal to the exact p without ties, close to the normal approximation with
- *     ties (closer than the approximation without the tie correction would be);
+ *     observed; equal to the exact p, with or without ties, up to 10 values a side (random
+ *     tied samples and the referee's two tied blocks of 5: 2/252);
+ *   - the normal approximation's formula evaluated in Python (math.erfc) for tied samples
+ *     above 10 a side;
  *   - scipy.stats.mannwhitneyu's documented example (males 19 22 16 29 24 against females
  *     20 11 17 12: U = 17, exact p = 0.1111111111111111, asymptotic p = 0.11134688653314041).
  */
@@ -116,21 +118,83 @@ static void test_scipy_example(void **state)
                         1e-12);
 }
 
-/* Many ties: the normal approximation (with the tie correction) is within 0.001 of the
- * enumerated p, 0.008547; without the correction it would be 0.010082, 0.0015 off. The
- * approximation's value, 0.00834417272122451, is the formula evaluated in Python
- * (math.erfc), apart from this code. */
-static void test_ties_normal(void **state)
+/* Many ties, 8 against 8: the exact permutation p (ties included) is the enumerated one,
+ * 0.008547; the normal approximation, which compare used here before, gives
+ * 0.00834417272122451 (the formula evaluated in Python with math.erfc, apart from this
+ * code; tie term 198); without the tie correction it would be 0.010082. */
+static void test_ties_small_exact(void **state)
 {
     (void)state;
     static const double a[] = { 1, 1, 1, 2, 2, 3, 3, 3 }, b[] = { 2, 3, 3, 4, 4, 4, 5, 5 };
     utest r;
     assert_int_equal(utest_run(a, N(a), b, N(b), &r, NULL), 0);
     assert_true(r.ties);
-    assert_false(r.exact);
+    assert_true(r.exact);
     near(r.u, 7, 0);
-    near(r.p, 0.00834417272122451, 1e-12);
-    near(r.p, brute_p(a, N(a), b, N(b)), 1e-3);
+    near(r.p, brute_p(a, N(a), b, N(b)), 1e-12);
+    near(utest_normal_p(7, N(a), N(b), 198), 0.00834417272122451, 1e-12);
+}
+
+/* The referee's case: all 5 of A equal, all 5 of B equal and larger. Only the two splits
+ * that keep the blocks whole are as extreme: p = 2 / C(10, 5) = 2/252 = 0.0079365 (the
+ * normal approximation said 0.00398, below what any 5-against-5 test can reach). */
+static void test_tied_blocks(void **state)
+{
+    (void)state;
+    static const double a[] = { 7, 7, 7, 7, 7 }, b[] = { 9, 9, 9, 9, 9 };
+    utest r;
+    assert_int_equal(utest_run(a, N(a), b, N(b), &r, NULL), 0);
+    assert_true(r.exact);
+    near(r.u, 0, 0);
+    near(r.p, 2.0 / 252, 1e-12);
+    assert_int_equal(utest_run(b, N(b), a, N(a), &r, NULL), 0);
+    near(r.u, 25, 0);
+    near(r.p, 2.0 / 252, 1e-12);
+    /* 4 against 4 blocks: 2/70 */
+    assert_int_equal(utest_run(a, 4, b, 4, &r, NULL), 0);
+    near(r.p, 2.0 / 70, 1e-12);
+}
+
+/* Random tied samples of up to 10 a side (values 0..3, so ties everywhere): every p is the
+ * share of the enumerated splits (brute_p), and says "exact". */
+static void test_ties_random_enumerated(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = { { 2, 3 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 3, 7 },
+                                    { 6, 5 }, { 7, 7 }, { 10, 10 } };
+    uint32_t x = 12345;
+    double a[10], b[10];
+    for (int s = 0; s < N(sizes); s++)
+        for (int rep = 0; rep < (sizes[s][0] + sizes[s][1] > 16 ? 2 : 40); rep++) {
+            int na = sizes[s][0], nb = sizes[s][1];
+            for (int i = 0; i < na + nb; i++) {
+                x = x * 1103515245u + 12345u;
+                double v = (double)(x >> 16 & 3);
+                if (i < na) a[i] = v;
+                else b[i - na] = v + (rep % 3 == 0);     /* b shifted up in a third */
+            }
+            utest r;
+            assert_int_equal(utest_run(a, na, b, nb, &r, NULL), 0);
+            double want = brute_p(a, na, b, nb);
+            if (!r.exact || fabs(r.p - want) > 1e-12)
+                fail_msg("%d vs %d, case %d: p %.17g (exact %d), enumerated %.17g", na, nb, rep,
+                         r.p, r.exact, want);
+        }
+}
+
+/* Above 10 a side with ties: the normal approximation with the tie correction. 12 against
+ * 13, U = 36.5, tie term 228, p = 0.024666640118439394 (the formula in Python, math.erfc). */
+static void test_ties_normal_large(void **state)
+{
+    (void)state;
+    static const double a[] = { 1, 1, 2, 2, 2, 3, 3, 4, 5, 5, 6, 7 },
+                        b[] = { 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9 };
+    utest r;
+    assert_int_equal(utest_run(a, N(a), b, N(b), &r, NULL), 0);
+    assert_true(r.ties);
+    assert_false(r.exact);
+    near(r.u, 36.5, 0);
+    near(r.p, 0.024666640118439394, 1e-12);
 }
 
 static void test_degenerate(void **state)
@@ -161,7 +225,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_critical_values), cmocka_unit_test(test_exact_matches_enumeration),
-        cmocka_unit_test(test_scipy_example), cmocka_unit_test(test_ties_normal),
+        cmocka_unit_test(test_scipy_example), cmocka_unit_test(test_ties_small_exact),
+        cmocka_unit_test(test_tied_blocks), cmocka_unit_test(test_ties_random_enumerated),
+        cmocka_unit_test(test_ties_normal_large),
         cmocka_unit_test(test_degenerate), cmocka_unit_test(test_p_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,9 @@
 /* compare_out.c — how `idbench compare` prints its rows (compare_int.h): an aligned table
  * with notes for people, CSV or JSON for programs. Every format has the same fields: loop,
  * cell, metric, which way is better, the medians A and B, the change in percent, p, the
- * test used, the repeats on each side, the verdict and whether it is a regression beyond
- * --fail-on-regression. Unknown figures are "-" (table), empty (CSV) or null (JSON).
+ * test that gave it (p_method: exact or normal), the repeats on each side, the verdict and
+ * whether it is a regression beyond --fail-on-regression. Unknown figures are "-" (table),
+ * empty (CSV) or null (JSON).
  */
 #include "compare_int.h"
 
@@ -56,9 +57,10 @@ static void table_notes(const cmp_result *r, FILE *out)
             nb = row->nb;
         }
     }
-    fprintf(out, "\np: two-sided Mann-Whitney U test over the repeats (exact without ties for "
-                 "up to %d runs in all, else normal approximation with tie correction); "
-                 "alpha %g\n", UTEST_EXACT_MAX, r->o->alpha);
+    fprintf(out, "\np: two-sided Mann-Whitney U test over the repeats (p_method exact: the "
+                 "permutation distribution, ties included, up to %d runs a side, or without "
+                 "ties up to %d in all; normal: the normal approximation with tie "
+                 "correction); alpha %g\n", UTEST_EXACT_SIDE, UTEST_EXACT_MAX, r->o->alpha);
     if (not_tested)
         fprintf(out, "not tested: %d row%s with too few repeats for p < %g (%d vs %d: p cannot go "
                      "below %.3g); judged by the change alone\n", not_tested,
@@ -80,17 +82,18 @@ static void print_table(const cmp_result *r, FILE *out)
     if (r->o->strat_a)
         fprintf(out, "A = %s, B = %s, in %s\n\n", r->o->strat_a, r->o->strat_b, r->o->dir_a);
     else fprintf(out, "A = %s\nB = %s\n\n", r->o->dir_a, r->o->dir_b);
-    fprintf(out, "%-*s  %-20s %12s %12s %9s %8s %7s  %s\n", w, "cell", "metric", "A", "B",
-            "change", "p", "repeats", "verdict");
+    fprintf(out, "%-*s  %-20s %12s %12s %9s %8s %-8s %7s  %s\n", w, "cell", "metric", "A",
+            "B", "change", "p", "p_method", "repeats", "verdict");
     for (int i = 0; i < r->n; i++) {
         const cmp_row *row = &r->rows[i];
         if (!row->m) continue;
         table_cell(row, cell, sizeof cell);
         char reps[NUM_LEN];
         snprintf(reps, sizeof reps, "%d/%d", row->na, row->nb);
-        fprintf(out, "%-*s  %-20s %12s %12s %9s %8s %7s  %s%s\n", w, cell, row->m->name,
+        fprintf(out, "%-*s  %-20s %12s %12s %9s %8s %-8s %7s  %s%s\n", w, cell, row->m->name,
                 num(a, "%.6g", row->a, "-"), num(b, "%.6g", row->b, "-"),
-                num(ch, "%+.1f%%", row->change_pct, "-"), num(p, "%.4f", row->p, "-"), reps,
+                num(ch, "%+.1f%%", row->change_pct, "-"), num(p, "%.4f", row->p, "-"),
+                *test_word(row) ? test_word(row) : "-", reps,
                 cmp_verdicts[row->verdict], row->regression ? "  << regression" : "");
     }
     for (int i = 0; i < r->n; i++)
@@ -116,7 +119,7 @@ static void csv_field(FILE *out, const char *s, const char *sep)
 /* One header line, then one line per row. */
 static void print_csv(const cmp_result *r, FILE *out)
 {
-    fputs("loop,cell,metric,better,a,b,change_pct,p,test,n_a,n_b,verdict,regression\n", out);
+    fputs("loop,cell,metric,better,a,b,change_pct,p,p_method,n_a,n_b,verdict,regression\n", out);
     char a[NUM_LEN], b[NUM_LEN], ch[NUM_LEN], p[NUM_LEN];
     for (int i = 0; i < r->n; i++) {
         const cmp_row *row = &r->rows[i];
@@ -183,7 +186,7 @@ static void print_json(const cmp_result *r, FILE *out)
             fprintf(out, ", \"%s\": ", k[j]);
             json_num(out, v[j]);
         }
-        fputs(", \"test\": ", out);
+        fputs(", \"p_method\": ", out);
         json_str(out, *test_word(row) ? test_word(row) : NULL);
         fprintf(out, ", \"n_a\": %d, \"n_b\": %d, \"verdict\": \"%s\", \"regression\": %s}",
                 row->na, row->nb, cmp_verdicts[row->verdict], row->regression ? "true" : "false");

@@ -1,11 +1,11 @@
 /* utest.c — the two-sided Mann–Whitney U test: ranks with ties averaged, U, and its p-value
- * from the exact distribution (small samples without ties) or the normal approximation with
- * the tie correction (see utest.h for the definitions).
+ * from the exact permutation distribution (small samples, ties included) or the normal
+ * approximation with the tie correction (see utest.h for the definitions).
  *
- * The exact distribution is counted over the ranks 1..N: c[k][u] is how many ways k ranks of
- * sample a can be chosen among the ranks seen so far with k ranks giving U = u (a rank j,
- * 0-based, chosen as the k-th of a has j - (k - 1) ranks of b below it). After N ranks,
- * c[na][u] / C(N, na) is P(U = u).
+ * The exact distribution is counted over the pooled doubled mid-ranks (integers even with
+ * ties): c[k][s] is how many ways k of the ranks seen so far can be chosen for sample a with
+ * doubled sum s. After N ranks, c[na][s] / C(N, na) is P(2 * rank sum of a = s); U is that
+ * rank sum less na(na+1)/2, so its distribution is the same shifted.
  */
 #include "utest.h"
 
@@ -33,34 +33,47 @@ double utest_p_min(int na, int nb)
     return fmin(1, 2 / c);
 }
 
-/* The exact two-sided p of U = u (see utest.h). */
-double utest_exact_p(double u, int na, int nb)
+/* The exact two-sided p of a rank-sum (see utest.h): the subsets of na of the n doubled
+ * mid-ranks r2[] are counted by their sum s in c[k][s] (k of them chosen so far), one rank
+ * at a time; p is the share of the C(n, na) subsets whose sum is at least as far from the
+ * mean na*(n+1) as s_obs. Integers throughout, so "as far" is decided exactly. */
+double utest_perm_p(const int *r2, int n, int na, long s_obs)
 {
-    if (na < 1 || nb < 1 || na + nb > UTEST_EXACT_MAX) return NAN;
-    int umax = na * nb, n = na + nb;
-    double *c = calloc((size_t)(na + 1) * (size_t)(umax + 1), sizeof *c);
+    if (na < 1 || na >= n || n > UTEST_EXACT_MAX) return NAN;
+    long smax = 0;
+    for (int i = 0; i < n; i++) smax += r2[i];
+    double *c = calloc((size_t)(na + 1) * (size_t)(smax + 1), sizeof *c);
     if (!c) return NAN;
-#define C(k, v) c[(size_t)(k) * (size_t)(umax + 1) + (size_t)(v)]
+#define C(k, v) c[(size_t)(k) * (size_t)(smax + 1) + (size_t)(v)]
     C(0, 0) = 1;
     for (int j = 0; j < n; j++)
-        for (int k = na < j + 1 ? na : j + 1; k >= 1; k--) {
-            int d = j - (k - 1);                 /* ranks of b below this one */
-            if (d > nb) continue;
-            for (int v = umax - d; v >= 0; v--) C(k, v + d) += C(k - 1, v);
-        }
-    double lo = fmin(u, (double)umax - u), tail = 0, total = 0;
-    for (int v = 0; v <= umax; v++) {
+        for (int k = na < j + 1 ? na : j + 1; k >= 1; k--)
+            for (long v = smax - r2[j]; v >= 0; v--) C(k, v + r2[j]) += C(k - 1, v);
+    long mean = (long)na * (n + 1), far = labs(s_obs - mean);
+    double tail = 0, total = 0;
+    for (long v = 0; v <= smax; v++) {
         total += C(na, v);
-        if (v <= lo) tail += C(na, v);
+        if (labs(v - mean) >= far) tail += C(na, v);
     }
 #undef C
     free(c);
-    return fmin(1, 2 * tail / total);
+    return fmin(1, tail / total);
 }
 
-/* Rank the pooled values (ties get their mean rank): the sum of a's ranks, and the tie
- * term sum(t^3 - t) over the groups of t equal values. Sorts p. */
-static void rank_sum(pooled *p, int n, double *ra, double *tie_term)
+/* The exact two-sided p of U = u without ties (see utest.h): the ranks 1..N, doubled. */
+double utest_exact_p(double u, int na, int nb)
+{
+    int n = na + nb, r2[UTEST_EXACT_MAX];
+    if (na < 1 || nb < 1 || n > UTEST_EXACT_MAX) return NAN;
+    for (int i = 0; i < n; i++) r2[i] = 2 * (i + 1);
+    /* 2 * rank sum of a = 2U + na(na+1) */
+    return utest_perm_p(r2, n, na, lround(2 * u) + (long)na * (na + 1));
+}
+
+/* Rank the pooled values (ties get their mean rank): the sum of a's ranks, the tie term
+ * sum(t^3 - t) over the groups of t equal values, and each value's doubled mid-rank in
+ * r2[] (an integer; r2 may be NULL, and is filled only for n <= UTEST_EXACT_MAX). Sorts p. */
+static void rank_sum(pooled *p, int n, double *ra, double *tie_term, int *r2)
 {
     qsort(p, (size_t)n, sizeof *p, cmp_pooled);
     *ra = *tie_term = 0;
@@ -68,8 +81,10 @@ static void rank_sum(pooled *p, int n, double *ra, double *tie_term)
         int j = i;
         while (j < n && p[j].v == p[i].v) j++;
         double rank = (double)(i + 1 + j) / 2, t = (double)(j - i);   /* ranks i+1 .. j */
-        for (int k = i; k < j; k++)
+        for (int k = i; k < j; k++) {
             if (p[k].from_a) *ra += rank;
+            if (r2 && n <= UTEST_EXACT_MAX) r2[k] = i + 1 + j;
+        }
         *tie_term += t * t * t - t;
         i = j;
     }
@@ -103,11 +118,13 @@ int utest_run(const double *a, int na, const double *b, int nb, utest *out, idb_
         }
     }
     double ra, tie_term;
-    rank_sum(p, n, &ra, &tie_term);
+    int r2[UTEST_EXACT_MAX];
+    rank_sum(p, n, &ra, &tie_term, r2);
     free(p);
     utest r = { .u = ra - (double)na * (na + 1) / 2, .ties = tie_term > 0 };
-    r.exact = !r.ties && n <= UTEST_EXACT_MAX;
-    r.p = r.exact ? utest_exact_p(r.u, na, nb) : NAN;
+    r.exact = (na <= UTEST_EXACT_SIDE && nb <= UTEST_EXACT_SIDE) ||
+              (!r.ties && n <= UTEST_EXACT_MAX);
+    r.p = r.exact ? utest_perm_p(r2, n, na, lround(2 * ra)) : NAN;
     if (r.exact && isnan(r.p)) return idb_fail(err, IDB_ENOMEM, "out of memory");
     if (!r.exact) r.p = utest_normal_p(r.u, na, nb, tie_term);
     *out = r;
