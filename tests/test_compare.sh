@@ -110,6 +110,7 @@ commit_p99_ns commit_p99_ns insert_runs counter,null lower
 order_lat_p99_ns order_lat_p99_ns openloop_runs counter,lmdb lower
 pages_written_per_id pages_written insert_runs uuidv4,pagesim lower
 write_bytes_per_id write_bytes_per_id openloop_runs counter,lmdb lower
+client_write_bytes_per_id client_write_bytes_per_id openloop_runs counter,lmdb lower
 fill_factor fill_factor insert_runs uuidv4,pagesim higher
 gen_ns_per_id gen_ns_per_id insert_runs counter,null lower"
 for m in $(tail -n +2 "$tmp/same.csv" | cut -d, -f3 | sort -u); do
