@@ -4,7 +4,7 @@
 # SVG, the report), `plot` re-renders from the directory alone, a failing cell costs only
 # itself, and every bad matrix file is refused (exit 2) naming FILE:LINE with nothing
 # written. Two parts: `fast` (the default suite) checks all of it on a tiny matrix
-# (tests/tiny-matrix.ini); `quick` (the slow suite) checks the files of `matrix --quick`.
+# (tests/fast-matrix.ini); `quick` (the slow suite) checks the files of `matrix --quick`.
 # Usage: test_matrix.sh IDBENCH SOURCE_DIR [fast|quick]
 set -u
 IDB=${1:?usage: test_matrix.sh path/to/idbench SOURCE_DIR [fast|quick]}
@@ -156,7 +156,7 @@ check "report's inserts sentence leaves pagesim out" \
 }
 
 # The quick matrix (slow suite, PART quick: minutes on a loaded machine) or a tiny one of
-# the same shape (tests/tiny-matrix.ini, PART fast: every file, plot and column in seconds).
+# the same shape (tests/fast-matrix.ini, PART fast: every file, plot and column in seconds).
 if [ "$PART" = quick ]; then
   start=$(date +%s)
   run 0 "matrix --quick" -- "$IDB" matrix "$SRC/workloads/matrix.ini" --quick --out "$tmp/r"
@@ -167,7 +167,7 @@ if [ "$PART" = quick ]; then
   exit
 fi
 start=$(date +%s)
-run 0 "tiny matrix" -- "$IDB" matrix "$SRC/workloads/matrix.ini" "$SRC/tests/tiny-matrix.ini" \
+run 0 "tiny matrix" -- "$IDB" matrix "$SRC/workloads/matrix.ini" "$SRC/tests/fast-matrix.ini" \
   --out "$tmp/r"
 echo "tiny matrix: $(( $(date +%s) - start )) s"
 results_ok tiny

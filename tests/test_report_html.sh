@@ -9,7 +9,7 @@
 # Each part also spoils copies of the page and checks the checker fails on each (a
 # missing section or plot, a script error, a fetch, an overflow, a blank plot).
 # The results are a copy of results/sample (RESULTS sample, the slow suite: its page is
-# large) or of a tiny matrix (RESULTS tiny, tests/tiny-matrix.ini: the default suite).
+# large) or of a tiny matrix (RESULTS tiny, tests/fast-matrix.ini: the default suite).
 # Usage: test_report_html.sh IDBENCH SOURCE_DIR dom|layout [sample|tiny]
 set -u
 IDB=${1:?usage: test_report_html.sh IDBENCH SOURCE_DIR dom|layout [sample|tiny]}
@@ -23,7 +23,7 @@ browse() { python3 "$HERE/report_browser.py" "$@"; }
 
 r=$tmp/r
 if [ "$RESULTS" = tiny ]; then
-  check "a tiny matrix" "$IDB" matrix "$SRC/workloads/matrix.ini" "$SRC/tests/tiny-matrix.ini" \
+  check "a tiny matrix" "$IDB" matrix "$SRC/workloads/matrix.ini" "$SRC/tests/fast-matrix.ini" \
     --out "$r" >/dev/null 2>&1
   headline='sqlite, 300 IDs, 1 shard\(s\): <code>[a-z0-9]+</code>'   # the index's headline
 else
