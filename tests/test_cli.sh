@@ -287,7 +287,7 @@ expect 2 "bench: repetitions 1,,2" -- "$IDB" bench --benchmark_repetitions=1,,2
 # the matrix seed goes into meta.json exactly: the largest, and 2^53 + 1
 mkdir -p "$tmp/mx"
 for seed in 9223372036854775807 9007199254740993; do
-  printf '[matrix]\nseed = %s\nrepeat = 1\n[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null\nsizes = 10\n[curve]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n' \
+  printf '[matrix]\nseed = %s\nrepeat = 1\n[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null\nsizes = 10\n[curve]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n[openloop]\nenabled = 0\n' \
     "$seed" >"$tmp/mx/m.ini"
   rm -rf "$tmp/mx/r"
   expect 0 "matrix with seed $seed" -- "$IDB" matrix "$tmp/mx/m.ini" --out "$tmp/mx/r"

