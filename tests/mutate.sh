@@ -64,13 +64,16 @@ done
 # The copy: what git knows of (tracked and untracked, not ignored), refreshed when reused:
 # unpacked beside it, then only the files that differ copied over with a new time (tar
 # would restore the old times, older than a reused build's objects, and ninja would keep
-# stale ones).
+# stale ones); files the source tree no longer has are removed.
 rm -rf "$TREE/stage" && mkdir -p "$TREE/stage"
 (cd "$FROM" && git ls-files -z -c -o --exclude-standard | tar --null -T - -cf -) |
   (cd "$TREE/stage" && tar xf -) || { echo "mutate.sh: copy failed" >&2; exit 2; }
 (cd "$TREE/stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
   cmp -s "$TREE/stage/$f" "$TREE/src/$f" && continue
   mkdir -p "$(dirname "$TREE/src/$f")" && cp "$TREE/stage/$f" "$TREE/src/$f"
+done
+(cd "$TREE/src" && find . -type f -print0) | while IFS= read -r -d '' f; do
+  [ -e "$TREE/stage/$f" ] || rm -f "$TREE/src/$f"
 done
 rm -rf "$TREE/stage"
 # Optimised, with assertions on (b_ndebug=false): test_claims_broken then skips its
