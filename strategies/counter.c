@@ -109,6 +109,13 @@ static int counter_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn em
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector counter_vectors[] = {
+    { "1", "1" },
+    { "18446744073709551615", "18446744073709551615" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_counter = {
     .version = IDB_STRATEGY_VERSION,
     .name = "counter",
@@ -119,6 +126,8 @@ const idb_strategy idb_strategy_counter = {
     .cross_process = IDB_XPROC_NONE,
     .fork = IDB_FORK_REFUSES,
     .options = counter_options,
+    .on_clock_back = IDB_CLOCK_UNUSED,
+    .vectors = counter_vectors,
     .create = counter_create,
     .next = counter_next,
     .destroy = counter_destroy,

@@ -87,6 +87,13 @@ static int interleaved_decode(const idb_opts *opts, const idb_id *id, idb_emit_f
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector interleaved_vectors[] = {
+    { "4", "4" },
+    { "18446744073709551615", "18446744073709551615" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_interleaved = {
     .version = IDB_STRATEGY_VERSION,
     .name = "interleaved",
@@ -97,6 +104,8 @@ const idb_strategy idb_strategy_interleaved = {
     .cross_process = IDB_XPROC_NONE,
     .fork = IDB_FORK_REFUSES,
     .options = interleaved_options,
+    .on_clock_back = IDB_CLOCK_UNUSED,
+    .vectors = interleaved_vectors,
     .create = interleaved_create,
     .next = interleaved_next,
     .destroy = free,

@@ -155,6 +155,12 @@ static int ksuid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector ksuid_vectors[] = {
+    { "0ujtsYcgvSTl8PAuAdqWYSMnLOv", "0ujtsYcgvSTl8PAuAdqWYSMnLOv" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_ksuid = {
     .version = IDB_STRATEGY_VERSION,
     .name = "ksuid",
@@ -165,6 +171,8 @@ const idb_strategy idb_strategy_ksuid = {
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_SAFE,
     .options = NULL,
+    .on_clock_back = IDB_CLOCK_BACK_CONTINUE,
+    .vectors = ksuid_vectors,
     .create = ksuid_create,
     .next = ksuid_next,
     .destroy = free,

@@ -216,6 +216,12 @@ static int objectid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn e
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector objectid_vectors[] = {
+    { "507f1f77bcf86cd799439011", "507f1f77bcf86cd799439011" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_objectid = {
     .version = IDB_STRATEGY_VERSION,
     .name = "objectid",
@@ -226,6 +232,9 @@ const idb_strategy idb_strategy_objectid = {
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_SAFE,
     .options = objectid_options,
+    .on_clock_back = IDB_CLOCK_BACK_CONTINUE,
+    .max_ids_per_s = 16777216,
+    .vectors = objectid_vectors,
     .create = objectid_create,
     .next = objectid_next,
     .destroy = free,

@@ -432,6 +432,13 @@ static int range_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector range_vectors[] = {
+    { "1000000000000", "1000000000000" },
+    { "1", "1" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_range = {
     .version = IDB_STRATEGY_VERSION,
     .name = "range",
@@ -442,6 +449,8 @@ const idb_strategy idb_strategy_range = {
     .cross_process = IDB_XPROC_SHARED_DIR,
     .fork = IDB_FORK_REFUSES,
     .options = range_options,
+    .on_clock_back = IDB_CLOCK_UNUSED,
+    .vectors = range_vectors,
     .create = range_create,
     .next = range_next,
     .destroy = range_destroy,

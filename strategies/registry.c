@@ -18,6 +18,7 @@
     X(ulid) \
     X(segment) \
     X(ksuid) \
+    X(sonyflake) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,
@@ -76,6 +77,21 @@ static const char *fork_fault(const idb_strategy *s, char *why, size_t n)
     return why;
 }
 
+/* Why s's declared behaviour is wrong (strategy.h), or NULL when it is declared. */
+static const char *behaviour_fault(const idb_strategy *s, char *why, size_t n)
+{
+    if ((unsigned)s->on_clock_back >= IDB_CLOCK_BACK_COUNT)
+        snprintf(why, n, "on_clock_back = %d is not an enum idb_clock_back",
+                 (int)s->on_clock_back);
+    else if (!(s->max_ids_per_s >= 0))
+        snprintf(why, n, "max_ids_per_s = %g: a cap is 0 (none) or positive", s->max_ids_per_s);
+    else if (!s->vectors || !s->vectors[0].text || !s->vectors[0].canonical)
+        snprintf(why, n, "no text vectors: declare at least one ID's text form in `vectors`");
+    else
+        return NULL;
+    return why;
+}
+
 /* Why s breaks the interface, or NULL when it keeps it. */
 static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
 {
@@ -87,10 +103,10 @@ static const char *strategy_fault(const idb_strategy *s, char *why, size_t n)
     else if (!s->create || !s->next || !s->destroy || !s->format || !s->parse || !s->decode)
         snprintf(why, n, "a required function (create, next, destroy, format, parse, "
                  "decode) is NULL");
-    else if (xproc_fault(s, why, n))
+    else if (xproc_fault(s, why, n) || fork_fault(s, why, n))
         return why;
     else
-        return fork_fault(s, why, n);
+        return behaviour_fault(s, why, n);
     return why;
 }
 

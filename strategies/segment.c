@@ -283,6 +283,13 @@ static int segment_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn em
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector segment_vectors[] = {
+    { "1", "1" },
+    { "18446744073709551615", "18446744073709551615" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_segment = {
     .version = IDB_STRATEGY_VERSION,
     .name = "segment",
@@ -294,6 +301,8 @@ const idb_strategy idb_strategy_segment = {
     .cross_process = IDB_XPROC_NONE,
     .fork = IDB_FORK_REFUSES,
     .options = segment_options,
+    .on_clock_back = IDB_CLOCK_UNUSED,
+    .vectors = segment_vectors,
     .create = segment_create,
     .next = segment_next,
     .destroy = segment_destroy,

@@ -235,6 +235,13 @@ static int snowflake_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn 
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector snowflake_vectors[] = {
+    { "1541815603606036480", "1541815603606036480" },
+    { "175928847299117063", "175928847299117063" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_snowflake = {
     .version = IDB_STRATEGY_VERSION,
     .name = "snowflake",
@@ -245,6 +252,9 @@ const idb_strategy idb_strategy_snowflake = {
     .cross_process = IDB_XPROC_DISTINCT_WORKER,
     .fork = IDB_FORK_REFUSES,
     .options = snowflake_options,
+    .on_clock_back = IDB_CLOCK_BACK_REFUSE,
+    .max_ids_per_s = 4096000,
+    .vectors = snowflake_vectors,
     .create = snowflake_create,
     .next = snowflake_next,
     .destroy = snowflake_destroy,

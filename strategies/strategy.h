@@ -87,6 +87,28 @@ enum idb_fork {
     IDB_FORK_COUNT
 };
 
+/* What a strategy does when its clock reads earlier than the last time it put in an ID,
+ * with its default options (tests/test_sim.c steps a clock back and checks this). */
+enum idb_clock_back {
+    IDB_CLOCK_UNUSED,            /* 0: it reads no clock (counters, ranges, random) */
+    IDB_CLOCK_BACK_CONTINUE,     /* goes on without stopping: its time field stays on the
+                                  * last time used (uuidv7, ulid) or repeats it (objectid,
+                                  * ksuid: random or counter bits keep IDs apart) */
+    IDB_CLOCK_BACK_WAIT,         /* goes on, but waits for the clock where the time it may
+                                  * run ahead is used up (sonyflake: one 10 ms tick) */
+    IDB_CLOCK_BACK_REFUSE,       /* refuses (IDB_ECLOCK) until the clock passes the last
+                                  * time used (snowflake's on_backwards=refuse) */
+    IDB_CLOCK_BACK_COUNT
+};
+
+/* One text form a strategy declares with its table (`vectors`): a published or
+ * hand-checked ID in its text form and the canonical form format() must give back
+ * (the same text unless case or spelling differ). tests/test_parsers.c round-trips every
+ * registered strategy's vectors, so a new strategy brings its own. */
+typedef struct idb_text_vector {
+    const char *text, *canonical;
+} idb_text_vector;
+
 /* decode() calls emit once per field, in a fixed order; value is text. */
 typedef void (*idb_emit_fn)(void *ctx, const char *key, const char *value);
 
@@ -101,6 +123,12 @@ typedef struct idb_strategy {
     enum idb_xproc cross_process;   /* uniqueness across processes (above); 0 = none */
     enum idb_fork fork;          /* the fork rule (above): IDB_FORK_SAFE or IDB_FORK_REFUSES */
     const idb_opt_decl *options; /* terminated by {0}; may be NULL */
+    /* Declared behaviour (tests read it instead of naming strategies): */
+    enum idb_clock_back on_clock_back;   /* a clock stepped back, default options */
+    double max_ids_per_s;        /* most IDs one instance (one worker) can make per second
+                                  * (snowflake 4,096,000; sonyflake 25,600); 0: no cap */
+    const idb_text_vector *vectors;   /* text forms that round-trip, ended by {0}: at
+                                       * least one (the registry refuses none) */
 
     /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
      * alive. Returns 0 and *inst, or an IDB_E* code with err filled. */
@@ -128,7 +156,9 @@ extern const idb_strategy *const idb_strategies[];
 /* Check every strategy of table (NULL-terminated; idb_strategies at start-up) against this
  * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
  * 8 .. IDB_ID_MAX * 8, all six functions set, cross_process one of enum idb_xproc with
- * the option its condition names declared, and fork IDB_FORK_SAFE or IDB_FORK_REFUSES.
+ * the option its condition names declared, fork IDB_FORK_SAFE or IDB_FORK_REFUSES,
+ * on_clock_back one of enum idb_clock_back, max_ids_per_s not negative, and at least one
+ * text vector.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. idbench's
  * main() runs it before any command, so no command sees a strategy that breaks the
  * contract (e.g. writes past an idb_id). */

@@ -260,6 +260,12 @@ static int ulid_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emit,
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector ulid_vectors[] = {
+    { "01ARZ3NDEKTSV4RRFFQ69G5FAV", "01ARZ3NDEKTSV4RRFFQ69G5FAV" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_ulid = {
     .version = IDB_STRATEGY_VERSION,
     .name = "ulid",
@@ -270,6 +276,8 @@ const idb_strategy idb_strategy_ulid = {
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_REFUSES,
     .options = ulid_options,
+    .on_clock_back = IDB_CLOCK_BACK_CONTINUE,
+    .vectors = ulid_vectors,
     .create = ulid_create,
     .next = ulid_next,
     .destroy = ulid_destroy,

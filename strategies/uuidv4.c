@@ -75,6 +75,13 @@ static int uuidv4_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emi
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector uuidv4_vectors[] = {
+    { "f47ac10b-58cc-4372-a567-0e02b2c3d479", "f47ac10b-58cc-4372-a567-0e02b2c3d479" },
+    { "919108F7-52D1-4320-9BAC-F847DB4148A8", "919108f7-52d1-4320-9bac-f847db4148a8" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_uuidv4 = {
     .version = IDB_STRATEGY_VERSION,
     .name = "uuidv4",
@@ -85,6 +92,8 @@ const idb_strategy idb_strategy_uuidv4 = {
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_SAFE,
     .options = NULL,
+    .on_clock_back = IDB_CLOCK_UNUSED,
+    .vectors = uuidv4_vectors,
     .create = uuidv4_create,
     .next = uuidv4_next,
     .destroy = uuidv4_destroy,

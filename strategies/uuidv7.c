@@ -188,6 +188,12 @@ static int uuidv7_decode(const idb_opts *opts, const idb_id *id, idb_emit_fn emi
     return 0;
 }
 
+/* Text forms that round-trip (strategy.h: vectors; tests/test_parsers.c). */
+static const idb_text_vector uuidv7_vectors[] = {
+    { "017f22e2-79b0-7cc3-98c4-dc0c0c07398f", "017f22e2-79b0-7cc3-98c4-dc0c0c07398f" },
+    { 0 },
+};
+
 const idb_strategy idb_strategy_uuidv7 = {
     .version = IDB_STRATEGY_VERSION,
     .name = "uuidv7",
@@ -198,6 +204,8 @@ const idb_strategy idb_strategy_uuidv7 = {
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_REFUSES,
     .options = uuidv7_options,
+    .on_clock_back = IDB_CLOCK_BACK_CONTINUE,
+    .vectors = uuidv7_vectors,
     .create = uuidv7_create,
     .next = uuidv7_next,
     .destroy = uuidv7_destroy,

@@ -537,6 +537,38 @@ static void test_decode_unsigned_max(void **state)
     }
 }
 
+/* Every registered strategy: the vectors its table declares (strategy.h) round-trip, and
+ * each one spoiled in ways no text form allows is refused (an empty string, a blank before
+ * it, a '!' after it, a control character after its first). A new strategy is covered here by
+ * its own table, without a line in this file. */
+static void test_declared_vectors(void **state)
+{
+    (void)state;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        const idb_strategy *s = *p;
+        size_t n = 0;
+        while (s->vectors && s->vectors[n].text) n++;
+        if (n == 0) fail_msg("%s declares no text vectors", s->name);
+        const char *rows[64][2];
+        if (n > 64) n = 64;
+        for (size_t i = 0; i < n; i++) {
+            rows[i][0] = s->vectors[i].text;
+            rows[i][1] = s->vectors[i].canonical;
+        }
+        expect_round_trip(s->name, (const char *const (*)[2])rows, n);
+        for (size_t i = 0; i < n; i++) {
+            char spoiled[4][IDB_TEXT_MAX + 8];
+            const char *c = s->vectors[i].canonical;
+            snprintf(spoiled[0], sizeof spoiled[0], "%s", "");
+            snprintf(spoiled[1], sizeof spoiled[1], " %s", c);
+            snprintf(spoiled[2], sizeof spoiled[2], "%s!", c);
+            snprintf(spoiled[3], sizeof spoiled[3], "%c\x01%s", c[0], c + 1);
+            const char *bad[4] = { spoiled[0], spoiled[1], spoiled[2], spoiled[3] };
+            expect_rejected(s->name, bad, 4);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_ksuid_malformed),
         cmocka_unit_test(test_ksuid_round_trip),
         cmocka_unit_test(test_decode_unsigned_max),
+        cmocka_unit_test(test_declared_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

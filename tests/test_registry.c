@@ -158,6 +158,27 @@ TEST(test_strategy_fork_rule)
     assert_string_equal(idb_fork_rule_name(IDB_FORK_UNDECLARED), "?");
 }
 
+/* The declared behaviour (strategy.h): an on_clock_back out of the enum, a negative cap and
+ * a table without text vectors are refused with the reason; every registered strategy
+ * declares vectors. */
+TEST(test_strategy_declared_behaviour)
+{
+    idb_strategy s = plugin("badclock");
+    s.on_clock_back = IDB_CLOCK_BACK_COUNT;
+    expect_strategy_refused(&s, "on_clock_back");
+    s = plugin("badcap");
+    s.max_ids_per_s = -1;
+    expect_strategy_refused(&s, "max_ids_per_s");
+    s = plugin("novectors");
+    s.vectors = NULL;
+    expect_strategy_refused(&s, "vectors");
+    static const idb_text_vector empty[] = { { 0 } };
+    s.vectors = empty;
+    expect_strategy_refused(&s, "vectors");
+    for (const idb_strategy *const *p = idb_strategies; *p; p++)
+        if (!(*p)->vectors || !(*p)->vectors[0].text) fail_msg("%s: no vectors", (*p)->name);
+}
+
 /* Every store refuses key widths 0 and IDB_ID_MAX + 1 at open, before touching dir. */
 TEST(test_every_store_refuses_bad_widths)
 {
@@ -202,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_strategy_cross_process),
         cmocka_unit_test(test_strategy_fork_rule),
         cmocka_unit_test(test_store_version_and_functions),
+        cmocka_unit_test(test_strategy_declared_behaviour),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),
     };

@@ -1,6 +1,8 @@
 /* test_uniqueness.c — every strategy in the registry: 1,000,000 IDs from two threads
- * sharing one instance are all distinct. One test per strategy, made from idb_strategies[],
- * so a new strategy is covered without touching this file. Plus the interleaved layout. */
+ * sharing one instance are all distinct (a strategy that declares a rate cap,
+ * max_ids_per_s: what the cap allows in CAPPED_SECONDS, if fewer). One test per strategy,
+ * made from idb_strategies[], so a new strategy is covered without touching this file. Plus
+ * the interleaved layout. */
 #include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -18,6 +20,15 @@
 #include "strategy.h"
 
 enum { TOTAL = 1000000, THREADS = 2 };
+#define CAPPED_SECONDS 2        /* a rate-capped strategy (max_ids_per_s) makes this many
+                                 * seconds' worth of IDs at its cap, if fewer than TOTAL */
+
+/* How many IDs to ask of s: TOTAL, or what its declared cap allows in CAPPED_SECONDS. */
+static size_t total_for(const idb_strategy *s)
+{
+    double capped = s->max_ids_per_s * CAPPED_SECONDS;
+    return s->max_ids_per_s > 0 && capped < TOTAL ? (size_t)capped / THREADS * THREADS : TOTAL;
+}
 
 static char tmpdir[64];
 
@@ -62,13 +73,14 @@ static void test_unique_two_threads(void **state)
     int rc = idb_strategy_create_kv(s, kv, nkv, idb_clock_real(), &inst, &err);
     if (rc) fail_msg("%s: create failed (%d): %s", s->name, rc, err.msg);
 
-    idb_id *ids = calloc(TOTAL, sizeof *ids);
+    size_t total = total_for(s);
+    idb_id *ids = calloc(total, sizeof *ids);
     assert_non_null(ids);
     worker w[THREADS];
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker){ .s = s, .inst = inst, .out = ids + (size_t)i * (TOTAL / THREADS),
-                         .n = TOTAL / THREADS };
+        w[i] = (worker){ .s = s, .inst = inst, .out = ids + (size_t)i * (total / THREADS),
+                         .n = total / THREADS };
         assert_int_equal(pthread_create(&t[i], NULL, run_worker, &w[i]), 0);
     }
     for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
@@ -76,12 +88,12 @@ static void test_unique_two_threads(void **state)
     for (int i = 0; i < THREADS; i++)
         if (w[i].rc) fail_msg("%s: next failed (%d): %s", s->name, w[i].rc, w[i].err.msg);
 
-    for (size_t i = 0; i < TOTAL; i++)
+    for (size_t i = 0; i < total; i++)
         if (ids[i].len * 8 != s->bits)
             fail_msg("%s: ID %zu is %d bytes; the strategy declares %d bits", s->name, i,
                      ids[i].len, s->bits);
-    qsort(ids, TOTAL, sizeof *ids, cmp_id);
-    for (size_t i = 1; i < TOTAL; i++)
+    qsort(ids, total, sizeof *ids, cmp_id);
+    for (size_t i = 1; i < total; i++)
         if (idb_id_cmp(&ids[i - 1], &ids[i]) == 0) {
             char text[IDB_TEXT_MAX];
             s->format(&ids[i], text);
