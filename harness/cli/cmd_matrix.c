@@ -553,13 +553,7 @@ static int run_matrix(run *r, const char *dir, int default_location)
 static void recover_beside(const char *out)
 {
     char parent[MX_PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", out ? out : "results/x");
-    size_t len = strlen(parent);
-    while (len > 1 && parent[len - 1] == '/') parent[--len] = 0;
-    char *slash = strrchr(parent, '/');
-    if (!slash) snprintf(parent, sizeof parent, ".");
-    else if (slash == parent) slash[1] = 0;
-    else *slash = 0;
+    mx_parent_dir(out ? out : MX_RUNS_DIR "/x", parent, sizeof parent);
     mx_recover(parent);
 }
 

@@ -201,17 +201,23 @@ int mx_index_write(const char *parent, idb_err *err)
     return 0;
 }
 
+/* The directory that holds dir (see results_index.h). */
+void mx_parent_dir(const char *dir, char *parent, size_t len)
+{
+    snprintf(parent, len, "%s", dir);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/') parent[--n] = 0;
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, len, ".");
+    else if (slash == parent) slash[1] = 0;
+    else *slash = 0;
+}
+
 /* Rewrite the index beside the results directory dir (see results_index.h). */
 int mx_index_update(const char *dir, idb_err *err)
 {
     char parent[MX_FILE_MAX];
-    snprintf(parent, sizeof parent, "%s", dir);
-    size_t len = strlen(parent);
-    while (len > 1 && parent[len - 1] == '/') parent[--len] = 0;
-    char *slash = strrchr(parent, '/');
-    if (!slash) snprintf(parent, sizeof parent, ".");
-    else if (slash == parent) slash[1] = 0;
-    else *slash = 0;
+    mx_parent_dir(dir, parent, sizeof parent);
     char real[PATH_MAX];
     const char *base = realpath(parent, real) ? strrchr(real, '/') : NULL;
     if (!base || strcmp(base + 1, MX_RUNS_DIR) != 0) return 0;    /* not under results/ */

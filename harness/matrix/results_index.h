@@ -12,6 +12,10 @@
  * not written) or IDB_ENOMEM with err. */
 int mx_index_write(const char *parent, idb_err *err);
 
+/* The directory that holds dir into parent (len bytes): dir without its last component
+ * and trailing slashes, "." when it has no slash, "/" for a child of the root. */
+void mx_parent_dir(const char *dir, char *parent, size_t len);
+
 #define MX_RUNS_DIR "results"     /* the runs' parent whose index a matrix run rewrites */
 
 /* mx_index_write for the directory that holds the results directory dir ("." when dir has
