@@ -104,6 +104,17 @@ int idb_servers_clean(const char *dir, int *stopped, idb_err *err);
  * `idbench clean` too. Returns how many were removed (0 when /tmp cannot be read). */
 int idb_servers_sweep(void);
 
+/* Check, before anything is created, that dir can be trusted: every existing component of
+ * its path is a directory owned by root or idbench's user and not writable by another user
+ * unless sticky (sshd's StrictModes rule), and no symlink on the way is another user's.
+ * Returns 0 or IDB_EINPUT with one message. */
+int idb_server_dir_check(const char *dir, idb_err *err);
+
+/* Take the lock of the run in dir (dir/.idbench-lock, flock) for the caller's life: *fd
+ * holds it (close it to release). `idbench clean dir` refuses a locked dir. Returns 0, or
+ * IDB_EIO ("dir is in use by pid N", or the lock file cannot be made). */
+int idb_run_lock(const char *dir, int *fd, idb_err *err);
+
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */
 void idb_servers_test_no_deathsig(int on);
