@@ -115,24 +115,25 @@ for kind in "$@"; do
   check "$kind: no shared memory segment left" no_shm
 done
 
-# Clean and pid files, no server needed: a live process whose start time differs from the
-# pid file's is never signalled; with the right start time it is stopped.
+# Clean and records, no server needed: a live process whose start time differs from the
+# record's is never signalled, nor one with the right start time that is not the kind's
+# binary running in the recorded directory (here: sleep); the record goes.
 mkdir -p "$tmp/fake/shard-0"
 sleep 60 &
 spid=$!
 start=$(sed 's/.*) //' /proc/$spid/stat | cut -d' ' -f20)
-printf 'pid %d\nkind redis\nstart %d\nsockdir /tmp/idb-none\n' $spid $((start + 1)) \
-  >"$tmp/fake/shard-0/idbench-server.pid"
+rec="$tmp/fake/shard-0/redis.idbench-pid"
+(umask 077; printf 'owner 1 1\nkind redis\nuid 0\npid %d\nstart %d\nsockdir /tmp/idb-none\n' \
+  $spid $((start + 1)) >"$rec")
 expect 0 "clean: a recycled pid" -- "$IDB" clean "$tmp/fake"
 check "clean: a recycled pid is not signalled" kill -0 $spid
 check "clean: says 0" grep -q '^stopped 0 stale servers' "$tmp/out"
-check "clean: removes the stale pid file" test ! -e "$tmp/fake/shard-0/idbench-server.pid"
-printf 'pid %d\nkind redis\nstart %d\nsockdir /tmp/idb-none\n' $spid $start \
-  >"$tmp/fake/shard-0/idbench-server.pid"
-expect 0 "clean: a matching start time" -- "$IDB" clean "$tmp/fake"
-check "clean: says 1" grep -q '^stopped 1 stale server ' "$tmp/out"
-wait $spid 2>/dev/null
-check "clean: the process was stopped" not_running $spid
+check "clean: removes the stale record" test ! -e "$rec"
+(umask 077; printf 'owner 1 1\nkind redis\nuid 0\npid %d\nstart %d\nsockdir /tmp/idb-none\n' \
+  $spid $start >"$rec")
+expect 0 "clean: a matching start time, not a redis server" -- "$IDB" clean "$tmp/fake"
+check "clean: says 0 (not proved to be the server)" grep -q '^stopped 0 stale servers' "$tmp/out"
+check "clean: the process was not signalled" kill -0 $spid
 kill $spid 2>/dev/null
 
 # The sweep of /tmp's socket directories (`idbench clean` without DIR; every start does it

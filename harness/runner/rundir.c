@@ -208,6 +208,6 @@ void idb_rundir_end(idb_rundir *rd)
     free(rd->names);
     rd->names = NULL;
     rd->n = rd->cap = 0;
-    if (rd->lockfd >= 0) close(rd->lockfd);
+    idb_run_unlock(rd->dir, rd->lockfd);               /* -1: none */
     rd->lockfd = -1;
 }

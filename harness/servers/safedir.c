@@ -231,6 +231,7 @@ int idb_server_dir_check(const char *dir, idb_err *err)
 
 /* The run's lock file in DIR; LOCK_EX for the run's life. */
 #define RUN_LOCK ".idbench-lock"
+#define LOCK_TRIES 8                   /* a lock file unlinked under us: open again */
 
 /* Open DIR's lock file in dfd (made when create), fstat-checked like a record. */
 static int open_lock(int dfd, int create)
@@ -259,18 +260,27 @@ static long lock_owner(int fd)
 int idb_run_lock(const char *dir, int *fd, idb_err *err)
 {
     *fd = -1;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int lfd = dfd < 0 ? -1 : open_lock(dfd, 1);
-    int e = errno;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), lfd = -1, e = 0;
+    for (int tries = 0; dfd >= 0 && tries < LOCK_TRIES; tries++) {
+        if ((lfd = open_lock(dfd, 1)) < 0) break;
+        if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+            long owner = lock_owner(lfd);
+            close(lfd);
+            close(dfd);
+            return idb_fail(err, IDB_EIO, "%s is in use by pid %ld", dir, owner);
+        }
+        struct stat a, b;                  /* the file a finishing run unlinked: again */
+        if (fstat(lfd, &a) == 0 && fstatat(dfd, RUN_LOCK, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+            a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            break;
+        close(lfd);
+        lfd = -1;
+    }
+    e = errno;
     if (dfd >= 0) close(dfd);
     if (lfd < 0)
         return idb_fail(err, IDB_EIO, "cannot lock %s (%s/" RUN_LOCK "): %s", dir, dir,
                         strerror(e));
-    if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
-        long owner = lock_owner(lfd);
-        close(lfd);
-        return idb_fail(err, IDB_EIO, "%s is in use by pid %ld", dir, owner);
-    }
     char text[32];
     int n = snprintf(text, sizeof text, "%d\n", (int)getpid());
     if (ftruncate(lfd, 0) != 0 || pwrite(lfd, text, (size_t)n, 0) != n) {
@@ -279,6 +289,17 @@ int idb_run_lock(const char *dir, int *fd, idb_err *err)
     }
     *fd = lfd;
     return 0;
+}
+
+void idb_run_unlock(const char *dir, int fd)
+{
+    if (fd < 0) return;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        unlinkat(dfd, RUN_LOCK, 0);         /* while held: see idb_run_lock's check */
+        close(dfd);
+    }
+    close(fd);
 }
 
 int srv_run_lock_busy(int dfd, long *owner)

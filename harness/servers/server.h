@@ -111,9 +111,12 @@ int idb_servers_sweep(void);
 int idb_server_dir_check(const char *dir, idb_err *err);
 
 /* Take the lock of the run in dir (dir/.idbench-lock, flock) for the caller's life: *fd
- * holds it (close it to release). `idbench clean dir` refuses a locked dir. Returns 0, or
+ * holds it (idb_run_unlock releases it). `idbench clean dir` refuses a locked dir. Returns 0, or
  * IDB_EIO ("dir is in use by pid N", or the lock file cannot be made). */
 int idb_run_lock(const char *dir, int *fd, idb_err *err);
+
+/* Release the lock idb_run_lock took on dir (fd) and remove its file. */
+void idb_run_unlock(const char *dir, int fd);
 
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */
