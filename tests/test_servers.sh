@@ -148,12 +148,14 @@ link=/tmp/idb-$$-1-s${sfx: -5}
 sub=/tmp/idb-$$-1-d${sfx: -5}
 sock=/tmp/idb-$$-1-k${sfx: -5}
 other=/tmp/idb-x$$-1-${sfx: -6}
-mkdir "$gone" "$live" "$sub" "$sub/inner" "$sock" "$other" "$tmp/victim"
+mkdir "$gone" "$live" "$sub" "$sub/inner" "$other" "$tmp/victim"
 touch "$gone/.s.PGSQL.5432.lock" "$live/f" "$tmp/victim/f"
 ln -s "$tmp/victim" "$link"
-python3 -c 'import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep(30)' \
-  "$sock/redis.sock" &
+# the listener makes its dir itself, then binds at once: a dir named after a gone owner
+# is any concurrent run's sweep's to remove while it holds no accepting socket
+python3 -c 'import os, socket, sys, time
+os.mkdir(sys.argv[1]); s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1] + "/redis.sock")
+s.listen(1); time.sleep(30)' "$sock" &
 lsn=$!
 for _ in $(seq 50); do [ -S "$sock/redis.sock" ] && break; sleep 0.1; done
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,6 +1,6 @@
 /* server.c — the server lifecycle behind server.h: the kind table, the preflight, starting
  * (directories, socket directory, config, readiness), alive/kill/restart/stop, the list of
- * started servers for exit paths. The process mechanics are in proc.c, pid files and clean
+ * started servers for exit paths. The process mechanics are in proc.c, records and clean
  * in pidfile.c, each kind's specifics in srv_KIND.c.
  */
 #include <errno.h>
