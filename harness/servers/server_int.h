@@ -164,8 +164,8 @@ void srv_record_close(idb_server *s);
 int srv_dir_walk(const char *path, const srv_cred *cred, int make, int *pfd, int *dfd,
                  idb_err *err);
 
-/* Give the directory dfd (path, for messages) to cred, 0700, through its descriptor; it
- * must be owned by idbench's user or cred's already. Returns 0, IDB_EINPUT or IDB_EIO. */
+/* Give the directory dfd (path, for messages; opened by srv_dir_walk, so its parent is
+ * trusted) to cred, 0700, through its descriptor. Returns 0 or IDB_EIO. */
 int srv_dir_give(int dfd, const char *path, const srv_cred *cred, idb_err *err);
 
 /* 1 when the entry name of the directory fd is a mount root or not on the device dev. */
