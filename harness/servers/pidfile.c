@@ -192,6 +192,25 @@ static int clean_record(int pfd, const char *dpath, const char *name, int probe,
     return stopped;
 }
 
+/* A server directory name (a kind's name) in the trusted directory pfd with no record
+ * beside it (a refused start's run removed what it had made): its data.partial and
+ * half-made data removed all the same, as its owner's (only root or idbench's user could
+ * have made it there). */
+static void clean_unrecorded(int pfd, const char *dpath, const char *name, const struct stat *st)
+{
+    const srv_kind *k = srv_find_kind(name);
+    char rec[NAME_MAX + 1], dir[PATH_MAX + NAME_MAX + 2];
+    struct stat rs;
+    if (!k || !k->clean_partial || snprintf(rec, sizeof rec, "%s%s", name, SRV_RECORD_SUFFIX) >=
+        (int)sizeof rec || fstatat(pfd, rec, &rs, AT_SYMLINK_NOFOLLOW) == 0)
+        return;
+    int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return;
+    snprintf(dir, sizeof dir, "%s/%s", dpath, name);
+    k->clean_partial(dfd, dir, st->st_uid);
+    close(dfd);
+}
+
 /* Walk the directory fd (path dpath) depth levels down, cleaning every record (see
  * clean_record). Returns the servers stopped, or -1 at the first record in use. */
 static int walk(int fd, const char *dpath, int depth, int probe, long *owner, char *busy,
@@ -219,6 +238,8 @@ static int walk(int fd, const char *dpath, int depth, int probe, long *owner, ch
             n = r < 0 ? -1 : n + r;
         } else if (S_ISDIR(st.st_mode) && depth > 0 && st.st_dev == dst.st_dev &&
                    !srv_mount_root(dirfd(d), e->d_name, dst.st_dev)) {
+            if (!probe && srv_dir_trusted(&dst))
+                clean_unrecorded(dirfd(d), dpath, e->d_name, &st);
             int sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
                              O_CLOEXEC);
             int r = sfd < 0 ? 0 : walk(sfd, sub, depth - 1, probe, owner, busy, blen);

@@ -27,8 +27,7 @@
 #define PARENT_MODE 0755               /* components on the way that idbench makes */
 #define RMTREE_DEPTH_MAX 64            /* deeper trees are left (and named) */
 
-/* 1 when a directory with st may be trusted on the way to a path (see above). */
-static int trusted(const struct stat *st)
+int srv_dir_trusted(const struct stat *st)
 {
     return (st->st_uid == 0 || st->st_uid == geteuid()) &&
            (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
@@ -89,7 +88,7 @@ int srv_dir_walk(const char *path, const srv_cred *cred, int make, int *pfd, int
             return idb_fail(err, IDB_EINPUT, "%s: '..' in a server directory path", path);
         }
         struct stat st;
-        if (fstat(fd, &st) != 0 || !trusted(&st)) {
+        if (fstat(fd, &st) != 0 || !srv_dir_trusted(&st)) {
             close(fd);
             if (parent >= 0) close(parent);
             return idb_fail(err, IDB_EINPUT, "%s is owned by uid %u or writable by another "
@@ -131,7 +130,7 @@ int srv_dir_walk(const char *path, const srv_cred *cred, int make, int *pfd, int
     }
     if (!make) {                                    /* a check: path itself is on the way */
         struct stat st;
-        int ok = fstat(fd, &st) == 0 && (trusted(&st) || (cred && cred->drop &&
+        int ok = fstat(fd, &st) == 0 && (srv_dir_trusted(&st) || (cred && cred->drop &&
                                                           st.st_uid == cred->uid));
         close(fd);
         if (parent >= 0) close(parent);

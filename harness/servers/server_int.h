@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "server.h"
@@ -167,6 +168,10 @@ int srv_dir_walk(const char *path, const srv_cred *cred, int make, int *pfd, int
 /* Give the directory dfd (path, for messages; opened by srv_dir_walk, so its parent is
  * trusted) to cred, 0700, through its descriptor. Returns 0 or IDB_EIO. */
 int srv_dir_give(int dfd, const char *path, const srv_cred *cred, idb_err *err);
+
+/* 1 when a directory with st is trusted: owned by root or idbench's user, not writable by
+ * group or others unless sticky (the StrictModes rule, safedir.c). */
+int srv_dir_trusted(const struct stat *st);
 
 /* 1 when the entry name of the directory fd is a mount root or not on the device dev. */
 int srv_mount_root(int fd, const char *name, dev_t dev);
