@@ -145,8 +145,8 @@ check "no fault: failed_orders 0, duplicate_ids 0" \
 idb=$!
 pidf=""
 for _ in $(seq 100); do
-  pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
-  [ -n "$pidf" ] && break; sleep 0.1
+  pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
+  [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
 done
 sleep 0.3
 kill -9 "$(awk '/^pid / { print $2 }' "$pidf")" 2>/dev/null
@@ -172,8 +172,8 @@ start_run() {
   victim=$!
   local pidf=""
   for _ in $(seq 100); do
-    pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
-    [ -n "$pidf" ] && break; sleep 0.1
+    pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
+    [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
   done
   spid=$(awk '/^pid / { print $2 }' "$pidf")
 }

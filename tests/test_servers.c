@@ -171,10 +171,14 @@ static void test_start_stop(void **state)
         assert_int_equal(client(s, k->show, out), 0);
         assert_string_equal(out, k->want);
         snprintf(sockdir, sizeof sockdir, "%s", idb_server_socket_dir(s));
+        snprintf(path, sizeof path, "%s/%s.idbench-pid", base, name);
+        struct stat rec;                        /* the record: beside the dir, idbench's */
+        assert_int_equal(lstat(path, &rec), 0);
+        assert_true(S_ISREG(rec.st_mode) && rec.st_uid == geteuid());
+        assert_int_equal(rec.st_mode & 077, 0);
         idb_server_stop(s);
         assert_true(gone(pid));
         assert_int_equal(access(sockdir, F_OK), -1);
-        snprintf(path, sizeof path, "%s/%s/idbench-server.pid", base, name);
         assert_int_equal(access(path, F_OK), -1);
     }
 }
@@ -224,7 +228,7 @@ static void test_exits_at_start(void **state)
         if (!wanted(k->kind)) continue;
         char dir[BASE_LEN + CMD_LEN], pidfile[BASE_LEN + 2 * CMD_LEN];
         snprintf(dir, sizeof dir, "%s/start-stop-%s", base, k->kind);
-        snprintf(pidfile, sizeof pidfile, "%s/idbench-server.pid", dir);
+        snprintf(pidfile, sizeof pidfile, "%s.idbench-pid", dir);
         idb_server_conf c = { .kind = k->kind, .dir = dir, .settings = &k->broken,
                               .nsettings = 1 };
         idb_server *s = NULL;

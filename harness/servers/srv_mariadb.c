@@ -3,8 +3,12 @@
  * in DIR/my.cnf passed with --defaults-file (no TCP listener unless asked), ready when its
  * socket accepts a connection.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server_int.h"
@@ -12,6 +16,8 @@
 #define MY_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define MY_CONF_LEN 8192
 #define MY_SOCKET "mysqld.sock"
+#define MY_PARTIAL "data.partial"       /* mariadb-install-db's target until complete */
+#define MY_COMPLETE "data/mysql/global_priv.frm"   /* made by the install's bootstrap */
 
 /* The socket file: SOCKDIR/mysqld.sock. */
 static int my_socket_path(idb_server *s)
@@ -42,18 +48,56 @@ static int my_conf(idb_server *s, idb_err *err)
     return srv_write_file(s, path, text, err);
 }
 
-/* mariadb-install-db when DIR/data/mysql does not exist (the config is written first). */
+/* 1 when the entry name of the directory fd exists (not following a symlink). */
+static int has(int fd, const char *name)
+{
+    struct stat st;
+    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The state of the data in the server directory dfd: 0 none, 1 complete (what
+ * mariadb-install-db makes last is there), -1 half-made (data.partial, or data without). */
+static int my_data_state(int dfd)
+{
+    if (has(dfd, MY_PARTIAL)) return -1;
+    if (!has(dfd, "data")) return 0;
+    return has(dfd, MY_COMPLETE) ? 1 : -1;
+}
+
+/* `idbench clean`: remove data.partial, and data when it is half-made. */
+static void my_clean_partial(int dfd, const char *path, uid_t uid)
+{
+    char shown[PATH_MAX + 32];
+    snprintf(shown, sizeof shown, "%s/" MY_PARTIAL, path);
+    srv_rmtree_at(dfd, MY_PARTIAL, uid, shown);
+    snprintf(shown, sizeof shown, "%s/data", path);
+    if (my_data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+}
+
+/* mariadb-install-db into DIR/data.partial (the config is written first), renamed DIR/data
+ * once complete; half-made data is refused (`idbench clean DIR` removes it). */
 static int my_init(idb_server *s, idb_err *err)
 {
-    char probe[PATH_MAX + 16];
-    snprintf(probe, sizeof probe, "%s/data/mysql", s->dir);
-    if (access(probe, F_OK) == 0) return 0;
+    char data[PATH_MAX + 16];
+    int state = my_data_state(s->dfd);
+    if (state > 0) return 0;
+    if (state < 0) {
+        s->keep_record = 1;
+        return idb_fail(err, IDB_EINPUT, "mariadb: %s holds half-made data (an interrupted "
+                        "start): run `idbench clean DIR` to remove it", s->dir);
+    }
     int rc = my_conf(s, err);
     if (rc) return rc;
+    snprintf(data, sizeof data, "%s/" MY_PARTIAL, s->dir);
     snprintf(s->arg[0], sizeof s->arg[0], "--defaults-file=%s/my.cnf", s->dir);
-    const char *argv[] = { s->bin[1], s->arg[0], "--auth-root-authentication-method=normal",
-                           "--skip-test-db", NULL };
-    return srv_run(&s->cred, argv, s->log, "mariadb-install-db", err);
+    snprintf(s->arg[1], sizeof s->arg[1], "--datadir=%s", data);
+    const char *argv[] = { s->bin[1], s->arg[0], s->arg[1],
+                           "--auth-root-authentication-method=normal", "--skip-test-db", NULL };
+    rc = srv_run(&s->cred, argv, s->log, "mariadb-install-db", err);
+    if (!rc && renameat(s->dfd, MY_PARTIAL, s->dfd, "data") != 0)
+        rc = idb_fail(err, IDB_EIO, "mariadb: cannot rename %s: %s", data, strerror(errno));
+    if (rc) srv_rmtree_at(s->dfd, MY_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    return rc;
 }
 
 /* mariadbd --defaults-file=DIR/my.cnf, in the foreground. */
@@ -83,4 +127,5 @@ const srv_kind srv_mariadb = {
     .conf = my_conf,
     .argv = my_argv,
     .ready = my_ready,
+    .clean_partial = my_clean_partial,
 };

@@ -3,11 +3,13 @@
  * DIR/data/idbench.conf (included by postgresql.conf), ready when postmaster.pid says so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server_int.h"
@@ -20,6 +22,8 @@
 #define PG_CONF_LEN 8192
 #define PIDFILE_STATUS_LINE 8          /* postmaster.pid: the line that says "ready" */
 #define PIDFILE_LINE_LEN 1024
+#define PG_PARTIAL "data.partial"       /* initdb's target until it is complete */
+#define PG_INCLUDE "include_if_exists = 'idbench.conf'"
 
 /* The socket file: SOCKDIR/.s.PGSQL.PORT. */
 static int pg_socket_path(idb_server *s)
@@ -32,13 +36,14 @@ static int pg_socket_path(idb_server *s)
 /* The System V shared memory segment a killed postmaster left (its key and id on the lock
  * file's line PG_LOCK_SHMEM_LINE): removed when nothing is attached to it and its key is the
  * recorded one (postgres would remove it itself, but only while the lock file names it). */
-static void pg_stale_shmem(const char *key_and_id)
+static void pg_stale_shmem(const char *key_and_id, uid_t uid)
 {
     long key = 0;
     int id = -1;
     struct shmid_ds ds;
     if (sscanf(key_and_id, "%ld %d", &key, &id) != 2 || id < 0) return;
-    if (shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0 && ds.shm_perm.__key == key)
+    if (shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0 && ds.shm_perm.__key == key &&
+        ds.shm_perm.uid == uid)                  /* the server user's, not another's */
         shmctl(id, IPC_RMID, NULL);
 }
 
@@ -46,40 +51,86 @@ static void pg_stale_shmem(const char *key_and_id)
  * or a zombie not yet reaped: its shared memory segment released (pg_stale_shmem) and the
  * file removed, or postgres refuses to start ("Is another postmaster (PID N) running?" — a
  * zombie still answers kill(N, 0)). A live process's lock stays. */
-static int pg_stale_lock(const char *data, idb_err *err)
+static int pg_stale_lock(const char *data, uid_t uid, idb_err *err)
 {
     char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN], shm[PIDFILE_LINE_LEN] = "";
     snprintf(path, sizeof path, "%s/postmaster.pid", data);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     long pid = fgets(line, sizeof line, f) ? strtol(line, NULL, 10) : 0;
     for (int i = 2; i <= PG_LOCK_SHMEM_LINE && fgets(shm, sizeof shm, f); i++) {}
     fclose(f);
     if (pid <= 1 || srv_proc_starttime((pid_t)pid) != 0) return 0;
-    pg_stale_shmem(shm);
+    pg_stale_shmem(shm, uid);
     if (unlink(path) != 0 && errno != ENOENT)
         return idb_fail(err, IDB_EIO, "postgres: cannot remove the stale %s: %s", path,
                         strerror(errno));
     return 0;
 }
 
-/* initdb when DIR/data has no PG_VERSION, then the include of idbench.conf; on existing
- * data, the lock a killed server left is removed (pg_stale_lock). */
+/* 1 when the entry name of the directory fd exists (not following a symlink). */
+static int has(int fd, const char *name)
+{
+    struct stat st;
+    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The state of the data in the server directory dfd: 0 none, 1 complete (PG_VERSION,
+ * global/pg_control, the include of idbench.conf: initdb and idbench finished), -1
+ * half-made (data.partial, or data without those). */
+static int pg_data_state(int dfd)
+{
+    if (has(dfd, PG_PARTIAL)) return -1;
+    if (!has(dfd, "data")) return 0;
+    char text[PG_CONF_LEN * 4] = "";
+    int fd = openat(dfd, "data/postgresql.conf", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+    if (fd >= 0) close(fd);
+    text[n > 0 ? n : 0] = 0;
+    if (fd >= 0 && n == (ssize_t)sizeof text - 1) return 1;     /* longer: a user's, kept */
+    return has(dfd, "data/PG_VERSION") && has(dfd, "data/global/pg_control") &&
+           strstr(text, PG_INCLUDE) ? 1 : -1;
+}
+
+/* `idbench clean`: remove data.partial, and data when it is half-made. */
+static void pg_clean_partial(int dfd, const char *path, uid_t uid)
+{
+    char shown[PATH_MAX + 32];
+    snprintf(shown, sizeof shown, "%s/" PG_PARTIAL, path);
+    srv_rmtree_at(dfd, PG_PARTIAL, uid, shown);
+    snprintf(shown, sizeof shown, "%s/data", path);
+    if (pg_data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+}
+
+/* initdb into DIR/data.partial, the include of idbench.conf, then renamed DIR/data: a
+ * data directory is there only when complete. Half-made data (a start killed during
+ * initdb) is refused: `idbench clean DIR` removes it. On existing data, the lock a killed
+ * server left is removed (pg_stale_lock). */
 static int pg_init(idb_server *s, idb_err *err)
 {
-    char data[PATH_MAX + 8], probe[PATH_MAX + 32];
+    char data[PATH_MAX + 16], probe[PATH_MAX + 32];
+    int state = pg_data_state(s->dfd);
     snprintf(data, sizeof data, "%s/data", s->dir);
-    snprintf(probe, sizeof probe, "%s/PG_VERSION", data);
-    if (access(probe, F_OK) == 0) return pg_stale_lock(data, err);
+    if (state > 0) return pg_stale_lock(data, s->cred.drop ? s->cred.uid : geteuid(), err);
+    if (state < 0) {
+        s->keep_record = 1;
+        return idb_fail(err, IDB_EINPUT, "postgres: %s holds a half-made cluster (an "
+                        "interrupted start): run `idbench clean DIR` to remove it", s->dir);
+    }
+    snprintf(data, sizeof data, "%s/" PG_PARTIAL, s->dir);
     const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "--auth=trust", "-E",
                            "UTF8", "--locale=C", "--no-sync", NULL };
     int rc = srv_run(&s->cred, argv, s->log, "initdb", err);
-    if (rc) return rc;
     snprintf(probe, sizeof probe, "%s/postgresql.conf", data);
-    FILE *f = fopen(probe, "a");
-    int ok = f && fputs("include_if_exists = 'idbench.conf'\n", f) >= 0;
-    if (f && fclose(f) != 0) ok = 0;
-    return ok ? 0 : idb_fail(err, IDB_EIO, "cannot append to %s", probe);
+    if (!rc) rc = srv_append_file(s, probe, PG_INCLUDE "\n", err);
+    if (!rc && renameat(s->dfd, PG_PARTIAL, s->dfd, "data") != 0)
+        rc = idb_fail(err, IDB_EIO, "postgres: cannot rename %s: %s", data, strerror(errno));
+    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    return rc;
 }
 
 /* DIR/data/idbench.conf: where it listens, dynamic shared memory as files in
@@ -145,4 +196,5 @@ const srv_kind srv_postgres = {
     .conf = pg_conf,
     .argv = pg_argv,
     .ready = pg_ready,
+    .clean_partial = pg_clean_partial,
 };
