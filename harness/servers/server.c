@@ -139,7 +139,15 @@ static int launch(idb_server *s, idb_err *err)
             return idb_fail(err, IDB_EIO, "%s server exited while starting (log %s): %s",
                             s->kind->name, s->log, tail);
         }
-        if (s->kind->ready(s)) break;
+        int ready = s->kind->ready(s);
+        if (ready > 0) break;
+        if (ready < 0) {
+            srv_kill_tree(s->pid, 1);
+            idb_pid_unregister(s->pid);
+            s->pid = 0;
+            return idb_fail(err, IDB_EIO, "%s server answers without a password although "
+                            "it listens on TCP (log %s)", s->kind->name, s->log);
+        }
         if (waited > (long)START_TIMEOUT_MS * NS_PER_MS) {
             srv_kill_tree(s->pid, 1);
             idb_pid_unregister(s->pid);
@@ -193,6 +201,7 @@ static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
     s->tcp = c->tcp;
     if (c->tcp && !(s->port = srv_free_port()))
         return idb_fail(err, IDB_EIO, "no free loopback TCP port");
+    if ((rc = srv_secret_prepare(s, err))) return rc;   /* TCP: its password (secret.c) */
     idb_servers_sweep();                           /* what killed runs left in /tmp */
     if ((rc = srv_sockdir_make(s, err))) return rc;
     if (s->kind->socket_path(s) != 0)
@@ -225,6 +234,7 @@ const char *idb_server_socket(const idb_server *s) { return s->socket; }
 const char *idb_server_socket_dir(const idb_server *s) { return s->sockdir; }
 int idb_server_port(const idb_server *s) { return s->port; }
 const char *idb_server_user(const idb_server *s) { return s->kind->db_user; }
+const char *idb_server_secret_file(const idb_server *s) { return s->secretfile; }
 const char *idb_server_version(const idb_server *s) { return s->version; }
 int idb_server_pid(const idb_server *s) { return (int)s->pid; }
 

@@ -15,9 +15,12 @@
 #define SRV_SOCKDIR_LEN 64             /* "/tmp/idb-PID-START-XXXXXX" (sockdir.c), and room */
 #define SRV_SOCKET_LEN 108             /* sizeof sun_path */
 #define SRV_VERSION_LEN 64
-#define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
+#define SRV_ARGS_MAX 8                 /* argv strings a kind builds in idb_server.arg */
 #define SRV_PIDFILE "idbench-server.pid"
 #define SRV_LOGFILE "server.log"
+#define SRV_SECRETFILE "idbench-secret"  /* the per-run TCP password (secret.c), 0600 */
+#define SRV_SECRET_BYTES 16            /* random bytes of a secret: 32 hex characters */
+#define SRV_LOOPBACK "127.0.0.1"       /* the only address a server listens on */
 #define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
 #define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
 #define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
@@ -51,6 +54,8 @@ struct idb_server {
     char sockdir[SRV_SOCKDIR_LEN];
     char socket[SRV_SOCKET_LEN];
     char version[SRV_VERSION_LEN];
+    char secret[2 * SRV_SECRET_BYTES + 1];  /* the TCP password; "" without TCP */
+    char secretfile[PATH_MAX];          /* where it is kept (DIR/idbench-secret), or "" */
     char bin[SRV_BINS_MAX][PATH_MAX];   /* the kind's binaries, resolved */
     char arg[SRV_ARGS_MAX][PATH_MAX + 64];  /* room for the kind's argv strings */
     char **settings;                    /* copies of the conf's "name=value" */
@@ -75,11 +80,16 @@ struct srv_kind {
     uint64_t min_free_bytes;            /* free space the preflight asks for */
     const char *version_marker;         /* the version follows this in `BIN --version` */
     const char *product;                /* "PostgreSQL": the version string's first word */
+    const char *secret_kept;            /* a file under DIR whose presence means the data
+                                           holds the password set when it was made
+                                           (postgres: data/PG_VERSION): the secret file
+                                           beside it is reused; NULL: a new one each start */
     int (*socket_path)(idb_server *s);  /* fill s->socket from s->sockdir and s->port */
     int (*init)(idb_server *s, idb_err *err);
     int (*conf)(idb_server *s, idb_err *err);
     void (*argv)(idb_server *s, const char **argv, size_t max);  /* may use s->arg */
-    int (*ready)(idb_server *s);        /* 1 once it accepts connections */
+    int (*ready)(idb_server *s);        /* 1 once it accepts connections; -1: it serves
+                                           without the authentication asked (fatal) */
 };
 
 extern const srv_kind srv_postgres;
@@ -163,6 +173,19 @@ int srv_user_uid_ok(uid_t uid);
  * applied). */
 int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
                   char bins[][PATH_MAX], idb_err *err);
+
+/* secret.c ------------------------------------------------------------------------- */
+
+/* With TCP (s->tcp), s->secret and s->secretfile: a new secret from getrandom in a new
+ * DIR/idbench-secret (0600, idbench's user), or, when the kind keeps its password in data
+ * that exists (secret_kept), the one kept beside it. Without TCP both are "". Returns 0,
+ * IDB_EINPUT or IDB_EIO (kept data without a usable secret file: one line saying so). */
+int srv_secret_prepare(idb_server *s, idb_err *err);
+
+/* Write text (a copy of the secret for the server: a password file, an init file, an ACL
+ * file) into a new file path, made with O_EXCL|O_NOFOLLOW after removing what was there,
+ * 0600, owned by the server user. Returns 0 or IDB_EIO. */
+int srv_write_private(const idb_server *s, const char *path, const char *text, idb_err *err);
 
 /* Small helpers (server.c) ----------------------------------------------------------- */
 

@@ -1,6 +1,8 @@
 /* srv_postgres.c — the postgres server kind: PostgreSQL 15 from Debian, a cluster made by
- * initdb in DIR/data (superuser "idbench", trust on the private socket only), the settings in
- * DIR/data/idbench.conf (included by postgresql.conf), ready when postmaster.pid says so.
+ * initdb in DIR/data (superuser "idbench", trust on the private socket only; with TCP the
+ * run's password, scram-sha-256, on loopback), the settings in DIR/data/idbench.conf
+ * (included by postgresql.conf) and the listen settings on the command line too, the hba
+ * file DIR/data/idbench_hba.conf, ready when postmaster.pid says so.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #define PG_LOCK_SHMEM_LINE 7            /* postmaster.pid: "KEY ID" of its SysV segment */
 #define PG_SOCKET_PORT 5432            /* names the socket file when there is no TCP port */
 #define PG_DB_USER "idbench"
+#define PG_HBA "idbench_hba.conf"        /* the hba file idbench writes (hba_file=) */
 #define PG_CONF_LEN 8192
 #define PIDFILE_STATUS_LINE 8          /* postmaster.pid: the line that says "ready" */
 #define PIDFILE_LINE_LEN 1024
@@ -63,17 +66,37 @@ static int pg_stale_lock(const char *data, idb_err *err)
     return 0;
 }
 
+/* initdb's authentication arguments into argv (4 slots): trust on the socket (its
+ * directory is 0700), and on TCP the password (--pwfile, a copy of the secret the server
+ * user can read, at pwfile: the caller removes it) or, without TCP, reject. */
+static int pg_init_auth(idb_server *s, const char *pwfile, char *pwarg, size_t len,
+                        const char **argv, idb_err *err)
+{
+    argv[0] = "--auth-local=trust";
+    argv[1] = s->secret[0] ? "--auth-host=scram-sha-256" : "--auth-host=reject";
+    if (!s->secret[0]) return 0;
+    char text[sizeof s->secret + 1];
+    snprintf(text, sizeof text, "%s\n", s->secret);
+    snprintf(pwarg, len, "--pwfile=%s", pwfile);
+    argv[2] = pwarg;
+    return srv_write_private(s, pwfile, text, err);
+}
+
 /* initdb when DIR/data has no PG_VERSION, then the include of idbench.conf; on existing
  * data, the lock a killed server left is removed (pg_stale_lock). */
 static int pg_init(idb_server *s, idb_err *err)
 {
-    char data[PATH_MAX + 8], probe[PATH_MAX + 32];
+    char data[PATH_MAX + 8], probe[PATH_MAX + 32], pwfile[PATH_MAX + 16];
+    char pwarg[PATH_MAX + 32];
     snprintf(data, sizeof data, "%s/data", s->dir);
     snprintf(probe, sizeof probe, "%s/PG_VERSION", data);
     if (access(probe, F_OK) == 0) return pg_stale_lock(data, err);
-    const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "--auth=trust", "-E",
-                           "UTF8", "--locale=C", "--no-sync", NULL };
-    int rc = srv_run(&s->cred, argv, s->log, "initdb", err);
+    snprintf(pwfile, sizeof pwfile, "%s/initdb-pw", s->dir);
+    const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "-E", "UTF8",
+                           "--locale=C", "--no-sync", NULL, NULL, NULL, NULL };
+    int rc = pg_init_auth(s, pwfile, pwarg, sizeof pwarg, argv + 9, err);
+    if (!rc) rc = srv_run(&s->cred, argv, s->log, "initdb", err);
+    unlink(pwfile);
     if (rc) return rc;
     snprintf(probe, sizeof probe, "%s/postgresql.conf", data);
     FILE *f = fopen(probe, "a");
@@ -82,17 +105,49 @@ static int pg_init(idb_server *s, idb_err *err)
     return ok ? 0 : idb_fail(err, IDB_EIO, "cannot append to %s", probe);
 }
 
-/* DIR/data/idbench.conf: where it listens, dynamic shared memory as files in
+/* The listen settings, the same in idbench.conf and on the command line (pg_argv), so
+ * that a config file missing or cut short cannot fall back to port 5432, every address or
+ * /var/run/postgresql: value i of PG_LISTEN into buf. */
+#define PG_LISTEN 5
+static void pg_listen(const idb_server *s, int i, char *buf, size_t len)
+{
+    switch (i) {
+    case 0: snprintf(buf, len, "listen_addresses=%s", s->port ? SRV_LOOPBACK : ""); break;
+    case 1: snprintf(buf, len, "port=%d", s->port ? s->port : PG_SOCKET_PORT); break;
+    case 2: snprintf(buf, len, "unix_socket_directories=%s", s->sockdir); break;
+    case 3: snprintf(buf, len, "unix_socket_permissions=0700"); break;
+    default: snprintf(buf, len, "hba_file=%s/data/" PG_HBA, s->dir); break;
+    }
+}
+
+/* DIR/data/idbench_hba.conf, the only hba file the server reads (hba_file): trust on the
+ * socket (a 0700 directory), the run's password (scram-sha-256) on loopback TCP, nothing
+ * else (no line: refused). */
+static int pg_hba(idb_server *s, idb_err *err)
+{
+    char text[PG_CONF_LEN], path[PATH_MAX + 32];
+    snprintf(text, sizeof text, "# written by idbench at every start\n"
+             "local all all trust\n%s", s->secret[0] ?
+             "host all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
+             : "");
+    snprintf(path, sizeof path, "%s/data/" PG_HBA, s->dir);
+    return srv_write_file(s, path, text, err);
+}
+
+/* DIR/data/idbench.conf: where it listens (pg_listen), dynamic shared memory as files in
  * data/pg_dynshmem (not /dev/shm, where a killed server's segments would outlive DIR), then
- * the settings, each quoted. */
+ * the settings, each quoted; and the hba file (pg_hba). */
 static int pg_conf(idb_server *s, idb_err *err)
 {
-    char text[PG_CONF_LEN], path[PATH_MAX + 32], name[128];
+    char text[PG_CONF_LEN], path[PATH_MAX + 32], name[128], kv[PATH_MAX + 64];
     int n = snprintf(text, sizeof text, "# written by idbench at every start\n"
-                     "listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n"
-                     "dynamic_shared_memory_type = 'mmap'\n",
-                     s->port ? "127.0.0.1" : "", s->port ? s->port : PG_SOCKET_PORT,
-                     s->sockdir);
+                     "dynamic_shared_memory_type = 'mmap'\n");
+    for (int i = 0; i < PG_LISTEN; i++) {
+        pg_listen(s, i, kv, sizeof kv);
+        char *eq = strchr(kv, '=');
+        *eq = 0;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s = '%s'\n", kv, eq + 1);
+    }
     for (int i = 0; i < s->nsettings && n < (int)sizeof text; i++) {
         const char *v;
         if (srv_setting(s, i, name, sizeof name, &v) != 0)
@@ -101,15 +156,22 @@ static int pg_conf(idb_server *s, idb_err *err)
     }
     if (n >= (int)sizeof text) return idb_fail(err, IDB_EINPUT, "postgres: too many settings");
     snprintf(path, sizeof path, "%s/data/idbench.conf", s->dir);
-    return srv_write_file(s, path, text, err);
+    int rc = srv_write_file(s, path, text, err);
+    return rc ? rc : pg_hba(s, err);
 }
 
-/* postgres -D DIR/data, in the foreground. */
+/* postgres -D DIR/data -c SETTING... (pg_listen's), in the foreground. */
 static void pg_argv(idb_server *s, const char **argv, size_t max)
 {
+    size_t n = 0;
     snprintf(s->arg[0], sizeof s->arg[0], "%s/data", s->dir);
     const char *a[] = { s->bin[0], "-D", s->arg[0] };
-    for (size_t i = 0; i < sizeof a / sizeof *a && i < max; i++) argv[i] = a[i];
+    for (size_t i = 0; i < sizeof a / sizeof *a && n < max; i++) argv[n++] = a[i];
+    for (int i = 0; i < PG_LISTEN && i + 1 < SRV_ARGS_MAX && n + 1 < max; i++) {
+        pg_listen(s, i, s->arg[i + 1], sizeof s->arg[i + 1]);
+        argv[n++] = "-c";
+        argv[n++] = s->arg[i + 1];
+    }
 }
 
 /* Ready when DIR/data/postmaster.pid names this process and its status line says "ready". */
@@ -140,6 +202,7 @@ const srv_kind srv_postgres = {
     .min_free_bytes = PG_MIN_FREE_BYTES,
     .version_marker = "(PostgreSQL) ",
     .product = "PostgreSQL",
+    .secret_kept = "data/PG_VERSION",  /* the password is set by initdb, kept in the data */
     .socket_path = pg_socket_path,
     .init = pg_init,
     .conf = pg_conf,
