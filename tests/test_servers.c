@@ -1,7 +1,8 @@
 /* test_servers.c — the server lifecycle of harness/servers, per kind: start and stop leave
  * no process and no socket directory; a setting reaches the server; a killed server is seen
  * as dead and restarts on the same data; TCP on loopback with the run's password only (a
- * client without it or with a wrong one gets nothing); a long dir; the preflight's
+ * client without it or with a wrong one gets nothing); a config file cut short leaves the
+ * listen settings as they were (the command line's); a long dir; the preflight's
  * refusals (unknown kind, bad setting, missing binary, unreachable dir).
  * The kinds to test are in IDB_SERVER_KINDS (default: all); clients are the packages' CLIs.
  */
@@ -305,6 +306,55 @@ static void test_tcp_long_dir(void **state)
     }
 }
 
+/* The listening sockets of pid into out, one a line: TCP ("ADDR:PORT", tcp = 1) or Unix
+ * (paths, tcp = 0), as ss sees them. */
+static void listeners(int pid, int tcp, char *out, size_t len)
+{
+    char cmd[CMD_LEN];
+    snprintf(cmd, sizeof cmd, "ss -l%spH | grep 'pid=%d,' | awk '{ print $%d }'",
+             tcp ? "tn" : "x", pid, tcp ? 4 : 5);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = 0;
+    pclose(p);
+}
+
+/* With its config file emptied after it is written, each kind still listens only where
+ * idbench says (its command line): its socket in its private directory, and loopback TCP
+ * on its port with the password when asked; never 5432/3306/6379, another address or a
+ * system socket directory. */
+static void test_conf_cut_short(void **state)
+{
+    (void)state;
+    char name[OUT_LEN], out[CMD_LEN], want[OUT_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int tcp = 0; tcp <= 1; tcp++) {
+            const kind_case *k = &cases[i];
+            if (!wanted(k->kind)) continue;
+            snprintf(name, sizeof name, "cut-%s-%d", k->kind, tcp);
+            idb_servers_test_truncate_conf(1);
+            idb_server *s = start(k->kind, name, NULL, 0, tcp);
+            idb_servers_test_truncate_conf(0);
+            listeners(idb_server_pid(s), 1, out, sizeof out);
+            snprintf(want, sizeof want, "127.0.0.1:%d\n", idb_server_port(s));
+            if (tcp) assert_string_equal(out, want);
+            else assert_string_equal(out, "");
+            listeners(idb_server_pid(s), 0, out, sizeof out);
+            snprintf(want, sizeof want, "%s\n", idb_server_socket(s));
+            assert_string_equal(out, want);
+            if (tcp) {
+                client(s, k->tcp, out);
+                assert_string_equal(out, "42");
+                wrong_secret = 1;
+                client(s, k->tcp, out);
+                wrong_secret = 0;
+                assert_string_not_equal(out, "42");
+            }
+            idb_server_stop(s);
+        }
+}
+
 /* The preflight's refusals: each one message, the right code. */
 static void test_preflight(void **state)
 {
@@ -367,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_kill_restart),
         cmocka_unit_test(test_exits_at_start),
         cmocka_unit_test(test_tcp_long_dir),
+        cmocka_unit_test(test_conf_cut_short),
         cmocka_unit_test(test_preflight),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -126,6 +126,12 @@ static int launch(idb_server *s, idb_err *err)
     const char *argv[32] = { 0 };
     int rc = s->kind->conf(s, err);
     if (rc) return rc;
+    if (srv_truncate_conf) {                    /* tests: only the command line is left */
+        char conf[PATH_MAX + 64];
+        snprintf(conf, sizeof conf, "%s/%s", s->dir, s->kind->conf_file);
+        if (truncate(conf, 0) != 0)
+            return idb_fail(err, IDB_EIO, "cannot truncate %s: %s", conf, strerror(errno));
+    }
     s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
     if ((rc = srv_spawn(&s->cred, argv, s->log, s->kind->death_signal, &s->pid, err)))
         return rc;
@@ -300,6 +306,10 @@ void idb_servers_stop_all(void)
 }
 
 void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
+
+int srv_truncate_conf;
+
+void idb_servers_test_truncate_conf(int on) { srv_truncate_conf = on; }
 
 const srv_kind *srv_find_kind(const char *name) { return find_kind(name); }
 

@@ -116,4 +116,9 @@ int idb_servers_sweep(void);
  * and leave a stale server for idb_servers_clean to find. */
 void idb_servers_test_no_deathsig(int on);
 
+/* Tests only: 1 makes later starts empty the kind's config file once written (postgres
+ * DIR/data/idbench.conf, mariadb DIR/my.cnf, redis DIR/redis.conf), so a test sees that the
+ * listen settings on the command line alone keep the server on its own socket and port. */
+void idb_servers_test_truncate_conf(int on);
+
 #endif

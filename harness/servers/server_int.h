@@ -80,6 +80,7 @@ struct srv_kind {
     uint64_t min_free_bytes;            /* free space the preflight asks for */
     const char *version_marker;         /* the version follows this in `BIN --version` */
     const char *product;                /* "PostgreSQL": the version string's first word */
+    const char *conf_file;              /* its config file under DIR (tests cut it short) */
     const char *secret_kept;            /* a file under DIR whose presence means the data
                                            holds the password set when it was made
                                            (postgres: data/PG_VERSION): the secret file
@@ -138,6 +139,9 @@ void srv_log_tail(const char *path, char *buf, size_t len);
 
 /* Tests: PR_SET_PDEATHSIG is skipped when this is set. */
 extern int srv_no_deathsig;
+
+/* Tests: the kind's config file is emptied after it is written when this is set. */
+extern int srv_truncate_conf;
 
 /* pidfile.c ------------------------------------------------------------------------- */
 

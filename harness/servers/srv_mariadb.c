@@ -129,6 +129,7 @@ const srv_kind srv_mariadb = {
     .min_free_bytes = MY_MIN_FREE_BYTES,
     .version_marker = "Ver ",
     .product = "MariaDB",
+    .conf_file = "my.cnf",
     .socket_path = my_socket_path,
     .init = my_init,
     .conf = my_conf,

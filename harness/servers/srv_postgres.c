@@ -203,6 +203,7 @@ const srv_kind srv_postgres = {
     .version_marker = "(PostgreSQL) ",
     .product = "PostgreSQL",
     .secret_kept = "data/PG_VERSION",  /* the password is set by initdb, kept in the data */
+    .conf_file = "data/idbench.conf",
     .socket_path = pg_socket_path,
     .init = pg_init,
     .conf = pg_conf,

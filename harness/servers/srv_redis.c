@@ -138,6 +138,7 @@ const srv_kind srv_redis = {
     .min_free_bytes = REDIS_MIN_FREE_BYTES,
     .version_marker = "v=",
     .product = "Redis",
+    .conf_file = "redis.conf",
     .socket_path = rd_socket_path,
     .init = NULL,
     .conf = rd_conf,
