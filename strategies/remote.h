@@ -84,14 +84,15 @@ typedef struct idb_remote idb_remote;
               "(default: the one idbench made for a server it started on TCP)" },
 
 /* Read the shared options of opts into *c (addr from dsn or url by backend, secret_file;
- * name and mode are the caller's). Returns 0, or IDB_EINPUT when the backend's address is missing. */
+ * name and mode are the caller's). Returns 0, or IDB_EINPUT when the backend's address is
+ * missing. */
 int idb_remote_conf_from(const idb_opts *opts, enum idb_backend b, const char *who,
                          idb_remote_conf *c, idb_err *err);
 
 /* Read c's secret_file (when given; a file that is not one only its owner, the caller,
  * can read is refused: IDB_EINPUT), connect (one connection, kept in the pool) and make the
- * counter when missing: the sequence, or the leaf_alloc row. The first connection may take timeout_ms or 2 s,
- * whichever is longer (a server just started, a loaded machine). Returns 0 and *out (owned
+ * counter when missing: the sequence, or the leaf_alloc row. The first connection may take
+ * timeout_ms or 2 s, whichever is longer (a server just started, a loaded machine). Returns 0 and *out (owned
  * by the caller: close it), or IDB_EINPUT (a malformed address or name), IDB_EUNAVAIL (no
  * server answered in that time), IDB_EIO (the server refused), IDB_ENOMEM. */
 int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err);
