@@ -92,9 +92,10 @@ int idb_remote_conf_from(const idb_opts *opts, enum idb_backend b, const char *w
 /* Read c's secret_file (when given; a file that is not one only its owner, the caller,
  * can read is refused: IDB_EINPUT), connect (one connection, kept in the pool) and make the
  * counter when missing: the sequence, or the leaf_alloc row. The first connection may take
- * timeout_ms or 2 s, whichever is longer (a server just started, a loaded machine). Returns 0 and *out (owned
- * by the caller: close it), or IDB_EINPUT (a malformed address or name), IDB_EUNAVAIL (no
- * server answered in that time), IDB_EIO (the server refused), IDB_ENOMEM. */
+ * timeout_ms or 2 s, whichever is longer (a server just started, a loaded machine).
+ * Returns 0 and *out (owned by the caller: close it), or IDB_EINPUT (a malformed address or
+ * name, a bad secret file), IDB_EUNAVAIL (no server answered in that time), IDB_EIO (the
+ * server refused: a wrong password among others), IDB_ENOMEM. */
 int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err);
 
 /* One round trip: reserve n consecutive numbers, *first the first (numbers start at 1).
