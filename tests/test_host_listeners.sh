@@ -167,6 +167,14 @@ done
 for p in "${runs[@]}"; do
   check "run $p still going (no server failed meanwhile)" running "$p"
 done
+spids=$(servers | awk '{ print $1 }')
+for p in "${runs[@]}"; do kill -TERM "$p"; done
+for p in "${runs[@]}"; do wait "$p" 2>/dev/null; done
+runs=()
+for p in $spids; do
+  for _ in $(seq 100); do running "$p" || break; sleep 0.1; done
+  check "server $p is gone with its run" not_running "$p"
+done
 kill "$poller" 2>/dev/null; wait "$poller" 2>/dev/null; poller=
 check "no server of the runs listened on anything but loopback ($(sort -u "$tmp/wide" | tr '\n' ' '))" \
   test ! -s "$tmp/wide"
