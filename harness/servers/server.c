@@ -51,9 +51,10 @@ int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char 
     return 0;
 }
 
-/* Write text to path with flags (O_TRUNC or O_APPEND), as the server user when idbench
- * drops to one: in a child that became that user, so that nothing the server user could
- * have planted under its directory (a symlinked component) is written as root. */
+/* Write text to path with flags (O_TRUNC, O_APPEND, or O_EXCL: what is at path is removed
+ * first and a new file made), as the server user when idbench drops to one: in a child
+ * that became that user, so that nothing the server user could have planted under its
+ * directory (a symlinked component) is written as root. */
 static int write_as(const idb_server *s, const char *path, const char *text, int flags,
                     idb_err *err)
 {
@@ -64,6 +65,7 @@ static int write_as(const idb_server *s, const char *path, const char *text, int
     if (p == 0) {
         int ok = !s->cred.drop || (setgroups(0, NULL) == 0 && setgid(s->cred.gid) == 0 &&
                                    setuid(s->cred.uid) == 0);
+        if (ok && (flags & O_EXCL) && unlink(path) != 0 && errno != ENOENT) ok = 0;
         int fd = ok ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | flags, 0600)
                     : -1;
         ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
@@ -87,6 +89,11 @@ int srv_write_file(const idb_server *s, const char *path, const char *text, idb_
 int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err)
 {
     return write_as(s, path, text, O_APPEND, err);
+}
+
+int srv_write_private(const idb_server *s, const char *path, const char *text, idb_err *err)
+{
+    return write_as(s, path, text, O_EXCL, err);
 }
 
 const char *srv_kind_bin(const srv_kind *k)
@@ -134,6 +141,11 @@ static int launch(idb_server *s, idb_err *err)
     const char *argv[32] = { 0 };
     int rc = s->kind->conf(s, err);
     if (rc) return rc;
+    if (srv_truncate_conf) {                    /* tests: only the command line is left */
+        char conf[PATH_MAX + 64];
+        snprintf(conf, sizeof conf, "%s/%s", s->dir, s->kind->conf_file);
+        if ((rc = srv_write_file(s, conf, "", err))) return rc;   /* as the server user */
+    }
     s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
     if ((rc = srv_spawn(&s->cred, argv, s->log, s->kind->death_signal, &s->pid, err)))
         return rc;
@@ -147,7 +159,15 @@ static int launch(idb_server *s, idb_err *err)
             return idb_fail(err, IDB_EIO, "%s server exited while starting (log %s): %s",
                             s->kind->name, s->log, tail);
         }
-        if (s->kind->ready(s)) break;
+        int ready = s->kind->ready(s);
+        if (ready > 0) break;
+        if (ready < 0) {
+            srv_kill_tree(s->pid, 1);
+            idb_pid_unregister(s->pid);
+            s->pid = 0;
+            return idb_fail(err, IDB_EIO, "%s server answers without a password although "
+                            "it listens on TCP (log %s)", s->kind->name, s->log);
+        }
         if (waited > (long)START_TIMEOUT_MS * NS_PER_MS) {
             srv_kill_tree(s->pid, 1);
             idb_pid_unregister(s->pid);
@@ -218,6 +238,7 @@ static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
     s->tcp = c->tcp;
     if (c->tcp && !(s->port = srv_free_port()))
         return idb_fail(err, IDB_EIO, "no free loopback TCP port");
+    if ((rc = srv_secret_prepare(s, err))) return rc;   /* TCP: its password (secret.c) */
     idb_servers_sweep();                           /* what killed runs left in /tmp */
     if ((rc = srv_sockdir_make(s, err))) return rc;
     if (s->kind->socket_path(s) != 0)
@@ -252,6 +273,7 @@ const char *idb_server_socket(const idb_server *s) { return s->socket; }
 const char *idb_server_socket_dir(const idb_server *s) { return s->sockdir; }
 int idb_server_port(const idb_server *s) { return s->port; }
 const char *idb_server_user(const idb_server *s) { return s->kind->db_user; }
+const char *idb_server_secret_file(const idb_server *s) { return s->secretfile; }
 const char *idb_server_version(const idb_server *s) { return s->version; }
 int idb_server_pid(const idb_server *s) { return (int)s->pid; }
 
@@ -319,6 +341,10 @@ void idb_servers_stop_all(void)
 }
 
 void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
+
+int srv_truncate_conf;
+
+void idb_servers_test_truncate_conf(int on) { srv_truncate_conf = on; }
 
 const srv_kind *srv_find_kind(const char *name) { return find_kind(name); }
 

@@ -31,7 +31,8 @@ typedef struct idb_server_conf {
                                          log); made if missing; 0700, owned by the server user */
     const char *const *settings;      /* "name=value" config settings (kind's names), */
     int nsettings;                    /*   written into the kind's config file */
-    int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port */
+    int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port,
+                                         with a password made for this start (secret.c) */
 } idb_server_conf;
 
 /* Check, before starting, that conf's kind exists, its binaries are there, the filesystem of
@@ -62,8 +63,15 @@ const char *idb_server_socket_dir(const idb_server *s);
 int idb_server_port(const idb_server *s);
 
 /* The database user to connect as ("idbench" for postgres, "root" for mariadb, "default"
- * for redis); the servers trust local connections, no password. */
+ * for redis). On the Unix socket (in a 0700 directory) postgres and mariadb ask no
+ * password; on TCP every kind asks the run's secret, and redis asks it on the socket too
+ * when the server listens on TCP. */
 const char *idb_server_user(const idb_server *s);
+
+/* The file holding the server's password (DIR/idbench-secret: one line, 0600, owned by
+ * idbench's user; read it with idb_secret_read of secret.h), or "" when the server has no
+ * TCP listener and so no password. Owned by s. */
+const char *idb_server_secret_file(const idb_server *s);
 
 /* The server's version from its binary, e.g. "PostgreSQL 15.18", "MariaDB 10.11.14",
  * "Redis 7.0.15". Owned by s. */
@@ -124,5 +132,10 @@ void idb_run_unlock(const char *dir, int fd);
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */
 void idb_servers_test_no_deathsig(int on);
+
+/* Tests only: 1 makes later starts empty the kind's config file once written (postgres
+ * DIR/data/idbench.conf, mariadb DIR/my.cnf, redis DIR/redis.conf), so a test sees that the
+ * listen settings on the command line alone keep the server on its own socket and port. */
+void idb_servers_test_truncate_conf(int on);
 
 #endif

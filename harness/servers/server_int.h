@@ -16,9 +16,12 @@
 #define SRV_SOCKDIR_LEN 64             /* "/tmp/idb-PID-START-XXXXXX" (sockdir.c), and room */
 #define SRV_SOCKET_LEN 108             /* sizeof sun_path */
 #define SRV_VERSION_LEN 64
-#define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
+#define SRV_ARGS_MAX 8                 /* argv strings a kind builds in idb_server.arg */
 #define SRV_RECORD_SUFFIX ".idbench-pid"  /* the record of P/NAME is P/NAME.idbench-pid */
 #define SRV_LOGFILE "server.log"
+#define SRV_SECRETFILE "idbench-secret"  /* the per-run TCP password (secret.c), 0600 */
+#define SRV_SECRET_BYTES 16            /* random bytes of a secret: 32 hex characters */
+#define SRV_LOOPBACK "127.0.0.1"       /* the only address a server listens on */
 #define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
 #define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
 #define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
@@ -56,6 +59,8 @@ struct idb_server {
     char sockdir[SRV_SOCKDIR_LEN];
     char socket[SRV_SOCKET_LEN];
     char version[SRV_VERSION_LEN];
+    char secret[2 * SRV_SECRET_BYTES + 1];  /* the TCP password; "" without TCP */
+    char secretfile[PATH_MAX];          /* where it is kept (DIR/idbench-secret), or "" */
     char bin[SRV_BINS_MAX][PATH_MAX];   /* the kind's binaries, resolved */
     char arg[SRV_ARGS_MAX][PATH_MAX + 64];  /* room for the kind's argv strings */
     char **settings;                    /* copies of the conf's "name=value" */
@@ -80,11 +85,17 @@ struct srv_kind {
     uint64_t min_free_bytes;            /* free space the preflight asks for */
     const char *version_marker;         /* the version follows this in `BIN --version` */
     const char *product;                /* "PostgreSQL": the version string's first word */
+    const char *conf_file;              /* its config file under DIR (tests cut it short) */
+    const char *secret_kept;            /* a file under DIR whose presence means the data
+                                           holds the password set when it was made
+                                           (postgres: data/PG_VERSION): the secret file
+                                           beside it is reused; NULL: a new one each start */
     int (*socket_path)(idb_server *s);  /* fill s->socket from s->sockdir and s->port */
     int (*init)(idb_server *s, idb_err *err);
     int (*conf)(idb_server *s, idb_err *err);
     void (*argv)(idb_server *s, const char **argv, size_t max);  /* may use s->arg */
-    int (*ready)(idb_server *s);        /* 1 once it accepts connections */
+    int (*ready)(idb_server *s);        /* 1 once it accepts connections; -1: it serves
+                                           without the authentication asked (fatal) */
     /* Remove the half-made data an interrupted init left in the server directory dfd
      * (path, for messages), owned by uid (`idbench clean`); NULL: the kind has none. */
     void (*clean_partial)(int dfd, const char *path, uid_t uid);
@@ -141,6 +152,9 @@ void srv_log_tail(const char *path, char *buf, size_t len);
 
 /* Tests: PR_SET_PDEATHSIG is skipped when this is set. */
 extern int srv_no_deathsig;
+
+/* Tests: the kind's config file is emptied after it is written when this is set. */
+extern int srv_truncate_conf;
 
 /* pidfile.c ------------------------------------------------------------------------- */
 
@@ -214,6 +228,14 @@ int srv_user_uid_ok(uid_t uid);
 int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
                   char bins[][PATH_MAX], idb_err *err);
 
+/* secret.c ------------------------------------------------------------------------- */
+
+/* With TCP (s->tcp), s->secret and s->secretfile: a new secret from getrandom in a new
+ * DIR/idbench-secret (0600, idbench's user), or, when the kind keeps its password in data
+ * that exists (secret_kept), the one kept beside it. Without TCP both are "". Returns 0,
+ * IDB_EINPUT or IDB_EIO (kept data without a usable secret file: one line saying so). */
+int srv_secret_prepare(idb_server *s, idb_err *err);
+
 /* Small helpers (server.c) ----------------------------------------------------------- */
 
 /* Write text to path (created 0600) as the server user: never as root through what that
@@ -222,6 +244,11 @@ int srv_write_file(const idb_server *s, const char *path, const char *text, idb_
 
 /* Append text to path (created 0600), as the server user. Returns 0 or IDB_EIO. */
 int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err);
+
+/* Write text (a copy of the secret for the server: a password file, an init file, an ACL
+ * file) into a new file path, as the server user (like srv_write_file): what was at path is
+ * removed, the new file made with O_EXCL|O_NOFOLLOW, 0600. Returns 0 or IDB_EIO. */
+int srv_write_private(const idb_server *s, const char *path, const char *text, idb_err *err);
 
 /* Split "name=value" (the setting i of s) into name and value; 0, or -1 when malformed. */
 int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char **value);
