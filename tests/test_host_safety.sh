@@ -8,7 +8,8 @@
 #    kill nothing and keep the decoy;
 # 2. shard-0/postgres a symlink to a root-only directory (in a shard dir the user owns), and
 #    a DIR whose parent the user can write: refused in one line, exit 2, target untouched;
-#    a data.partial the user plants is refused until `idbench clean DIR` removes it;
+#    a data.partial the user plants is refused until `idbench clean DIR` removes it (and the
+#    password copy a killed initdb left, initdb-pw);
 # 3. kill -9 and SIGINT at 10 moments over a start: every rerun succeeds or refuses in one
 #    line naming `idbench clean`, after which it succeeds; nothing listens on TCP;
 # 4. `idbench clean DIR` of a live run: refused ("in use by pid N"), the run goes on;
@@ -92,10 +93,12 @@ check "forged: the process lives after the insert" running $victim
 check "forged: the decoy stays after the insert" test -s /tmp/idb-decoy-$$/precious
 kill $victim; wait $victim 2>/dev/null
 as_ev mkdir "$D/shard-0/postgres/data.partial"          # half-made data, no record
+echo pw | as_ev tee "$D/shard-0/postgres/initdb-pw" >/dev/null  # a killed initdb's password copy
 expect 2 "half-made data beside a complete cluster" -- ins "$D"
 check "half-made: the refusal names idbench clean" grep -q 'idbench clean' "$tmp/err"
 expect 0 "half-made: clean" -- "$IDB" clean "$D"
 check "half-made: clean removed it" test ! -e "$D/shard-0/postgres/data.partial"
+check "half-made: clean removed initdb's password copy" test ! -e "$D/shard-0/postgres/initdb-pw"
 expect 0 "half-made: the rerun" -- ins "$D"
 
 # --- 2. symlinks and writable parents -------------------------------------------------------
