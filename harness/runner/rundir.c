@@ -47,10 +47,10 @@ static int check_parent(const char *dir, idb_err *err)
 int idb_rundir_check(const char *dir, idb_err *err)
 {
     if (!dir || !*dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
-    int rc = idb_server_dir_check(dir, err);           /* StrictModes: server.h */
-    if (rc) return rc;
     if (strlen(dir) >= sizeof ((idb_rundir *)NULL)->dir - sizeof "/shard-1024/orders.sqlite")
         return idb_fail(err, IDB_EINPUT, "directory path is too long (%zu bytes)", strlen(dir));
+    int rc = idb_server_dir_check(dir, err);           /* StrictModes: server.h */
+    if (rc) return rc;
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         if (errno == ENOENT) return check_parent(dir, err);
