@@ -21,6 +21,7 @@ static const struct fill {
     { "name", 1, offsetof(idb_harness_place, name) },
     { "dsn", 1, offsetof(idb_harness_place, dsn) },
     { "url", 1, offsetof(idb_harness_place, url) },
+    { "secret_file", 1, offsetof(idb_harness_place, secret_file) },
 };
 _Static_assert(sizeof fills / sizeof *fills == IDB_HARNESS_FILLS, "IDB_HARNESS_FILLS");
 
@@ -28,7 +29,7 @@ _Static_assert(sizeof fills / sizeof *fills == IDB_HARNESS_FILLS, "IDB_HARNESS_F
 idb_harness_place idb_harness_place_none(void)
 {
     idb_harness_place p = { IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, IDB_HARNESS_UNSET,
-                            IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, NULL, NULL, NULL, NULL };
+                            IDB_HARNESS_UNSET, IDB_HARNESS_UNSET, NULL, NULL, NULL, NULL, NULL };
     return p;
 }
 

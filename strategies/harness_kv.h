@@ -16,7 +16,7 @@
 #include "strategy.h"
 
 #define IDB_HARNESS_UNSET INT64_MIN    /* an integer the harness does not fill in */
-#define IDB_HARNESS_FILLS 9            /* options the harness may fill in (idb_harness_place) */
+#define IDB_HARNESS_FILLS 10           /* options the harness may fill in (idb_harness_place) */
 #define IDB_HARNESS_USER_MAX 64        /* the user's options one instance may take */
 
 /* What the harness knows about one instance: IDB_HARNESS_UNSET or NULL = not filled in. */
@@ -30,6 +30,7 @@ typedef struct idb_harness_place {
     const char *name;                  /* the counter service to use */
     const char *dsn;                   /* the run's counter server (postgres), libpq conninfo */
     const char *url;                   /* the run's counter server (redis) */
+    const char *secret_file;           /* its password's file (a TCP server), or NULL */
 } idb_harness_place;
 
 /* A place with nothing to fill in (every field unset). */

@@ -12,6 +12,7 @@
 
 #include "counter_service.h"
 #include "forkgen.h"
+#include "secret.h"
 
 #define POOL_MAX 64                /* connections kept idle per instance */
 #define OPEN_MIN_MS 2000           /* the first connection (at create) may take this long */
@@ -27,6 +28,7 @@ struct idb_remote {
     const idb_remote_driver *drv;
     char addr[ADDR_MAX];
     char name[NAME_MAX_LEN];
+    char secret[IDB_SECRET_MAX];   /* read from conf.secret_file at open, or "" */
     pthread_mutex_t lock;          /* guards idle[] */
     void *idle[POOL_MAX];
     int nidle;
@@ -78,7 +80,8 @@ int idb_remote_conf_from(const idb_opts *opts, enum idb_backend b, const char *w
     const char *opt = b == IDB_BACKEND_REDIS ? "url" : "dsn";
     *c = (idb_remote_conf){ .backend = b, .addr = idb_opts_str(opts, opt),
                             .timeout_ms = (int)idb_opts_int(opts, "timeout_ms"),
-                            .rtt_us = (int)idb_opts_int(opts, "rtt_us") };
+                            .rtt_us = (int)idb_opts_int(opts, "rtt_us"),
+                            .secret_file = idb_opts_str(opts, "secret_file") };
     if (!*c->addr)
         return idb_fail(err, IDB_EINPUT, "strategy %s: backend=%s needs %s= (idbench's "
                         "commands start a server and fill it in)", who, idb_backend_name(b),
@@ -134,6 +137,15 @@ int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err)
     r->conf = *c;
     r->conf.addr = r->addr;
     r->conf.name = r->name;
+    r->conf.secret_file = NULL;                /* read once, here: the file may go */
+    r->conf.secret = NULL;
+    if (c->secret_file && *c->secret_file) {
+        if ((rc = idb_secret_read(c->secret_file, r->secret, sizeof r->secret, err))) {
+            free(r);
+            return rc;
+        }
+        r->conf.secret = r->secret;
+    }
     r->drv = drv;
     r->svc.take = service_take;
     r->fork_gen = idb_fork_generation();
@@ -209,6 +221,7 @@ void idb_remote_close(idb_remote *r)
     if (!r) return;
     if (r->fork_gen == idb_fork_now())
         for (int i = 0; i < r->nidle; i++) r->drv->close(r->idle[i]);
+    explicit_bzero(r->secret, sizeof r->secret);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }

@@ -52,12 +52,16 @@ typedef struct idb_remote_conf {
     const char *name;          /* the counter's name: A-Z a-z 0-9 _ only */
     int timeout_ms;            /* deadline of one round trip, retries included */
     int rtt_us;                /* emulated network delay per round trip; 0 = none */
+    const char *secret_file;   /* "" or NULL: no password; else a file holding it
+                                  (secret.h: one line, 0600, yours), read at open */
+    const char *secret;        /* set by idb_remote_open from secret_file: the password
+                                  the drivers send (libpq password=, redis AUTH), or NULL */
 } idb_remote_conf;
 
 typedef struct idb_remote idb_remote;
 
 /* The shared option declarations (no terminator), for a strategy's own table: dsn, url,
- * timeout_ms, rtt_us, durability, transport. */
+ * timeout_ms, rtt_us, durability, transport, secret_file. */
 #define IDB_REMOTE_OPTIONS \
     { .name = "dsn", .type = IDB_OPT_STR, .def = "", \
       .help = "backend=postgres: the server's libpq conninfo (default: idbench starts one)" }, \
@@ -73,18 +77,25 @@ typedef struct idb_remote idb_remote;
       .help = "backend=redis, server started by idbench: appendonly no / appendfsync " \
               "everysec / always" }, \
     { .name = "transport", .type = IDB_OPT_ENUM, .def = "unix", .choices = "unix|tcp", \
-      .help = "server started by idbench: reached on its Unix socket or on loopback TCP" },
+      .help = "server started by idbench: reached on its Unix socket or on loopback TCP " \
+              "(with a password made for the run)" }, \
+    { .name = "secret_file", .type = IDB_OPT_STR, .def = "", \
+      .help = "a file (0600, yours) holding the server's password, sent by the client " \
+              "(default: the one idbench made for a server it started on TCP)" },
 
-/* Read the shared options of opts into *c (addr from dsn or url by backend; name and mode
- * are the caller's). Returns 0, or IDB_EINPUT when the backend's address is missing. */
+/* Read the shared options of opts into *c (addr from dsn or url by backend, secret_file;
+ * name and mode are the caller's). Returns 0, or IDB_EINPUT when the backend's address is
+ * missing. */
 int idb_remote_conf_from(const idb_opts *opts, enum idb_backend b, const char *who,
                          idb_remote_conf *c, idb_err *err);
 
-/* Connect (one connection, kept in the pool) and make the counter when missing: the
- * sequence, or the leaf_alloc row. The first connection may take timeout_ms or 2 s,
- * whichever is longer (a server just started, a loaded machine). Returns 0 and *out (owned
- * by the caller: close it), or IDB_EINPUT (a malformed address or name), IDB_EUNAVAIL (no
- * server answered in that time), IDB_EIO (the server refused), IDB_ENOMEM. */
+/* Read c's secret_file (when given; a file that is not one only its owner, the caller,
+ * can read is refused: IDB_EINPUT), connect (one connection, kept in the pool) and make the
+ * counter when missing: the sequence, or the leaf_alloc row. The first connection may take
+ * timeout_ms or 2 s, whichever is longer (a server just started, a loaded machine).
+ * Returns 0 and *out (owned by the caller: close it), or IDB_EINPUT (a malformed address or
+ * name, a bad secret file), IDB_EUNAVAIL (no server answered in that time), IDB_EIO (the
+ * server refused: a wrong password among others), IDB_ENOMEM. */
 int idb_remote_open(const idb_remote_conf *c, idb_remote **out, idb_err *err);
 
 /* One round trip: reserve n consecutive numbers, *first the first (numbers start at 1).

@@ -225,13 +225,16 @@ static int make_ready(pg_conn *pc, const idb_remote_conf *c, int64_t deadline, i
     return rc;
 }
 
-/* Begin a connection (PQconnectStart): take() or setup() completes it. */
+/* Begin a connection (PQconnectStartParams: the conninfo, then the password when there is
+ * one, read from secret_file by remote.c): take() or setup() completes it. */
 static int pg_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
 {
     (void)deadline;
     *out = NULL;
     pg_conn *pc = calloc(1, sizeof *pc);
-    if (!pc || !(pc->pg = PQconnectStart(c->addr))) {
+    const char *const keys[] = { "dbname", c->secret ? "password" : NULL, NULL };
+    const char *const values[] = { c->addr, c->secret, NULL };   /* the conninfo, expanded */
+    if (!pc || !(pc->pg = PQconnectStartParams(keys, values, 1))) {
         free(pc);
         return idb_fail(err, IDB_ENOMEM, "postgres: out of memory");
     }

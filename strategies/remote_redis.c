@@ -7,6 +7,7 @@
  * hazard the insert runner counts as duplicate_ids.
  *
  * Address (url=): unix:PATH (a Unix socket) or HOST:PORT (TCP; idbench uses loopback).
+ * With a password (secret_file=, read by remote.c) every new connection sends AUTH first.
  * The connection and every reply have the deadline as hiredis's connect and command
  * timeouts. hiredis writes with write(): to a server that was killed that raises SIGPIPE,
  * which would kill idbench, so SIGPIPE is blocked in the calling thread around each command
@@ -69,32 +70,6 @@ static int conn_fail(redisContext *ctx, const char *what, idb_err *err)
                     ctx->errstr[0] ? ctx->errstr : "failed");
 }
 
-/* A connection, completed before the deadline (hiredis connects in one blocking call). */
-static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
-{
-    char host[HOST_MAX];
-    *out = NULL;
-    int port, rc = parse_url(c->addr, host, sizeof host, &port, err);
-    if (rc) return rc;
-    int ms = idb_remote_ms_left(deadline);
-    if (ms <= 0) return idb_fail(err, IDB_EUNAVAIL, "redis: no time left to connect");
-    struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * US_PER_MS };
-    struct timeval cmd = { .tv_sec = c->timeout_ms / 1000,
-                           .tv_usec = (c->timeout_ms % 1000) * US_PER_MS };
-    redisContext *ctx = port ? redisConnectWithTimeout(host, port, tv)
-                             : redisConnectUnixWithTimeout(host, tv);
-    if (!ctx) return idb_fail(err, IDB_ENOMEM, "redis: out of memory");
-    if (!ctx->err && redisSetTimeout(ctx, cmd) != REDIS_OK && !ctx->err)
-        ctx->err = REDIS_ERR_IO;
-    if (ctx->err) {
-        rc = idb_fail(err, IDB_EUNAVAIL, "redis: connect %s: %s", c->addr, ctx->errstr);
-        redisFree(ctx);
-        return rc;
-    }
-    *out = ctx;
-    return 0;
-}
-
 /* Block SIGPIPE in this thread; *old gets the mask to give back to unblock_pipe. */
 static void block_pipe(sigset_t *old, int *was_pending)
 {
@@ -118,6 +93,53 @@ static void unblock_pipe(const sigset_t *old, int was_pending)
         while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {}
     }
     pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* AUTH with the password (the default user) on a new connection: 0, IDB_EIO (refused:
+ * a wrong password, or a server that wants none) or IDB_EUNAVAIL (the connection failed). */
+static int redis_auth(redisContext *ctx, const char *secret, idb_err *err)
+{
+    sigset_t old;
+    int was, rc = 0;
+    block_pipe(&old, &was);
+    redisReply *r = redisCommand(ctx, "AUTH %s", secret);
+    unblock_pipe(&old, was);
+    if (!r) return conn_fail(ctx, "AUTH", err);
+    if (r->type != REDIS_REPLY_STATUS || strcmp(r->str, "OK") != 0)
+        rc = idb_fail(err, IDB_EIO, "redis: AUTH: %.120s",
+                      r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+    freeReplyObject(r);
+    return rc;
+}
+
+/* A connection, completed before the deadline (hiredis connects in one blocking call). */
+static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
+{
+    char host[HOST_MAX];
+    *out = NULL;
+    int port, rc = parse_url(c->addr, host, sizeof host, &port, err);
+    if (rc) return rc;
+    int ms = idb_remote_ms_left(deadline);
+    if (ms <= 0) return idb_fail(err, IDB_EUNAVAIL, "redis: no time left to connect");
+    struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * US_PER_MS };
+    struct timeval cmd = { .tv_sec = c->timeout_ms / 1000,
+                           .tv_usec = (c->timeout_ms % 1000) * US_PER_MS };
+    redisContext *ctx = port ? redisConnectWithTimeout(host, port, tv)
+                             : redisConnectUnixWithTimeout(host, tv);
+    if (!ctx) return idb_fail(err, IDB_ENOMEM, "redis: out of memory");
+    if (!ctx->err && redisSetTimeout(ctx, cmd) != REDIS_OK && !ctx->err)
+        ctx->err = REDIS_ERR_IO;
+    if (ctx->err) {
+        rc = idb_fail(err, IDB_EUNAVAIL, "redis: connect %s: %s", c->addr, ctx->errstr);
+        redisFree(ctx);
+        return rc;
+    }
+    if (c->secret && (rc = redis_auth(ctx, c->secret, err))) {
+        redisFree(ctx);
+        return rc;
+    }
+    *out = ctx;
+    return 0;
 }
 
 /* One INCRBY. A reply that times out leaves hiredis's context unusable (a blocking context

@@ -22,6 +22,7 @@
  *   name        the counter service to use        simulator: its own counter server
  *   dsn, url    the run's counter server          insert, gen, bench, claims: the server
  *               (backend=postgres / redis)          they started (harness/runner/ctrsrv.h)
+ *   secret_file its password's file (transport=tcp) the same, when it listens on TCP
  *
  * Lifecycle: create() -> next()... -> destroy(). format/parse/decode need no instance.
  */

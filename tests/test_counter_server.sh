@@ -6,6 +6,8 @@
 # detected and reported), durability=always does not, and so says a matrix's [counterkill]
 # block (counterkill.csv and the counter_kill plot); bad input exits 2, an unreachable,
 # silent or garbage-speaking server exits 1 with one line, in time; no server is left.
+# transport=tcp on both backends (the run's password); a secret_file= others could read, a
+# symlink, or a file with another hard link, is bad input.
 # A postgres kill at timeout_ms=20 (shorter than the first connection after a crash restart)
 # recovers: only a bounded number of orders fail. A SIGKILLed idbench's socket directory in
 # /tmp is removed by `idbench clean` (no DIR) and by the next server start, never while the
@@ -48,6 +50,24 @@ check "range@postgres: IDs from range 0 on, each once" \
 expect 0 "counter@redis over loopback TCP" -- \
   "$IDB" gen counter -n 50 -o backend=redis -o transport=tcp
 check "counter@redis tcp: exactly 1..50" exactly 50
+expect 0 "counter@postgres over loopback TCP (its password from the run's secret file)" -- \
+  "$IDB" gen counter -n 50 -o backend=postgres -o transport=tcp
+check "counter@postgres tcp: exactly 1..50" exactly 50
+# a secret file that others could read, that is a symlink or has another hard link is refused
+# before connecting
+printf 'pw\n' >"$tmp/pw" && chmod 644 "$tmp/pw" && ln -s "$tmp/pw" "$tmp/pwlink"
+expect 2 "secret_file readable by others is refused" -- "$IDB" gen counter -n 1 \
+  -o backend=redis -o "url=unix:$tmp/nowhere" -o "secret_file=$tmp/pw"
+check "secret_file readable by others: says so" grep -q 'group or others' "$tmp/err"
+chmod 600 "$tmp/pw"
+expect 2 "secret_file through a symlink is refused" -- "$IDB" gen counter -n 1 \
+  -o backend=redis -o "url=unix:$tmp/nowhere" -o "secret_file=$tmp/pwlink"
+# a second hard link (one another user made to a file of ours, e.g. in a server user's dir)
+ln "$tmp/pw" "$tmp/pwhard"
+expect 2 "secret_file with another hard link is refused" -- "$IDB" gen counter -n 1 \
+  -o backend=redis -o "url=unix:$tmp/nowhere" -o "secret_file=$tmp/pwhard"
+check "secret_file with another hard link: says so" grep -q 'hard link' "$tmp/err"
+rm -f "$tmp/pwhard"
 
 # --- bench: the server cells at 1, 2 and 4 threads, segment's block reported
 expect 0 "bench the counter servers' cells" -- "$IDB" bench --benchmark_filter='@' \
@@ -145,8 +165,8 @@ check "no fault: failed_orders 0, duplicate_ids 0" \
 idb=$!
 pidf=""
 for _ in $(seq 100); do
-  pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
-  [ -n "$pidf" ] && break; sleep 0.1
+  pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
+  [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
 done
 sleep 0.3
 kill -9 "$(awk '/^pid / { print $2 }' "$pidf")" 2>/dev/null
@@ -172,8 +192,8 @@ start_run() {
   victim=$!
   local pidf=""
   for _ in $(seq 100); do
-    pidf=$(find "$TMPDIR" -name idbench-server.pid 2>/dev/null | head -1)
-    [ -n "$pidf" ] && break; sleep 0.1
+    pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
+    [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
   done
   spid=$(awk '/^pid / { print $2 }' "$pidf")
 }

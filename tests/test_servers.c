@@ -1,6 +1,8 @@
 /* test_servers.c — the server lifecycle of harness/servers, per kind: start and stop leave
  * no process and no socket directory; a setting reaches the server; a killed server is seen
- * as dead and restarts on the same data; TCP on loopback; a long dir; the preflight's
+ * as dead and restarts on the same data; TCP on loopback with the run's password only (a
+ * client without it or with a wrong one gets nothing); a config file cut short leaves the
+ * listen settings as they were (the command line's); a long dir; the preflight's
  * refusals (unknown kind, bad setting, missing binary, unreachable dir).
  * The kinds to test are in IDB_SERVER_KINDS (default: all); clients are the packages' CLIs.
  */
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "secret.h"
 #include "server.h"
 #include "tmpdir.h"
 
@@ -36,6 +39,7 @@ typedef struct kind_case {
     const char *read;                  /* client command printing it back */
     const char *restart_setting;       /* a setting the restart test needs, or NULL */
     const char *broken;                /* a setting the server refuses at start */
+    const char *tcp;                   /* over TCP, with the password SECRET: prints 42 */
 } kind_case;
 
 /* Client commands: SOCKDIR, SOCKET and PORT (postgres's, 5432 without TCP) are replaced. */
@@ -45,26 +49,35 @@ typedef struct kind_case {
 static const kind_case cases[] = {
     { "postgres", "shared_buffers=24MB", PSQL "'show shared_buffers'", "24MB",
       PSQL "'create table t(v int); insert into t values (42)'", PSQL "'select v from t'",
-      NULL, "shared_buffers=lots" },
+      NULL, "shared_buffers=lots",
+      "PGPASSWORD=SECRET psql -X -w -At -h 127.0.0.1 -p PORT -U idbench -d postgres "
+      "-c 'select 42'" },
     { "mariadb", "max_connections=77", MYSQL "'select @@max_connections'", "77",
       MYSQL "'create database d; create table d.t(v int primary key) engine=InnoDB; "
       "insert into d.t values (42)'", MYSQL "'select v from d.t'", NULL,
-      "no_such_variable=1" },
+      "no_such_variable=1",
+      "MYSQL_PWD=SECRET mariadb -h 127.0.0.1 -P PORT -u root -N -B -e 'select 42'" },
     { "redis", "maxclients=77", REDIS "--raw config get maxclients | sed -n 2p", "77",
-      REDIS "set v 42", REDIS "get v", "appendonly=yes", "maxclients=lots" },
+      REDIS "set v 42", REDIS "get v", "appendonly=yes", "maxclients=lots",
+      "REDISCLI_AUTH=SECRET redis-cli -h 127.0.0.1 -p PORT --raw echo 42" },
 };
 
 #define BASE_LEN 1024
 static char base[BASE_LEN];            /* the test's scratch dir */
+static int wrong_secret;               /* 1: SECRET expands to a wrong password */
 
 /* Copy fmt into cmd with SOCKDIR, SOCKET and PORT replaced by s's. */
 static void expand(const idb_server *s, const char *fmt, char *cmd, size_t len)
 {
-    char port[16];
+    char port[16], secret[IDB_SECRET_MAX] = "none";
     snprintf(port, sizeof port, "%d", idb_server_port(s) ? idb_server_port(s) : 5432);
+    if (*idb_server_secret_file(s))
+        assert_int_equal(idb_secret_read(idb_server_secret_file(s), secret, sizeof secret,
+                                         NULL), 0);
+    if (wrong_secret) snprintf(secret, sizeof secret, "wrong");
     const struct { const char *word, *value; } subst[] = {
         { "SOCKDIR", idb_server_socket_dir(s) }, { "SOCKET", idb_server_socket(s) },
-        { "PORT", port },
+        { "PORT", port }, { "SECRET", secret },
     };
     size_t o = 0;
     while (*fmt && o + 1 < len) {
@@ -171,10 +184,14 @@ static void test_start_stop(void **state)
         assert_int_equal(client(s, k->show, out), 0);
         assert_string_equal(out, k->want);
         snprintf(sockdir, sizeof sockdir, "%s", idb_server_socket_dir(s));
+        snprintf(path, sizeof path, "%s/%s.idbench-pid", base, name);
+        struct stat rec;                        /* the record: beside the dir, idbench's */
+        assert_int_equal(lstat(path, &rec), 0);
+        assert_true(S_ISREG(rec.st_mode) && rec.st_uid == geteuid());
+        assert_int_equal(rec.st_mode & 077, 0);
         idb_server_stop(s);
         assert_true(gone(pid));
         assert_int_equal(access(sockdir, F_OK), -1);
-        snprintf(path, sizeof path, "%s/%s/idbench-server.pid", base, name);
         assert_int_equal(access(path, F_OK), -1);
     }
 }
@@ -224,7 +241,7 @@ static void test_exits_at_start(void **state)
         if (!wanted(k->kind)) continue;
         char dir[BASE_LEN + CMD_LEN], pidfile[BASE_LEN + 2 * CMD_LEN];
         snprintf(dir, sizeof dir, "%s/start-stop-%s", base, k->kind);
-        snprintf(pidfile, sizeof pidfile, "%s/idbench-server.pid", dir);
+        snprintf(pidfile, sizeof pidfile, "%s.idbench-pid", dir);
         idb_server_conf c = { .kind = k->kind, .dir = dir, .settings = &k->broken,
                               .nsettings = 1 };
         idb_server *s = NULL;
@@ -249,7 +266,18 @@ static int tcp_accepts(int port)
     return ok;
 }
 
-/* tcp = 1: a loopback port that accepts; and a dir longer than a socket path may be. */
+/* The file at path: 0600, owned by idbench's user (this process's). */
+static void private_file(const char *path)
+{
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(st.st_uid, geteuid());
+}
+
+/* tcp = 1: a loopback port that accepts, with the secret only (a client without it, or
+ * with a wrong one, gets no answer); and a dir longer than a socket path may be. */
 static void test_tcp_long_dir(void **state)
 {
     (void)state;
@@ -263,11 +291,72 @@ static void test_tcp_long_dir(void **state)
         assert_true(strlen(base) + strlen(name) > 107);
         assert_true(idb_server_port(s) > 0);
         assert_true(tcp_accepts(idb_server_port(s)));
-        assert_int_equal(client(s, k->write, out), 0);
+        if (strcmp(k->kind, "redis") == 0) {        /* the password on the socket too */
+            client(s, k->write, out);
+            assert_non_null(strstr(out, "NOAUTH"));
+        } else {
+            assert_int_equal(client(s, k->write, out), 0);
+        }
+        private_file(idb_server_secret_file(s));
+        client(s, k->tcp, out);
+        assert_string_equal(out, "42");
+        wrong_secret = 1;
+        client(s, k->tcp, out);
+        wrong_secret = 0;
+        assert_string_not_equal(out, "42");
         int port = idb_server_port(s);
         idb_server_stop(s);
         assert_false(tcp_accepts(port));
     }
+}
+
+/* The listening sockets of pid into out, one a line: TCP ("ADDR:PORT", tcp = 1) or Unix
+ * (paths, tcp = 0), as ss sees them. */
+static void listeners(int pid, int tcp, char *out, size_t len)
+{
+    char cmd[CMD_LEN];
+    snprintf(cmd, sizeof cmd, "ss -l%spH | grep 'pid=%d,' | awk '{ print $%d }'",
+             tcp ? "tn" : "x", pid, tcp ? 4 : 5);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = 0;
+    pclose(p);
+}
+
+/* With its config file emptied after it is written, each kind still listens only where
+ * idbench says (its command line): its socket in its private directory, and loopback TCP
+ * on its port with the password when asked; never 5432/3306/6379, another address or a
+ * system socket directory. */
+static void test_conf_cut_short(void **state)
+{
+    (void)state;
+    char name[OUT_LEN], out[CMD_LEN], want[OUT_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int tcp = 0; tcp <= 1; tcp++) {
+            const kind_case *k = &cases[i];
+            if (!wanted(k->kind)) continue;
+            snprintf(name, sizeof name, "cut-%s-%d", k->kind, tcp);
+            idb_servers_test_truncate_conf(1);
+            idb_server *s = start(k->kind, name, NULL, 0, tcp);
+            idb_servers_test_truncate_conf(0);
+            listeners(idb_server_pid(s), 1, out, sizeof out);
+            snprintf(want, sizeof want, "127.0.0.1:%d\n", idb_server_port(s));
+            if (tcp) assert_string_equal(out, want);
+            else assert_string_equal(out, "");
+            listeners(idb_server_pid(s), 0, out, sizeof out);
+            snprintf(want, sizeof want, "%s\n", idb_server_socket(s));
+            assert_string_equal(out, want);
+            if (tcp) {
+                client(s, k->tcp, out);
+                assert_string_equal(out, "42");
+                wrong_secret = 1;
+                client(s, k->tcp, out);
+                wrong_secret = 0;
+                assert_string_not_equal(out, "42");
+            }
+            idb_server_stop(s);
+        }
 }
 
 /* The preflight's refusals: each one message, the right code. */
@@ -332,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_kill_restart),
         cmocka_unit_test(test_exits_at_start),
         cmocka_unit_test(test_tcp_long_dir),
+        cmocka_unit_test(test_conf_cut_short),
         cmocka_unit_test(test_preflight),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -147,7 +147,7 @@ static int one_backend(const claim_ctx *c, const char *bkv, claim_row *r, idb_er
 {
     const char *b = strchr(bkv, '=') + 1;
     idb_ctrsrv cs;
-    const char *kv[] = { bkv, NULL };
+    const char *kv[] = { bkv, NULL, NULL };
     int backend = idb_ctrsrv_backend(c->st, kv, 1);
     idb_err why = { 0 };
     if (!backend || !idb_ctrsrv_available(backend, &why) ||
@@ -158,8 +158,9 @@ static int one_backend(const claim_ctx *c, const char *bkv, claim_row *r, idb_er
     }
     void *inst = NULL;
     kv[1] = idb_ctrsrv_kv(&cs);
+    kv[2] = idb_ctrsrv_secret_kv(&cs);
     claim_app(r->measured, "; %s (%s): ", b, cs.version);
-    int rc = idb_strategy_create_kv(c->st, kv, 2, idb_clock_real(), &inst, err);
+    int rc = idb_strategy_create_kv(c->st, kv, kv[2] ? 3 : 2, idb_clock_real(), &inst, err);
     if (!rc) rc = round_trips(c, inst, b, r, err);
     double best = 0;
     if (!rc) ceiling(c->st, inst, CEIL_THREADS_MAX, CEIL_WARM_NS);  /* a connection each */

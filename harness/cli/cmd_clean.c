@@ -1,11 +1,12 @@
 /* cmd_clean.c — `idbench clean [DIR]`: stop the private servers a killed idbench left under
- * DIR (found by their pid files, signalled only when their start time still matches) and
- * remove their socket directories; then, with or without DIR, remove from /tmp the socket
- * directories of ended runs (idb_servers_sweep: owner gone, server gone), which a run whose
- * counter server lived in a private temporary directory leaves where no DIR finds them.
- * DIR and the servers' data stay. docs/servers.md. A results directory of a matrix killed
- * without a word (or a directory of them) is marked interrupted and its scratch directory
- * removed (mx_recover; docs/results-format.md).
+ * DIR (found by their records, signalled only when proved to be those servers) and remove
+ * their socket directories and half-made data, refusing a DIR whose run is live; then,
+ * with or without DIR, remove from /tmp the socket directories of ended runs
+ * (idb_servers_sweep: owner gone, server gone), which a run whose counter server lived in
+ * a private temporary directory leaves where no DIR finds them. DIR and complete data
+ * stay. docs/servers.md. A results directory of a matrix killed without a word (or a
+ * directory of them) is marked interrupted and its scratch directory removed (mx_recover;
+ * docs/results-format.md).
  */
 #include <stdio.h>
 #include <string.h>

@@ -64,11 +64,15 @@ int idb_ctrsrv_backend(const idb_strategy *s, const char *const *user, int nuser
     return choice(s, user, nuser, "backend");
 }
 
-/* The address option of the started server into cs->kv. */
+/* The address option of the started server into cs->kv, its password's file into
+ * cs->secret_kv when it listens on TCP. */
 static void address(idb_ctrsrv *cs)
 {
     idb_server *srv = cs->srv;
     int port = idb_server_port(srv);
+    if (*idb_server_secret_file(srv))
+        snprintf(cs->secret_kv, sizeof cs->secret_kv, "secret_file=%s",
+                 idb_server_secret_file(srv));
     if (cs->backend == IDB_BACKEND_REDIS) {
         if (port) snprintf(cs->kv, sizeof cs->kv, "url=" LOOPBACK ":%d", port);
         else snprintf(cs->kv, sizeof cs->kv, "url=unix:%s", idb_server_socket(srv));
@@ -146,6 +150,12 @@ const char *idb_ctrsrv_kv(const idb_ctrsrv *cs)
     return cs->kv[0] ? cs->kv : NULL;
 }
 
+/* The password's file option, or NULL (see ctrsrv.h). */
+const char *idb_ctrsrv_secret_kv(const idb_ctrsrv *cs)
+{
+    return cs->secret_kv[0] ? cs->secret_kv : NULL;
+}
+
 /* The address into place (see ctrsrv.h). */
 void idb_ctrsrv_place(const idb_ctrsrv *cs, idb_harness_place *place)
 {
@@ -153,6 +163,7 @@ void idb_ctrsrv_place(const idb_ctrsrv *cs, idb_harness_place *place)
     const char *v = strchr(cs->kv, '=') + 1;
     if (cs->backend == IDB_BACKEND_REDIS) place->url = v;
     else place->dsn = v;
+    if (cs->secret_kv[0]) place->secret_file = strchr(cs->secret_kv, '=') + 1;
 }
 
 /* SIGKILL the server (see ctrsrv.h). */
@@ -176,6 +187,7 @@ void idb_ctrsrv_stop(idb_ctrsrv *cs)
     cs->srv = NULL;
     if (cs->dir[0]) idb_tmpdir_remove(cs->dir);
     cs->dir[0] = 0;
+    cs->secret_kv[0] = 0;
 }
 
 /* Whether the backend's server can be started here (see ctrsrv.h). */

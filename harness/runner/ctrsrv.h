@@ -7,7 +7,8 @@
  * first. It starts nothing when the backend is local or the user gave dsn= / url= (their
  * server); otherwise it starts one server (servers/server.h) in dir, with the strategy's
  * durability (Redis: appendonly / appendfsync) and transport (tcp: loopback) in its
- * config, and idb_ctrsrv_kv says what to add to the instances' options. All shards and
+ * config, and idb_ctrsrv_kv (and idb_ctrsrv_secret_kv: on TCP the server asks a password
+ * made for the run) says what to add to the instances' options. All shards and
  * threads share it, as a central counter must be shared.
  */
 #ifndef IDB_CTRSRV_H
@@ -27,6 +28,7 @@ typedef struct idb_ctrsrv {
     int rtt_us;                        /* the options' emulated delay (reported as such) */
     int durability;                    /* 0 none, 1 everysec, 2 always (redis) */
     char kv[IDB_CTRSRV_KV_MAX];        /* "dsn=..." / "url=..." or "" */
+    char secret_kv[IDB_CTRSRV_KV_MAX]; /* "secret_file=PATH" (transport=tcp) or "" */
     char version[64];                  /* the server's version, or "" */
     char dir[PATH_MAX];                /* the server's files: removed by idb_ctrsrv_stop */
 } idb_ctrsrv;
@@ -43,7 +45,12 @@ int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
 /* The option to add to every instance's options ("dsn=..."/"url=..."), or NULL. */
 const char *idb_ctrsrv_kv(const idb_ctrsrv *cs);
 
-/* Set place->dsn or place->url to the started server's address (nothing when none). */
+/* The second option to add, "secret_file=PATH" (the server's password: it listens on
+ * loopback TCP, transport=tcp), or NULL (a Unix socket only, or no server). */
+const char *idb_ctrsrv_secret_kv(const idb_ctrsrv *cs);
+
+/* Set place->dsn or place->url to the started server's address, and place->secret_file
+ * when it has a password (nothing when no server was started). */
 void idb_ctrsrv_place(const idb_ctrsrv *cs, idb_harness_place *place);
 
 /* The backend the options ask for (enum idb_backend), without starting anything: 0 =

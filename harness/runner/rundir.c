@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server.h"
 #include "tmpdir.h"
 
 #define SHARD_DIR_FMT "%s/shard-%d"           /* DIR/shard-K */
@@ -48,6 +49,8 @@ int idb_rundir_check(const char *dir, idb_err *err)
     if (!dir || !*dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
     if (strlen(dir) >= sizeof ((idb_rundir *)NULL)->dir - sizeof "/shard-1024/orders.sqlite")
         return idb_fail(err, IDB_EINPUT, "directory path is too long (%zu bytes)", strlen(dir));
+    int rc = idb_server_dir_check(dir, err);           /* StrictModes: server.h */
+    if (rc) return rc;
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         if (errno == ENOENT) return check_parent(dir, err);
@@ -131,15 +134,22 @@ int idb_rundir_begin(idb_rundir *rd, const char *dir, int shards, idb_err *err)
     memset(rd, 0, sizeof *rd);
     snprintf(rd->dir, sizeof rd->dir, "%s", dir);      /* idb_rundir_check: it fits */
     rd->shards = shards;
+    rd->lockfd = -1;
     struct stat sb;
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         if (mkdir(dir, 0777) != 0)
             return idb_fail(err, mkdir_code(errno), "cannot create %s: %s", dir,
                             strerror(errno));
         rd->made_dir = 1;
-        return 0;
+        int rc = idb_run_lock(dir, &rd->lockfd, err);  /* held until idb_rundir_end */
+        if (rc) idb_rundir_undo(rd);
+        return rc;
     }
-    if (snapshot(rd) == 0) return 0;
+    if (snapshot(rd) == 0) {
+        int rc = idb_run_lock(dir, &rd->lockfd, err);
+        if (rc) idb_rundir_end(rd);
+        return rc;
+    }
     int e = errno;
     idb_rundir_end(rd);
     return idb_fail(err, e == ENOMEM ? IDB_ENOMEM : IDB_EIO, "cannot list %s: %s", dir,
@@ -198,4 +208,6 @@ void idb_rundir_end(idb_rundir *rd)
     free(rd->names);
     rd->names = NULL;
     rd->n = rd->cap = 0;
+    idb_run_unlock(rd->dir, rd->lockfd);               /* -1: none */
+    rd->lockfd = -1;
 }

@@ -22,6 +22,7 @@ typedef struct idb_rundir {
     int shards;
     char **names;                      /* what existed: "NAME" in DIR, "shard-K/NAME" */
     size_t n, cap;
+    int lockfd;                        /* the run's lock on DIR (idb_run_lock), -1: none */
 } idb_rundir;
 
 /* Check that dir is a directory this process may write, or that it does not exist and its

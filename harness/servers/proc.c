@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +201,65 @@ static pid_t proc_ppid(pid_t pid)
     return p && p[1] && p[2] ? (pid_t)strtol(p + 4, NULL, 10) : 0;
 }
 
+/* The process group of pid from /proc (field 5), 0 when unknown. */
+static pid_t proc_pgrp(pid_t pid)
+{
+    char buf[PROC_STAT_LEN];
+    char *p = proc_stat(pid, buf, sizeof buf);
+    long pgrp = 0;
+    if (!p || sscanf(p + 1, " %*c %*d %ld", &pgrp) != 1) return 0;     /* state ppid pgrp */
+    return (pid_t)pgrp;
+}
+
+/* readlink of /proc/PID/what into buf; 0 or -1. */
+static int proc_link(pid_t pid, const char *what, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+    ssize_t n = readlink(path, buf, len - 1);
+    if (n < 0 || (size_t)n >= len - 1) return -1;
+    buf[n] = 0;
+    return 0;
+}
+
+/* 1 when path is dir or lies under it. */
+static int under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+/* 1 when an argument of pid's command line is dir or under it (also after a '='). */
+static int cmdline_names(pid_t pid, const char *dir)
+{
+    char path[64], buf[PROC_STAT_LEN * 4];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    for (char *a = buf; a < buf + n; a += strlen(a) + 1) {
+        const char *eq = strchr(a, '=');
+        if (under(a, dir) || (eq && under(eq + 1, dir))) return 1;
+    }
+    return 0;
+}
+
+int srv_proc_is_server(pid_t pid, unsigned long long start, const char *bin, const char *dir)
+{
+    char exe[PATH_MAX], want[PATH_MAX], cwd[PATH_MAX], real[PATH_MAX];
+    if (pid <= 1 || !start || srv_proc_starttime(pid) != start) return 0;
+    if (!bin || !realpath(bin, want) || proc_link(pid, "exe", exe, sizeof exe) != 0 ||
+        strcmp(exe, want) != 0)
+        return 0;
+    if (proc_pgrp(pid) != pid) return 0;                /* a group idbench did not make */
+    const char *d = realpath(dir, real) ? real : dir;
+    if (proc_link(pid, "cwd", cwd, sizeof cwd) == 0 && under(cwd, d)) return 1;
+    return cmdline_names(pid, d) || cmdline_names(pid, dir);
+}
+
 /* Up to max children of pid (by /proc) into kids; returns how many. */
 static int children(pid_t pid, pid_t *kids, int max)
 {
@@ -229,7 +289,7 @@ void srv_kill_tree(pid_t pid, int own_child)
     unsigned long long start[KIDS_MAX];
     int n = children(pid, kids, KIDS_MAX);
     for (int i = 0; i < n; i++) start[i] = srv_proc_starttime(kids[i]);
-    kill(-pid, SIGKILL);
+    if (own_child || proc_pgrp(pid) == pid) kill(-pid, SIGKILL);   /* its own group only */
     kill(pid, SIGKILL);
     for (int i = 0; i < n; i++) kill(kids[i], SIGKILL);
     if (own_child) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -243,10 +303,11 @@ void srv_kill_tree(pid_t pid, int own_child)
 
 int srv_stop_pid(pid_t pid, int sig, int own_child, int timeout_ms)
 {
+    int group = own_child || proc_pgrp(pid) == pid;     /* a group idbench made */
     kill(pid, sig);
     for (long waited = 0; waited < (long)timeout_ms * NS_PER_MS; waited += POLL_NS) {
         if (!exists(pid, own_child)) {
-            kill(-pid, SIGKILL);               /* whatever of its group is left */
+            if (group) kill(-pid, SIGKILL);    /* whatever of its group is left */
             return 0;
         }
         poll_sleep();

@@ -1,11 +1,12 @@
 /* server.c — the server lifecycle behind server.h: the kind table, the preflight, starting
  * (directories, socket directory, config, readiness), alive/kill/restart/stop, the list of
- * started servers for exit paths. The process mechanics are in proc.c, pid files and clean
+ * started servers for exit paths. The process mechanics are in proc.c, records and clean
  * in pidfile.c, each kind's specifics in srv_KIND.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,8 +26,6 @@
 #define STOP_TIMEOUT_MS 20000          /* SIGTERM, then SIGKILL after this */
 #define READY_POLL_NS 10000000L        /* 10 ms between readiness checks */
 #define NS_PER_MS 1000000L
-#define DIR_MODE 0700
-#define PARENT_MODE 0755               /* parents of conf->dir that idbench makes */
 
 static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb, &srv_redis };
 #define NKINDS (sizeof kinds / sizeof *kinds)
@@ -52,16 +51,55 @@ int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char 
     return 0;
 }
 
+/* Write text to path with flags (O_TRUNC, O_APPEND, or O_EXCL: what is at path is removed
+ * first and a new file made), as the server user when idbench drops to one: in a child
+ * that became that user, so that nothing the server user could have planted under its
+ * directory (a symlinked component) is written as root. */
+static int write_as(const idb_server *s, const char *path, const char *text, int flags,
+                    idb_err *err)
+{
+    size_t n = strlen(text);
+    int st = 0, e = 0;
+    fflush(NULL);
+    pid_t p = s->cred.drop ? fork() : 0;
+    if (p == 0) {
+        int ok = !s->cred.drop || (setgroups(0, NULL) == 0 && setgid(s->cred.gid) == 0 &&
+                                   setuid(s->cred.uid) == 0);
+        if (ok && (flags & O_EXCL) && unlink(path) != 0 && errno != ENOENT) ok = 0;
+        int fd = ok ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | flags, 0600)
+                    : -1;
+        ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+        e = errno;
+        if (fd >= 0 && close(fd) != 0) ok = 0;
+        if (s->cred.drop) _exit(ok ? 0 : 1 + (e & 0x7f));
+        st = ok ? 0 : (1 + (e & 0x7f)) << 8;
+    }
+    while (p > 0 && waitpid(p, &st, 0) < 0 && errno == EINTR) {}
+    if (p < 0) e = errno;
+    else if (!WIFEXITED(st) || WEXITSTATUS(st)) e = WIFEXITED(st) ? WEXITSTATUS(st) - 1 : EIO;
+    else return 0;
+    return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(e));
+}
+
 int srv_write_file(const idb_server *s, const char *path, const char *text, idb_err *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    size_t n = strlen(text);
-    int ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
-    if (ok && s->cred.drop) ok = fchown(fd, s->cred.uid, s->cred.gid) == 0;
-    int e = errno;
-    if (fd >= 0 && close(fd) != 0) ok = 0;
-    if (!ok) return idb_fail(err, IDB_EIO, "cannot write %s: %s", path, strerror(e));
-    return 0;
+    return write_as(s, path, text, O_TRUNC, err);
+}
+
+int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err)
+{
+    return write_as(s, path, text, O_APPEND, err);
+}
+
+int srv_write_private(const idb_server *s, const char *path, const char *text, idb_err *err)
+{
+    return write_as(s, path, text, O_EXCL, err);
+}
+
+const char *srv_kind_bin(const srv_kind *k)
+{
+    const char *env = getenv(k->bins[0].env);
+    return env && *env ? env : k->bins[0].path;
 }
 
 int srv_free_port(void)
@@ -89,29 +127,6 @@ int srv_socket_accepts(const char *path)
     return ok;
 }
 
-/* Make dir (and missing parents, 0755) and give dir to cred, 0700. Returns 0 or IDB_EIO. */
-static int make_dir(const char *dir, const srv_cred *cred, idb_err *err)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return idb_fail(err, IDB_EINPUT, "server dir too long: %s", dir);
-    for (char *p = path + 1;; p++) {
-        int last = !*p;
-        if (*p != '/' && !last) continue;
-        *p = 0;
-        int made = mkdir(path, last ? DIR_MODE : PARENT_MODE) == 0;
-        if (!made && errno != EEXIST)
-            return idb_fail(err, IDB_EIO, "cannot make %s: %s", path, strerror(errno));
-        if (made && !last) chmod(path, PARENT_MODE);
-        if (last) break;
-        *p = '/';
-    }
-    if ((cred->drop && chown(dir, cred->uid, cred->gid) != 0) || chmod(dir, DIR_MODE) != 0)
-        return idb_fail(err, IDB_EIO, "cannot give %s to %s: %s", dir, cred->name,
-                        strerror(errno));
-    return 0;
-}
-
 /* Sleep READY_POLL_NS. */
 static void ready_sleep(void)
 {
@@ -126,6 +141,11 @@ static int launch(idb_server *s, idb_err *err)
     const char *argv[32] = { 0 };
     int rc = s->kind->conf(s, err);
     if (rc) return rc;
+    if (srv_truncate_conf) {                    /* tests: only the command line is left */
+        char conf[PATH_MAX + 64];
+        snprintf(conf, sizeof conf, "%s/%s", s->dir, s->kind->conf_file);
+        if ((rc = srv_write_file(s, conf, "", err))) return rc;   /* as the server user */
+    }
     s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
     if ((rc = srv_spawn(&s->cred, argv, s->log, s->kind->death_signal, &s->pid, err)))
         return rc;
@@ -139,7 +159,15 @@ static int launch(idb_server *s, idb_err *err)
             return idb_fail(err, IDB_EIO, "%s server exited while starting (log %s): %s",
                             s->kind->name, s->log, tail);
         }
-        if (s->kind->ready(s)) break;
+        int ready = s->kind->ready(s);
+        if (ready > 0) break;
+        if (ready < 0) {
+            srv_kill_tree(s->pid, 1);
+            idb_pid_unregister(s->pid);
+            s->pid = 0;
+            return idb_fail(err, IDB_EIO, "%s server answers without a password although "
+                            "it listens on TCP (log %s)", s->kind->name, s->log);
+        }
         if (waited > (long)START_TIMEOUT_MS * NS_PER_MS) {
             srv_kill_tree(s->pid, 1);
             idb_pid_unregister(s->pid);
@@ -150,7 +178,7 @@ static int launch(idb_server *s, idb_err *err)
         ready_sleep();
     }
     s->starttime = srv_proc_starttime(s->pid);
-    return srv_pidfile_write(s, err);
+    return srv_record_write(s, err);
 }
 
 /* The version string "Product X.Y.Z" of kind k's server binary bin (its --version line,
@@ -172,19 +200,36 @@ static void read_version(idb_server *s)
     srv_version_of(s->kind, s->bin[0], s->version, sizeof s->version);
 }
 
+/* s's directory made or opened safely (safedir.c) and given to the server user; its
+ * record beside it (P/NAME.idbench-pid) opened and locked; the paths. */
+static int open_dirs(idb_server *s, const idb_server_conf *c, idb_err *err)
+{
+    char abs[PATH_MAX];
+    int rc = srv_dir_walk(c->dir, &s->cred, 1, &s->pfd, &s->dfd, err);
+    if (!rc) rc = srv_dir_give(s->dfd, c->dir, &s->cred, err);
+    if (rc) return rc;
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", s->dfd);
+    ssize_t n = readlink(fdpath, abs, sizeof abs - 1);
+    if (n <= 0 || n >= (ssize_t)sizeof abs - 1)
+        return idb_fail(err, IDB_EIO, "%s: cannot resolve it", c->dir);
+    abs[n] = 0;
+    const char *base = strrchr(abs, '/') + 1;
+    if (snprintf(s->dir, sizeof s->dir, "%s", abs) >= (int)sizeof s->dir ||
+        snprintf(s->log, sizeof s->log, "%s/%s", abs, SRV_LOGFILE) >= (int)sizeof s->log ||
+        snprintf(s->record, sizeof s->record, "%s%s", abs, SRV_RECORD_SUFFIX) >=
+            (int)sizeof s->record ||
+        snprintf(s->recname, sizeof s->recname, "%s%s", base, SRV_RECORD_SUFFIX) >=
+            (int)sizeof s->recname)
+        return idb_fail(err, IDB_EINPUT, "server dir too long: %s", c->dir);
+    return srv_record_open(s, err);            /* stops a stale server of a killed run */
+}
+
 /* Fill s from c after the preflight: copies, paths, the socket directory, the port. */
 static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
 {
-    char abs[PATH_MAX];
-    int rc = make_dir(c->dir, &s->cred, err);
+    int rc = open_dirs(s, c, err);
     if (rc) return rc;
-    if (!realpath(c->dir, abs)) return idb_fail(err, IDB_EIO, "%s: %s", c->dir, strerror(errno));
-    if (snprintf(s->dir, sizeof s->dir, "%s", abs) >= (int)sizeof s->dir ||
-        snprintf(s->log, sizeof s->log, "%s/%s", abs, SRV_LOGFILE) >= (int)sizeof s->log ||
-        snprintf(s->pidfile, sizeof s->pidfile, "%s/%s", abs, SRV_PIDFILE) >=
-            (int)sizeof s->pidfile)
-        return idb_fail(err, IDB_EINPUT, "server dir too long: %s", c->dir);
-    srv_pidfile_clean(s->pidfile);                 /* a stale server of a killed run */
     s->settings = calloc((size_t)c->nsettings + 1, sizeof *s->settings);
     if (!s->settings) return idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int i = 0; i < c->nsettings; i++, s->nsettings++)
@@ -193,10 +238,12 @@ static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
     s->tcp = c->tcp;
     if (c->tcp && !(s->port = srv_free_port()))
         return idb_fail(err, IDB_EIO, "no free loopback TCP port");
+    if ((rc = srv_secret_prepare(s, err))) return rc;   /* TCP: its password (secret.c) */
     idb_servers_sweep();                           /* what killed runs left in /tmp */
     if ((rc = srv_sockdir_make(s, err))) return rc;
     if (s->kind->socket_path(s) != 0)
         return idb_fail(err, IDB_EIO, "socket path too long in %s", s->sockdir);
+    if ((rc = srv_record_write(s, err))) return rc;
     read_version(s);
     return 0;
 }
@@ -207,6 +254,7 @@ int idb_server_start(const idb_server_conf *c, idb_server **out, idb_err *err)
     owner = getpid();
     idb_server *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->pfd = s->dfd = s->recfd = -1;
     int rc = srv_preflight(c, &s->kind, &s->cred, s->bin, err);
     if (!rc) rc = prepare(s, c, err);
     if (!rc && s->kind->init) rc = s->kind->init(s, err);
@@ -225,6 +273,7 @@ const char *idb_server_socket(const idb_server *s) { return s->socket; }
 const char *idb_server_socket_dir(const idb_server *s) { return s->sockdir; }
 int idb_server_port(const idb_server *s) { return s->port; }
 const char *idb_server_user(const idb_server *s) { return s->kind->db_user; }
+const char *idb_server_secret_file(const idb_server *s) { return s->secretfile; }
 const char *idb_server_version(const idb_server *s) { return s->version; }
 int idb_server_pid(const idb_server *s) { return (int)s->pid; }
 
@@ -276,8 +325,10 @@ void idb_server_stop(idb_server *s)
         srv_stop_pid(s->pid, s->kind->stop_signal, 1, STOP_TIMEOUT_MS);
         idb_pid_unregister(s->pid);
     }
-    if (s->pidfile[0]) unlink(s->pidfile);
     if (s->sockdir[0]) idb_tmpdir_remove(s->sockdir);
+    srv_record_close(s);
+    if (s->dfd >= 0) close(s->dfd);
+    if (s->pfd >= 0) close(s->pfd);
     for (int i = 0; i < s->nsettings; i++) free(s->settings[i]);
     free(s->settings);
     free(s);
@@ -290,6 +341,10 @@ void idb_servers_stop_all(void)
 }
 
 void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
+
+int srv_truncate_conf;
+
+void idb_servers_test_truncate_conf(int on) { srv_truncate_conf = on; }
 
 const srv_kind *srv_find_kind(const char *name) { return find_kind(name); }
 

@@ -4,13 +4,14 @@
  * A server runs in the foreground as a child of idbench, in its own process group, as the
  * package's user (postgres, mysql, redis) when idbench runs as root (IDBENCH_SERVER_USER
  * overrides; a missing user is created: users.c) and as idbench's own user otherwise. Its
- * files (data, config, log, the pid file idbench-server.pid) live in conf->dir
+ * files (data, config, log) live in conf->dir
  * (0700, owned by the server user); its Unix socket lives in a short private directory
  * /tmp/idb-PID-START-XXXXXX (socket paths are limited to 107 bytes; PID and START name the
  * idbench process that owns it) that stopping it removes. It dies
  * with idbench: PR_SET_PDEATHSIG(SIGKILL), a kill of every registered server in the signal
  * handler of tmpdir.h, idb_servers_stop_all() for orderly exits; a server left by a killed
- * run is found by its pid file (idb_servers_clean, and the next start in the same dir).
+ * run is found by its record P/NAME.idbench-pid beside conf->dir = P/NAME (idb_servers_clean,
+ * and the next start in the same dir). docs/servers.md "Trust model" says what is trusted.
  * docs/servers.md has the details.
  *
  * Threads: start a server from a thread that lives as long as the server (the main thread):
@@ -26,11 +27,12 @@ typedef struct idb_server idb_server;
 
 typedef struct idb_server_conf {
     const char *kind;                 /* "postgres", "mariadb", "redis" */
-    const char *dir;                  /* the server's files go here (data, config, pid file,
+    const char *dir;                  /* the server's files go here (data, config,
                                          log); made if missing; 0700, owned by the server user */
     const char *const *settings;      /* "name=value" config settings (kind's names), */
     int nsettings;                    /*   written into the kind's config file */
-    int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port */
+    int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port,
+                                         with a password made for this start (secret.c) */
 } idb_server_conf;
 
 /* Check, before starting, that conf's kind exists, its binaries are there, the filesystem of
@@ -61,8 +63,15 @@ const char *idb_server_socket_dir(const idb_server *s);
 int idb_server_port(const idb_server *s);
 
 /* The database user to connect as ("idbench" for postgres, "root" for mariadb, "default"
- * for redis); the servers trust local connections, no password. */
+ * for redis). On the Unix socket (in a 0700 directory) postgres and mariadb ask no
+ * password; on TCP every kind asks the run's secret, and redis asks it on the socket too
+ * when the server listens on TCP. */
 const char *idb_server_user(const idb_server *s);
+
+/* The file holding the server's password (DIR/idbench-secret: one line, 0600, owned by
+ * idbench's user; read it with idb_secret_read of secret.h), or "" when the server has no
+ * TCP listener and so no password. Owned by s. */
+const char *idb_server_secret_file(const idb_server *s);
 
 /* The server's version from its binary, e.g. "PostgreSQL 15.18", "MariaDB 10.11.14",
  * "Redis 7.0.15". Owned by s. */
@@ -83,18 +92,20 @@ int idb_server_kill(idb_server *s, idb_err *err);
  * IDB_EIO as idb_server_start. */
 int idb_server_restart(idb_server *s, idb_err *err);
 
-/* Stop the server in order (SIGTERM, SIGKILL after a timeout), reap it, remove its pid file
+/* Stop the server in order (SIGTERM, SIGKILL after a timeout), reap it, remove its record
  * and socket directory, and free s. s may be NULL. */
 void idb_server_stop(idb_server *s);
 
 /* Stop every server this process started and has not stopped (for exit paths). */
 void idb_servers_stop_all(void);
 
-/* Stop the stale servers whose pid files (idbench-server.pid) lie under dir, at most a few
- * levels down, when their recorded start time still matches the process (a recycled pid is
- * never signalled); remove those pid files and the recorded socket directories. *stopped is
- * the number of processes stopped. dir itself is kept. Returns 0, IDB_EINPUT (dir is not a
- * directory) or IDB_EIO. */
+/* Stop the stale servers whose records (*.idbench-pid) lie under dir, at most a few levels
+ * down, when each is proved to be the server started there (start time, binary, directory:
+ * docs/servers.md "Trust model"; nothing else is signalled); remove those records, their
+ * socket directories and the half-made data of interrupted starts. A record that fails the
+ * checks is left and named on stderr. *stopped is the number of processes stopped. dir
+ * itself is kept. Returns 0, IDB_EINPUT (dir is not a directory, or not trusted) or IDB_EIO
+ * (dir's run, or a server below, is live: "in use by pid N", nothing touched). */
 int idb_servers_clean(const char *dir, int *stopped, idb_err *err);
 
 /* Remove from /tmp the socket directories of ended runs: those whose owner (the idbench
@@ -104,8 +115,27 @@ int idb_servers_clean(const char *dir, int *stopped, idb_err *err);
  * `idbench clean` too. Returns how many were removed (0 when /tmp cannot be read). */
 int idb_servers_sweep(void);
 
+/* Check, before anything is created, that dir can be trusted: every existing component of
+ * its path is a directory owned by root or idbench's user and not writable by another user
+ * unless sticky (sshd's StrictModes rule), and no symlink on the way is another user's.
+ * Returns 0 or IDB_EINPUT with one message. */
+int idb_server_dir_check(const char *dir, idb_err *err);
+
+/* Take the lock of the run in dir (dir/.idbench-lock, flock) for the caller's life: *fd
+ * holds it (idb_run_unlock releases it). `idbench clean dir` refuses a locked dir. Returns 0, or
+ * IDB_EIO ("dir is in use by pid N", or the lock file cannot be made). */
+int idb_run_lock(const char *dir, int *fd, idb_err *err);
+
+/* Release the lock idb_run_lock took on dir (fd) and remove its file. */
+void idb_run_unlock(const char *dir, int fd);
+
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */
 void idb_servers_test_no_deathsig(int on);
+
+/* Tests only: 1 makes later starts empty the kind's config file once written (postgres
+ * DIR/data/idbench.conf, mariadb DIR/my.cnf, redis DIR/redis.conf), so a test sees that the
+ * listen settings on the command line alone keep the server on its own socket and port. */
+void idb_servers_test_truncate_conf(int on);
 
 #endif

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "server.h"
@@ -15,9 +16,12 @@
 #define SRV_SOCKDIR_LEN 64             /* "/tmp/idb-PID-START-XXXXXX" (sockdir.c), and room */
 #define SRV_SOCKET_LEN 108             /* sizeof sun_path */
 #define SRV_VERSION_LEN 64
-#define SRV_ARGS_MAX 2                 /* argv strings a kind builds in idb_server.arg */
-#define SRV_PIDFILE "idbench-server.pid"
+#define SRV_ARGS_MAX 8                 /* argv strings a kind builds in idb_server.arg */
+#define SRV_RECORD_SUFFIX ".idbench-pid"  /* the record of P/NAME is P/NAME.idbench-pid */
 #define SRV_LOGFILE "server.log"
+#define SRV_SECRETFILE "idbench-secret"  /* the per-run TCP password (secret.c), 0600 */
+#define SRV_SECRET_BYTES 16            /* random bytes of a secret: 32 hex characters */
+#define SRV_LOOPBACK "127.0.0.1"       /* the only address a server listens on */
 #define SRV_SOCKDIR_PARENT "/tmp"     /* where socket directories go (sockdir.c) */
 #define SRV_SOCKDIR_BASE "idb-"        /* their names' start */
 #define SRV_SOCKDIR_PREFIX SRV_SOCKDIR_PARENT "/" SRV_SOCKDIR_BASE
@@ -47,10 +51,16 @@ struct idb_server {
     srv_cred cred;
     char dir[PATH_MAX];
     char log[PATH_MAX];
-    char pidfile[PATH_MAX];
+    char record[PATH_MAX];              /* P/NAME.idbench-pid, for messages */
+    char recname[NAME_MAX + 1];         /* its name in P */
+    int pfd, dfd;                       /* P and P/NAME (= dir), opened safely (safedir.c) */
+    int recfd;                          /* the record, flocked while the server lives */
+    int keep_record;                    /* 1: a refused start leaves it for `clean` */
     char sockdir[SRV_SOCKDIR_LEN];
     char socket[SRV_SOCKET_LEN];
     char version[SRV_VERSION_LEN];
+    char secret[2 * SRV_SECRET_BYTES + 1];  /* the TCP password; "" without TCP */
+    char secretfile[PATH_MAX];          /* where it is kept (DIR/idbench-secret), or "" */
     char bin[SRV_BINS_MAX][PATH_MAX];   /* the kind's binaries, resolved */
     char arg[SRV_ARGS_MAX][PATH_MAX + 64];  /* room for the kind's argv strings */
     char **settings;                    /* copies of the conf's "name=value" */
@@ -75,11 +85,20 @@ struct srv_kind {
     uint64_t min_free_bytes;            /* free space the preflight asks for */
     const char *version_marker;         /* the version follows this in `BIN --version` */
     const char *product;                /* "PostgreSQL": the version string's first word */
+    const char *conf_file;              /* its config file under DIR (tests cut it short) */
+    const char *secret_kept;            /* a file under DIR whose presence means the data
+                                           holds the password set when it was made
+                                           (postgres: data/PG_VERSION): the secret file
+                                           beside it is reused; NULL: a new one each start */
     int (*socket_path)(idb_server *s);  /* fill s->socket from s->sockdir and s->port */
     int (*init)(idb_server *s, idb_err *err);
     int (*conf)(idb_server *s, idb_err *err);
     void (*argv)(idb_server *s, const char **argv, size_t max);  /* may use s->arg */
-    int (*ready)(idb_server *s);        /* 1 once it accepts connections */
+    int (*ready)(idb_server *s);        /* 1 once it accepts connections; -1: it serves
+                                           without the authentication asked (fatal) */
+    /* Remove the half-made data an interrupted init left in the server directory dfd
+     * (path, for messages), owned by uid (`idbench clean`); NULL: the kind has none. */
+    void (*clean_partial)(int dfd, const char *path, uid_t uid);
 };
 
 extern const srv_kind srv_postgres;
@@ -115,6 +134,11 @@ void srv_version_of(const srv_kind *k, const char *bin, char *buf, size_t len);
 /* The start time of pid (field 22 of /proc/PID/stat), 0 when it does not exist. */
 unsigned long long srv_proc_starttime(pid_t pid);
 
+/* 1 when pid is the server idbench started: its start time is start, /proc/PID/exe is bin
+ * (resolved), its cwd or an argument of its command line is dir or under it, and it leads
+ * its own process group. */
+int srv_proc_is_server(pid_t pid, unsigned long long start, const char *bin, const char *dir);
+
 /* SIGKILL pid, its process group and its children (postgres's each lead their own group),
  * reap pid when it is our child, and wait (a few seconds at most) until they are gone. */
 void srv_kill_tree(pid_t pid, int own_child);
@@ -129,20 +153,60 @@ void srv_log_tail(const char *path, char *buf, size_t len);
 /* Tests: PR_SET_PDEATHSIG is skipped when this is set. */
 extern int srv_no_deathsig;
 
+/* Tests: the kind's config file is emptied after it is written when this is set. */
+extern int srv_truncate_conf;
+
 /* pidfile.c ------------------------------------------------------------------------- */
 
-/* Write s's pid file (pid, kind, start time, socket directory). Returns 0 or IDB_EIO. */
-int srv_pidfile_write(const idb_server *s, idb_err *err);
+/* Open and lock s's record (s->pfd, s->recname: made when missing, refused unless it is a
+ * regular file of idbench's user that nobody else can write), stop what a killed run it
+ * names left (a proved server, its socket directory), and write it anew with pid 0.
+ * Returns 0, IDB_EINPUT (refused) or IDB_EIO ("in use by pid N": another run holds it). */
+int srv_record_open(idb_server *s, idb_err *err);
 
-/* Stop the server recorded in the pid file at path when its start time matches, remove the
- * recorded socket directory and the pid file. Returns 1 when a process was stopped, else 0. */
-int srv_pidfile_clean(const char *path);
+/* Rewrite s's open record (owner, kind, uid, pid, start, sockdir). Returns 0 or IDB_EIO. */
+int srv_record_write(const idb_server *s, idb_err *err);
+
+/* Remove s's record (unless s->keep_record) and release its lock. */
+void srv_record_close(idb_server *s);
+
+/* safedir.c ------------------------------------------------------------------------ */
+
+/* Walk path from "/" by descriptors (openat O_NOFOLLOW; StrictModes rule, see the file).
+ * make = 1: missing components are made (0755, the last 0700), *pfd and *dfd are the
+ * descriptors of the parent and of path; make = 0: only check what exists (path itself
+ * must be trusted, or owned by cred's user). Returns 0 or IDB_EINPUT/IDB_EIO (one line). */
+int srv_dir_walk(const char *path, const srv_cred *cred, int make, int *pfd, int *dfd,
+                 idb_err *err);
+
+/* Give the directory dfd (path, for messages; opened by srv_dir_walk, so its parent is
+ * trusted) to cred, 0700, through its descriptor. Returns 0 or IDB_EIO. */
+int srv_dir_give(int dfd, const char *path, const srv_cred *cred, idb_err *err);
+
+/* 1 when a directory with st is trusted: owned by root or idbench's user, not writable by
+ * group or others unless sticky (the StrictModes rule, safedir.c). */
+int srv_dir_trusted(const struct stat *st);
+
+/* 1 when the entry name of the directory fd is a mount root or not on the device dev. */
+int srv_mount_root(int fd, const char *name, dev_t dev);
+
+/* Remove the directory name in pfd and everything under it, by descriptors, when it is a
+ * directory (not a symlink) owned by uid on pfd's device and not a mount point; anything
+ * else is left and named (shown) in one line on stderr. Returns 0 or -1. */
+int srv_rmtree_at(int pfd, const char *name, uid_t uid, const char *shown);
+
+/* 1 when the run lock of the directory dfd is held (by *owner). */
+int srv_run_lock_busy(int dfd, long *owner);
 
 /* sockdir.c ------------------------------------------------------------------------ */
 
 /* Make s->sockdir: /tmp/idb-PID-START-XXXXXX, named after this process (its owner), owned
  * by the server user, registered for removal on a signal. Returns 0 or IDB_EIO. */
 int srv_sockdir_make(idb_server *s, idb_err *err);
+
+/* Remove the socket directory path (/tmp/idb-PID-START-XXXXXX) when its owner is gone or
+ * is this process, and the sweep's rules hold (sockdir.c). Returns 1 when removed. */
+int srv_sockdir_remove(const char *path);
 
 /* users.c --------------------------------------------------------------------------- */
 
@@ -164,10 +228,27 @@ int srv_user_uid_ok(uid_t uid);
 int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cred,
                   char bins[][PATH_MAX], idb_err *err);
 
+/* secret.c ------------------------------------------------------------------------- */
+
+/* With TCP (s->tcp), s->secret and s->secretfile: a new secret from getrandom in a new
+ * DIR/idbench-secret (0600, idbench's user), or, when the kind keeps its password in data
+ * that exists (secret_kept), the one kept beside it. Without TCP both are "". Returns 0,
+ * IDB_EINPUT or IDB_EIO (kept data without a usable secret file: one line saying so). */
+int srv_secret_prepare(idb_server *s, idb_err *err);
+
 /* Small helpers (server.c) ----------------------------------------------------------- */
 
-/* Write text to path (created 0600, owned by the server user). Returns 0 or IDB_EIO. */
+/* Write text to path (created 0600) as the server user: never as root through what that
+ * user could have planted. Returns 0 or IDB_EIO. */
 int srv_write_file(const idb_server *s, const char *path, const char *text, idb_err *err);
+
+/* Append text to path (created 0600), as the server user. Returns 0 or IDB_EIO. */
+int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err);
+
+/* Write text (a copy of the secret for the server: a password file, an init file, an ACL
+ * file) into a new file path, as the server user (like srv_write_file): what was at path is
+ * removed, the new file made with O_EXCL|O_NOFOLLOW, 0600. Returns 0 or IDB_EIO. */
+int srv_write_private(const idb_server *s, const char *path, const char *text, idb_err *err);
 
 /* Split "name=value" (the setting i of s) into name and value; 0, or -1 when malformed. */
 int srv_setting(const idb_server *s, int i, char *name, size_t nlen, const char **value);
@@ -177,6 +258,9 @@ const srv_kind *srv_find_kind(const char *name);
 
 /* The i-th kind of the table, NULL past its end. */
 const srv_kind *srv_kind_at(size_t i);
+
+/* The path of kind k's server binary (its environment override applied). */
+const char *srv_kind_bin(const srv_kind *k);
 
 /* A loopback TCP port free now, or 0. */
 int srv_free_port(void);

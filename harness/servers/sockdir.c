@@ -49,13 +49,18 @@ int srv_sockdir_make(idb_server *s, idb_err *err)
         return idb_fail(err, IDB_EIO, "cannot make a socket directory in " SRV_SOCKDIR_PARENT
                         ": %s", strerror(e));
     }
-    if ((s->cred.drop && chown(s->sockdir, s->cred.uid, s->cred.gid) != 0) ||
+    int fd = open(s->sockdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+        (s->cred.drop && fchown(fd, s->cred.uid, s->cred.gid) != 0) ||
         idb_tmpdir_adopt(s->sockdir) != 0) {
         int e = errno;
+        if (fd >= 0) close(fd);
         rmdir(s->sockdir);
         s->sockdir[0] = 0;
         return idb_fail(err, IDB_EIO, "cannot prepare the socket directory: %s", strerror(e));
     }
+    close(fd);
     return 0;
 }
 
@@ -99,9 +104,10 @@ static int removable(DIR *dd)
  * file's comment; the owner was checked). Returns 1 when it was removed. */
 static int sweep_one(int tfd, const char *name)
 {
-    struct stat st, ds;
+    struct stat st, ds, ts;
     if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-        !srv_user_uid_ok(st.st_uid))            /* ours, or a server user's (users.c) */
+        !srv_user_uid_ok(st.st_uid) ||          /* ours, or a server user's (users.c) */
+        fstat(tfd, &ts) != 0 || srv_mount_root(tfd, name, ts.st_dev))   /* a bind mount */
         return 0;
     int fd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -118,6 +124,22 @@ static int sweep_one(int tfd, const char *name)
             ok = 0;
     closedir(dd);
     return ok && unlinkat(tfd, name, AT_REMOVEDIR) == 0;
+}
+
+int srv_sockdir_remove(const char *path)
+{
+    long pid;
+    unsigned long long start;
+    size_t n = strlen(SRV_SOCKDIR_PARENT "/");
+    const char *name = path + n;
+    if (strncmp(path, SRV_SOCKDIR_PARENT "/", n) != 0 || parse_owner(name, &pid, &start) != 0)
+        return 0;
+    if (pid != getpid() && srv_proc_starttime((pid_t)pid) == start) return 0;   /* live */
+    int tfd = open(SRV_SOCKDIR_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (tfd < 0) return 0;
+    int removed = sweep_one(tfd, name);
+    close(tfd);
+    return removed;
 }
 
 /* Remove the socket directories of ended runs (see server.h and the file's comment). */

@@ -1,10 +1,15 @@
 /* srv_mariadb.c — the mariadb server kind: MariaDB 10.11 from Debian with InnoDB, data made
- * by mariadb-install-db in DIR/data (root without password, no test database), the config
- * in DIR/my.cnf passed with --defaults-file (no TCP listener unless asked), ready when its
- * socket accepts a connection.
+ * by mariadb-install-db in DIR/data (root without password on the socket, no test
+ * database), the config in DIR/my.cnf passed with --defaults-file and its paths and listen
+ * settings on the command line too (no TCP listener unless asked; with TCP, root@127.0.0.1
+ * with the run's password), ready when its socket accepts a connection.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server_int.h"
@@ -12,6 +17,9 @@
 #define MY_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define MY_CONF_LEN 8192
 #define MY_SOCKET "mysqld.sock"
+#define MY_PARTIAL "data.partial"       /* mariadb-install-db's target until complete */
+#define MY_COMPLETE "data/mysql/global_priv.frm"   /* made by the install's bootstrap */
+#define MY_INIT "idbench-init.sql"     /* the TCP account's password (my_init_file) */
 
 /* The socket file: SOCKDIR/mysqld.sock. */
 static int my_socket_path(idb_server *s)
@@ -20,17 +28,55 @@ static int my_socket_path(idb_server *s)
     return n < 0 || n >= (int)sizeof s->socket ? -1 : 0;
 }
 
-/* DIR/my.cnf: the paths, where it listens, InnoDB, then the settings as given. */
+/* The paths and listen settings, the same in my.cnf and on the command line (my_argv), so
+ * that a my.cnf missing or cut short cannot fall back to /var/lib/mysql, port 3306 on every
+ * address or /run/mysqld: setting i of MY_LISTEN ("name=value" or "name") into buf, ""
+ * when it does not apply. Name resolution is off: a TCP client is 127.0.0.1, never the
+ * socket's root@localhost. */
+#define MY_LISTEN 7
+static void my_listen(const idb_server *s, int i, char *buf, size_t len)
+{
+    buf[0] = 0;
+    switch (i) {
+    case 0: snprintf(buf, len, "datadir=%s/data", s->dir); break;
+    case 1: snprintf(buf, len, "socket=%s", s->socket); break;
+    case 2: snprintf(buf, len, "pid-file=%s/mariadbd.pid", s->dir); break;
+    case 3: snprintf(buf, len, "%s", s->port ? "bind-address=" SRV_LOOPBACK : "skip-networking");
+            break;
+    case 4: snprintf(buf, len, "port=%d", s->port); break;
+    case 5: snprintf(buf, len, "skip-name-resolve"); break;
+    default: if (s->secret[0]) snprintf(buf, len, "init-file=%s/" MY_INIT, s->dir); break;
+    }
+}
+
+/* DIR/idbench-init.sql, run by mariadbd at every start before it accepts a connection: the
+ * only TCP account, root@127.0.0.1, made again with the run's password (root@localhost
+ * stays for the socket, whose directory is 0700; other hosts never match with name
+ * resolution off). Only with TCP. */
+static int my_init_file(idb_server *s, idb_err *err)
+{
+    char text[MY_CONF_LEN], path[PATH_MAX + 32];
+    if (!s->secret[0]) return 0;
+    snprintf(text, sizeof text, "DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1', "
+             "'root'@'%%';\nCREATE USER 'root'@'127.0.0.1' IDENTIFIED BY '%s';\n"
+             "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n",
+             s->secret);                         /* hex: nothing to quote */
+    snprintf(path, sizeof path, "%s/" MY_INIT, s->dir);
+    return srv_write_private(s, path, text, err);
+}
+
+/* DIR/my.cnf: the paths, where it listens (my_listen), InnoDB, then the settings as given;
+ * and the init file (my_init_file). */
 static int my_conf(idb_server *s, idb_err *err)
 {
-    char text[MY_CONF_LEN], path[PATH_MAX + 16], name[128];
+    char text[MY_CONF_LEN], path[PATH_MAX + 16], name[128], kv[PATH_MAX + 64];
     int n = snprintf(text, sizeof text, "# written by idbench at every start\n[mysqld]\n"
-                     "datadir=%s/data\nsocket=%s\npid-file=%s/mariadbd.pid\n"
-                     "default-storage-engine=InnoDB\n", s->dir, s->socket, s->dir);
-    if (s->port)
-        n += snprintf(text + n, sizeof text - (size_t)n, "port=%d\nbind-address=127.0.0.1\n",
-                      s->port);
-    else n += snprintf(text + n, sizeof text - (size_t)n, "skip-networking\n");
+                     "default-storage-engine=InnoDB\n");
+    for (int i = 0; i < MY_LISTEN; i++) {
+        my_listen(s, i, kv, sizeof kv);
+        if (kv[0] && n < (int)sizeof text)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%s\n", kv);
+    }
     for (int i = 0; i < s->nsettings && n < (int)sizeof text; i++) {
         const char *v;
         if (srv_setting(s, i, name, sizeof name, &v) != 0)
@@ -39,29 +85,78 @@ static int my_conf(idb_server *s, idb_err *err)
     }
     if (n >= (int)sizeof text) return idb_fail(err, IDB_EINPUT, "mariadb: too many settings");
     snprintf(path, sizeof path, "%s/my.cnf", s->dir);
-    return srv_write_file(s, path, text, err);
+    int rc = srv_write_file(s, path, text, err);
+    return rc ? rc : my_init_file(s, err);
 }
 
-/* mariadb-install-db when DIR/data/mysql does not exist (the config is written first). */
+/* 1 when the entry name of the directory fd exists (not following a symlink). */
+static int has(int fd, const char *name)
+{
+    struct stat st;
+    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The state of the data in the server directory dfd: 0 none, 1 complete (what
+ * mariadb-install-db makes last is there), -1 half-made (data.partial, or data without). */
+static int my_data_state(int dfd)
+{
+    if (has(dfd, MY_PARTIAL)) return -1;
+    if (!has(dfd, "data")) return 0;
+    return has(dfd, MY_COMPLETE) ? 1 : -1;
+}
+
+/* `idbench clean`: remove data.partial, and data when it is half-made. */
+static void my_clean_partial(int dfd, const char *path, uid_t uid)
+{
+    char shown[PATH_MAX + 32];
+    snprintf(shown, sizeof shown, "%s/" MY_PARTIAL, path);
+    srv_rmtree_at(dfd, MY_PARTIAL, uid, shown);
+    snprintf(shown, sizeof shown, "%s/data", path);
+    if (my_data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+}
+
+/* mariadb-install-db into DIR/data.partial (the config is written first), renamed DIR/data
+ * once complete; half-made data is refused (`idbench clean DIR` removes it). */
 static int my_init(idb_server *s, idb_err *err)
 {
-    char probe[PATH_MAX + 16];
-    snprintf(probe, sizeof probe, "%s/data/mysql", s->dir);
-    if (access(probe, F_OK) == 0) return 0;
+    char data[PATH_MAX + 16];
+    int state = my_data_state(s->dfd);
+    if (state > 0) return 0;
+    if (state < 0) {
+        s->keep_record = 1;
+        return idb_fail(err, IDB_EINPUT, "mariadb: %s holds half-made data (an interrupted "
+                        "start): run `idbench clean DIR` to remove it", s->dir);
+    }
     int rc = my_conf(s, err);
     if (rc) return rc;
+    snprintf(data, sizeof data, "%s/" MY_PARTIAL, s->dir);
     snprintf(s->arg[0], sizeof s->arg[0], "--defaults-file=%s/my.cnf", s->dir);
-    const char *argv[] = { s->bin[1], s->arg[0], "--auth-root-authentication-method=normal",
-                           "--skip-test-db", NULL };
-    return srv_run(&s->cred, argv, s->log, "mariadb-install-db", err);
+    snprintf(s->arg[1], sizeof s->arg[1], "--datadir=%s", data);
+    const char *argv[] = { s->bin[1], s->arg[0], s->arg[1],
+                           "--auth-root-authentication-method=normal", "--skip-test-db", NULL };
+    rc = srv_run(&s->cred, argv, s->log, "mariadb-install-db", err);
+    if (!rc && renameat(s->dfd, MY_PARTIAL, s->dfd, "data") != 0)
+        rc = idb_fail(err, IDB_EIO, "mariadb: cannot rename %s: %s", data, strerror(errno));
+    if (rc) srv_rmtree_at(s->dfd, MY_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    return rc;
 }
 
-/* mariadbd --defaults-file=DIR/my.cnf, in the foreground. */
+/* mariadbd --defaults-file=DIR/my.cnf --SETTING... (my_listen's), in the foreground. */
 static void my_argv(idb_server *s, const char **argv, size_t max)
 {
+    char kv[sizeof s->arg[0] - 2];
+    size_t n = 0, a = 1;
     snprintf(s->arg[0], sizeof s->arg[0], "--defaults-file=%s/my.cnf", s->dir);
-    const char *a[] = { s->bin[0], s->arg[0] };
-    for (size_t i = 0; i < sizeof a / sizeof *a && i < max; i++) argv[i] = a[i];
+    argv[n++] = s->bin[0];
+    argv[n++] = s->arg[0];
+    for (int i = 0; i < MY_LISTEN && n < max; i++) {
+        my_listen(s, i, kv, sizeof kv);
+        if (!kv[0]) continue;
+        if (a < SRV_ARGS_MAX) {
+            snprintf(s->arg[a], sizeof s->arg[a], "--%s", kv);
+            argv[n++] = s->arg[a++];
+        }
+    }
 }
 
 /* Ready when the socket accepts a connection (mariadbd makes it once it can serve). */
@@ -78,9 +173,11 @@ const srv_kind srv_mariadb = {
     .min_free_bytes = MY_MIN_FREE_BYTES,
     .version_marker = "Ver ",
     .product = "MariaDB",
+    .conf_file = "my.cnf",
     .socket_path = my_socket_path,
     .init = my_init,
     .conf = my_conf,
     .argv = my_argv,
     .ready = my_ready,
+    .clean_partial = my_clean_partial,
 };
