@@ -20,15 +20,15 @@ progressed() { local n; n=$(grep -cE '^matrix: \[[0-9]+/' "$tmp/err.$1"); echo "
 # progress line), or from the progress lines when there is none.
 ended() {
   local n
-  n=$(grep -cE '^(ok|failed) ' "$tmp/runs/$1/matrix.lock" 2>/dev/null) || n=$(progressed "$1")
+  n=$(grep -cE '^(ok|failed) ' "$tmp/results/$1/matrix.lock" 2>/dev/null) || n=$(progressed "$1")
   echo "${n:-0}"
 }
 
-# killed NAME: run `matrix --quick --out $tmp/runs/NAME` with TMPDIR=$tmp/t.NAME, SIGKILL it
+# killed NAME: run `matrix --quick --out $tmp/results/NAME` with TMPDIR=$tmp/t.NAME, SIGKILL it
 # once ENDED_WANT cells ended; leaves how many had ended in $done_at_kill.
 killed() {
-  local d=$tmp/runs/$1 n=0
-  mkdir -p "$tmp/runs" "$tmp/t.$1"
+  local d=$tmp/results/$1 n=0
+  mkdir -p "$tmp/results" "$tmp/t.$1"
   TMPDIR=$tmp/t.$1 "$IDB" matrix --quick --out "$d" >/dev/null 2>"$tmp/err.$1" &
   local pid=$!
   while [ "$(progressed "$1")" -lt $ENDED_WANT ] && [ $n -lt $LOOKS_MAX ]; do
@@ -44,26 +44,26 @@ killed() {
 
 # recovered NAME N: meta.json of NAME says interrupted with N cells done, scratch gone.
 recovered() {
-  local d=$tmp/runs/$1 m=$tmp/runs/$1/meta.json
+  local d=$tmp/results/$1 m=$tmp/results/$1/meta.json
   check "$1: meta.json says interrupted" grep -q '"status": "interrupted"' "$m"
   check "$1: cells_done is $2" grep -q "\"cells_done\": $2," "$m"
   check "$1: a failure says interrupted" grep -q '"matrix: interrupted (.*): [0-9]* of [0-9]* cells not run"' "$m"
   check "$1: scratch directory removed" test -z "$(ls -A "$tmp/t.$1")"
   check "$1: owner file removed" test ! -e "$d/matrix.lock"
   check "$1: index.html lists it as interrupted" \
-    grep -qE "$1</a>.*<td>interrupted</td>|>$1</td>.*<td>interrupted</td>" "$tmp/runs/index.html"
+    grep -qE "$1</a>.*<td>interrupted</td>|>$1</td>.*<td>interrupted</td>" "$tmp/results/index.html"
 }
 
 # --- plot DIR
 killed p
 n=$done_at_kill
-"$IDB" plot "$tmp/runs/p" >/dev/null 2>"$tmp/err"
+"$IDB" plot "$tmp/results/p" >/dev/null 2>"$tmp/err"
 recovered p "$n"
 
 # --- clean DIR
 killed c
 n=$done_at_kill
-"$IDB" clean "$tmp/runs/c" >"$tmp/out" 2>"$tmp/err"
+"$IDB" clean "$tmp/results/c" >"$tmp/out" 2>"$tmp/err"
 check "clean: succeeds" test $? -eq 0
 recovered c "$n"
 
@@ -72,30 +72,30 @@ recovered c "$n"
 killed m
 n=$done_at_kill
 mkdir -p "$tmp/t.live"
-TMPDIR=$tmp/t.live "$IDB" matrix --quick --out "$tmp/runs/live" >/dev/null 2>&1 &
+TMPDIR=$tmp/t.live "$IDB" matrix --quick --out "$tmp/results/live" >/dev/null 2>&1 &
 live=$!
 k=0
-while [ ! -e "$tmp/runs/live/matrix.lock" ] && [ $k -lt $LOOKS_MAX ]; do sleep 0.1; k=$((k + 1)); done
+while [ ! -e "$tmp/results/live/matrix.lock" ] && [ $k -lt $LOOKS_MAX ]; do sleep 0.1; k=$((k + 1)); done
 mkdir -p "$tmp/t.new"
-TMPDIR=$tmp/t.new "$IDB" matrix --quick --out "$tmp/runs/new" >/dev/null 2>&1 &
+TMPDIR=$tmp/t.new "$IDB" matrix --quick --out "$tmp/results/new" >/dev/null 2>&1 &
 new=$!
 k=0
-while [ ! -e "$tmp/runs/new/meta.json" ] && [ $k -lt $LOOKS_MAX ]; do sleep 0.1; k=$((k + 1)); done
+while [ ! -e "$tmp/results/new/meta.json" ] && [ $k -lt $LOOKS_MAX ]; do sleep 0.1; k=$((k + 1)); done
 kill -TERM $new
 { wait $new; } 2>/dev/null
 recovered m "$n"
-check "a live run is left running" grep -q '"status": "running"' "$tmp/runs/live/meta.json"
-check "a live run keeps its owner file" test -e "$tmp/runs/live/matrix.lock"
+check "a live run is left running" grep -q '"status": "running"' "$tmp/results/live/meta.json"
+check "a live run keeps its owner file" test -e "$tmp/results/live/matrix.lock"
 check "a live run keeps its scratch directory" test -n "$(ls -A "$tmp/t.live")"
 kill -TERM $live
 { wait $live; } 2>/dev/null
 
 # --- a planted owner file naming a directory that is not a scratch directory of ours
-mkdir -p "$tmp/runs/f" "$tmp/victim/keep"
-cp "$tmp/runs/p/meta.json" "$tmp/runs/f/meta.json"
-sed -i 's/"status": "interrupted"/"status": "running"/' "$tmp/runs/f/meta.json"
-printf 'pid 1\nscratch %s\n' "$tmp/victim" >"$tmp/runs/f/matrix.lock"
-"$IDB" clean "$tmp/runs/f" >/dev/null 2>"$tmp/err"
+mkdir -p "$tmp/results/f" "$tmp/victim/keep"
+cp "$tmp/results/p/meta.json" "$tmp/results/f/meta.json"
+sed -i 's/"status": "interrupted"/"status": "running"/' "$tmp/results/f/meta.json"
+printf 'pid 1\nscratch %s\n' "$tmp/victim" >"$tmp/results/f/matrix.lock"
+"$IDB" clean "$tmp/results/f" >/dev/null 2>"$tmp/err"
 check "planted: the named directory is left" test -d "$tmp/victim/keep"
-check "planted: the run is marked interrupted" grep -q '"status": "interrupted"' "$tmp/runs/f/meta.json"
+check "planted: the run is marked interrupted" grep -q '"status": "interrupted"' "$tmp/results/f/meta.json"
 cli_done
