@@ -273,6 +273,29 @@ static int children(pid_t pid, pid_t *kids, int max)
     return n;
 }
 
+/* 1 while a process of group pgid runs (is not a zombie: a zombie holds nothing, not even
+ * a shared memory attachment, and its reaper may be slow). */
+static int group_runs(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    int runs = 0;
+    for (struct dirent *e; d && !runs && (e = readdir(d));) {
+        pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+        char buf[PROC_STAT_LEN], state = 0;
+        long pgrp = 0;
+        char *q = p > 0 ? proc_stat(p, buf, sizeof buf) : NULL;
+        runs = q && sscanf(q + 1, " %c %*d %ld", &state, &pgrp) == 2 && pgrp == pgid &&
+               state != 'Z' && state != 'X';
+    }
+    if (d) closedir(d);
+    return runs;
+}
+
+void srv_group_wait_gone(pid_t pgid)
+{
+    for (int t = 0; t < KILL_WAIT_POLLS && group_runs(pgid); t++) poll_sleep();
+}
+
 /* 1 while pid exists (a child of ours is reaped when it has exited). */
 static int exists(pid_t pid, int own_child)
 {
