@@ -67,9 +67,7 @@ static int write_new(int dfd, const char *name, const char *path, const char *te
 /* 1 when the kind's data under s->dir already holds the password of an earlier start. */
 static int kept(const idb_server *s)
 {
-    struct stat st;
-    return s->kind->secret_kept &&
-           fstatat(s->dfd, s->kind->secret_kept, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    return s->kind->secret_kept && srv_has(s->dfd, s->kind->secret_kept);
 }
 
 int srv_secret_prepare(idb_server *s, idb_err *err)

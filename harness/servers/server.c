@@ -86,6 +86,13 @@ int srv_write_file(const idb_server *s, const char *path, const char *text, idb_
     return write_as(s, path, text, O_TRUNC, err);
 }
 
+/* Whether fd holds name (see server_int.h). */
+int srv_has(int fd, const char *name)
+{
+    struct stat st;
+    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err)
 {
     return write_as(s, path, text, O_APPEND, err);

@@ -250,6 +250,9 @@ int srv_write_file(const idb_server *s, const char *path, const char *text, idb_
 /* Append text to path (created 0600), as the server user. Returns 0 or IDB_EIO. */
 int srv_append_file(const idb_server *s, const char *path, const char *text, idb_err *err);
 
+/* 1 when the entry name of the directory fd exists (not following a symlink). */
+int srv_has(int fd, const char *name);
+
 /* Write text (a copy of the secret for the server: a password file, an init file, an ACL
  * file) into a new file path, as the server user (like srv_write_file): what was at path is
  * removed, the new file made with O_EXCL|O_NOFOLLOW, 0600. Returns 0 or IDB_EIO. */

@@ -89,20 +89,13 @@ static int my_conf(idb_server *s, idb_err *err)
     return rc ? rc : my_init_file(s, err);
 }
 
-/* 1 when the entry name of the directory fd exists (not following a symlink). */
-static int has(int fd, const char *name)
-{
-    struct stat st;
-    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
 /* The state of the data in the server directory dfd: 0 none, 1 complete (what
  * mariadb-install-db makes last is there), -1 half-made (data.partial, or data without). */
 static int my_data_state(int dfd)
 {
-    if (has(dfd, MY_PARTIAL)) return -1;
-    if (!has(dfd, "data")) return 0;
-    return has(dfd, MY_COMPLETE) ? 1 : -1;
+    if (srv_has(dfd, MY_PARTIAL)) return -1;
+    if (!srv_has(dfd, "data")) return 0;
+    return srv_has(dfd, MY_COMPLETE) ? 1 : -1;
 }
 
 /* `idbench clean`: remove data.partial, and data when it is half-made. */

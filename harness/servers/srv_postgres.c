@@ -76,27 +76,20 @@ static int pg_stale_lock(const char *data, uid_t uid, idb_err *err)
     return 0;
 }
 
-/* 1 when the entry name of the directory fd exists (not following a symlink). */
-static int has(int fd, const char *name)
-{
-    struct stat st;
-    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
 /* The state of the data in the server directory dfd: 0 none, 1 complete (PG_VERSION,
  * global/pg_control, the include of idbench.conf: initdb and idbench finished), -1
  * half-made (data.partial, or data without those). */
 static int pg_data_state(int dfd)
 {
-    if (has(dfd, PG_PARTIAL)) return -1;
-    if (!has(dfd, "data")) return 0;
+    if (srv_has(dfd, PG_PARTIAL)) return -1;
+    if (!srv_has(dfd, "data")) return 0;
     char text[PG_CONF_LEN * 4] = "";
     int fd = openat(dfd, "data/postgresql.conf", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
     if (fd >= 0) close(fd);
     text[n > 0 ? n : 0] = 0;
     if (fd >= 0 && n == (ssize_t)sizeof text - 1) return 1;     /* longer: a user's, kept */
-    return has(dfd, "data/PG_VERSION") && has(dfd, "data/global/pg_control") &&
+    return srv_has(dfd, "data/PG_VERSION") && srv_has(dfd, "data/global/pg_control") &&
            strstr(text, PG_INCLUDE) ? 1 : -1;
 }
 
