@@ -38,6 +38,13 @@ running() {
 }
 not_running() { ! running "$1"; }
 
+# out_field NAME: the value of column NAME in the CSV result line of $tmp/out (an insert's
+# header and one row), empty when there is no such column.
+out_field() {
+  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
+                        NR == 2 && c { print $c }' "$tmp/out"
+}
+
 # cli_done: print the totals; the exit status says whether everything passed.
 cli_done() {
   echo "$pass passed, $fail failed"

@@ -16,10 +16,6 @@ export TMPDIR="$tmp/t"
 mkdir -p "$TMPDIR"
 chmod 711 "$tmp"
 
-field() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
-                        NR == 2 && c { print $c }' "$tmp/out"
-}
 N=20000
 for shards in 1 4; do
   d="$tmp/run$shards"
@@ -28,7 +24,7 @@ for shards in 1 4; do
     -o durability=none -o timeout_ms=50 --dir "$d" --fault kill-counter@$((N / 2)):200
   for f in "$d"/shard-*/orders.sqlite; do sqlite3 "$f" 'SELECT hex(id) FROM orders'; done \
     >"$tmp/keys$shards"
-  dup=$(field duplicate_ids) rows=$(field duplicate_rows) failed=$(field failed_orders)
+  dup=$(out_field duplicate_ids) rows=$(out_field duplicate_rows) failed=$(out_field failed_orders)
   stored=$(wc -l <"$tmp/keys$shards")
   distinct=$(sort -u "$tmp/keys$shards" | wc -l)
   across=$(sort "$tmp/keys$shards" | uniq -d | wc -l)

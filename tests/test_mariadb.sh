@@ -67,16 +67,11 @@ before=$(status)
 expect 0 "uuidv4 with --series" -- "$IDB" insert --store mariadb --strategy uuidv4 \
   -n 20000 -s "socket=$sock" --window 5000 --series "$tmp/series.csv"
 after=$(status)
-# field NAME of the run's CSV line
-run_field() {
-  awk -F, -v f="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == f) c = i } NR == 2 { print $c }' \
-    "$tmp/out"
-}
 read -r b_pool b_read b_written <<<"$before"
 read -r a_pool a_read a_written <<<"$after"
 echo "InnoDB around the run: pool_reads +$((a_pool - b_pool)), pages_read +$((a_read - b_read)),"\
-  "pages_written +$((a_written - b_written)); the run: cache_misses $(run_field cache_misses)," \
-  "read_pages $(run_field read_pages), pages_written $(run_field pages_written)"
+  "pages_written +$((a_written - b_written)); the run: cache_misses $(out_field cache_misses)," \
+  "read_pages $(out_field read_pages), pages_written $(out_field pages_written)"
 # within(RUN, DELTA): RUN no more than DELTA and at least 95% of it less 50 pages; below(RUN,
 # DELTA): above 0 and no more than DELTA (the reads of the run's set-up, ANALYZE and DROP,
 # about 190 pages here, fall outside the run's figures but inside DELTA). On this run
@@ -85,11 +80,11 @@ echo "InnoDB around the run: pool_reads +$((a_pool - b_pool)), pages_read +$((a_
 within() { awk -v r="$1" -v d="$2" 'BEGIN { exit !(r != "" && r <= d && r >= 0.95 * d - 50) }'; }
 below() { awk -v r="$1" -v d="$2" 'BEGIN { exit !(r != "" && r > 0 && r <= d) }'; }
 check "cache_misses within Innodb_buffer_pool_reads over the run" \
-  below "$(run_field cache_misses)" $((a_pool - b_pool))
+  below "$(out_field cache_misses)" $((a_pool - b_pool))
 check "read_pages within Innodb_pages_read over the run" \
-  below "$(run_field read_pages)" $((a_read - b_read))
+  below "$(out_field read_pages)" $((a_read - b_read))
 check "pages_written is Innodb_pages_written over the run" \
-  within "$(run_field pages_written)" $((a_written - b_written))
+  within "$(out_field pages_written)" $((a_written - b_written))
 miss=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cache_misses") c = i }
                 NR == 2 { print $c }' "$tmp/out")
 check "series: 4 windows, misses adding up to the run's $miss, cache $POOL, file growing" \

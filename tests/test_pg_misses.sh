@@ -25,10 +25,6 @@ export TMPDIR="$tmp/t"
 mkdir -p "$TMPDIR"
 chmod 711 "$tmp"
 
-field() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
-                        NR == 2 && c { print $c }' "$tmp/out"
-}
 sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -At "$1" -c "$2"; }
 sql "$A" "CREATE EXTENSION pg_stat_statements" >/dev/null
 
@@ -36,7 +32,7 @@ N=200000
 expect 0 "counter, $N rows, autovacuum off, keep=1" -- "$IDB" insert --store postgres \
   --strategy counter -n $N -s "dsn=$A" -s keep=1
 schema=$(sed -n 's/.*kept schema \([a-z0-9_]*\).*/\1/p' "$tmp/err")
-misses=$(field cache_misses) extend=$(field extend_pages) av=$(field autovacuum_runs)
+misses=$(out_field cache_misses) extend=$(out_field extend_pages) av=$(out_field autovacuum_runs)
 reads=$(sql "$A" "SELECT heap_blks_read + idx_blks_read FROM pg_statio_all_tables
                   WHERE relid = '$schema.orders'::regclass")
 heap=$(sql "$A" "SELECT heap_blks_read - pg_relation_size(relid) / 8192
@@ -64,7 +60,7 @@ check "cache_misses ($misses) <= pg_statio reads $reads - extensions $((blocks -
   test "$misses" -le $((reads - blocks + btrees))
 check "cache_misses ($misses) = the INSERTs' shared_blks_read ($stmt)" test "$misses" -eq "$stmt"
 check "autovacuum off: no pass ($av)" test "$av" = 0
-wb=$(field write_bytes_per_id) cw=$(field client_write_bytes_per_id)
+wb=$(out_field write_bytes_per_id) cw=$(out_field client_write_bytes_per_id)
 check "dsn=: the server's writes unseen, write_bytes_per_id empty ('$wb')" test -z "$wb"
 check "dsn=: idbench's own writes known ($cw)" test -n "$cw"
 sql "$A" "DROP SCHEMA $schema CASCADE" >/dev/null
