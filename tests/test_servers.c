@@ -276,6 +276,18 @@ static void private_file(const char *path)
     assert_int_equal(st.st_uid, geteuid());
 }
 
+/* Over TCP, kind k's server s answers with its secret and not with a wrong one. */
+static void tcp_needs_secret(idb_server *s, const kind_case *k)
+{
+    char out[OUT_LEN];
+    client(s, k->tcp, out);
+    assert_string_equal(out, "42");
+    wrong_secret = 1;
+    client(s, k->tcp, out);
+    wrong_secret = 0;
+    assert_string_not_equal(out, "42");
+}
+
 /* tcp = 1: a loopback port that accepts, with the secret only (a client without it, or
  * with a wrong one, gets no answer); and a dir longer than a socket path may be. */
 static void test_tcp_long_dir(void **state)
@@ -298,12 +310,7 @@ static void test_tcp_long_dir(void **state)
             assert_int_equal(client(s, k->write, out), 0);
         }
         private_file(idb_server_secret_file(s));
-        client(s, k->tcp, out);
-        assert_string_equal(out, "42");
-        wrong_secret = 1;
-        client(s, k->tcp, out);
-        wrong_secret = 0;
-        assert_string_not_equal(out, "42");
+        tcp_needs_secret(s, k);
         int port = idb_server_port(s);
         idb_server_stop(s);
         assert_false(tcp_accepts(port));
@@ -347,14 +354,7 @@ static void test_conf_cut_short(void **state)
             listeners(idb_server_pid(s), 0, out, sizeof out);
             snprintf(want, sizeof want, "%s\n", idb_server_socket(s));
             assert_string_equal(out, want);
-            if (tcp) {
-                client(s, k->tcp, out);
-                assert_string_equal(out, "42");
-                wrong_secret = 1;
-                client(s, k->tcp, out);
-                wrong_secret = 0;
-                assert_string_not_equal(out, "42");
-            }
+            if (tcp) tcp_needs_secret(s, k);
             idb_server_stop(s);
         }
 }
