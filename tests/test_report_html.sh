@@ -92,11 +92,7 @@ if [ "$PART" = dom ]; then
   cp -r "$r" "$p/<i>x\" onload=\"alert(1)"
   mkdir "$p/not-results"
   ln -s sample "$p/latest"
-  printf '[generation]\nenabled = 0\n[insert]\nstrategies = counter\nstores = null\n%s\n' \
-    'sizes = 100' >"$tmp/tiny.ini"
-  printf '[curve]\nenabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n' >>"$tmp/tiny.ini"
-  printf '[openloop]\nenabled = 0\n' >>"$tmp/tiny.ini"
-  check "a matrix run" "$IDB" matrix "$tmp/tiny.ini" --out "$p/new" >/dev/null 2>&1
+  check "a matrix run" "$IDB" matrix "$SRC/tests/tiny-matrix.ini" --out "$p/new" >/dev/null 2>&1
   check "index.html beside it" test -s "$p/index.html"
   check "the index links each report" test "$(grep -c 'report.html">' "$p/index.html")" -eq 3
   check "the newest run first" test "$(grep -o 'href="[^"]*"' "$p/index.html" | head -1)" = \
@@ -107,8 +103,8 @@ if [ "$PART" = dom ]; then
     "$p/index.html"
   # --out elsewhere writes only inside its directory; `idbench index` writes an index there
   mkdir "$tmp/elsewhere"
-  check "a matrix run outside results/" "$IDB" matrix "$tmp/tiny.ini" --out "$tmp/elsewhere/new" \
-    >/dev/null 2>&1
+  check "a matrix run outside results/" "$IDB" matrix "$SRC/tests/tiny-matrix.ini" \
+    --out "$tmp/elsewhere/new" >/dev/null 2>&1
   check "no index.html beside it" test ! -e "$tmp/elsewhere/index.html"
   check "idbench index writes one" "$IDB" index "$tmp/elsewhere" >/dev/null 2>&1
   check "listing the run" test "$(grep -c 'report.html">' "$tmp/elsewhere/index.html")" -eq 1
