@@ -166,7 +166,7 @@ idb=$!
 pidf=""
 for _ in $(seq 100); do
   pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
-  [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
+  [ -n "$pidf" ] && grep -qs '^ready' "$pidf" && break; sleep 0.1
 done
 sleep 0.3
 kill -9 "$(awk '/^pid / { print $2 }' "$pidf")" 2>/dev/null
@@ -193,7 +193,7 @@ start_run() {
   local pidf=""
   for _ in $(seq 100); do
     pidf=$(find "$TMPDIR" -name '*.idbench-pid' 2>/dev/null | head -1)
-    [ -n "$pidf" ] && grep -qs '^pid ' "$pidf" && break; sleep 0.1
+    [ -n "$pidf" ] && grep -qs '^ready' "$pidf" && break; sleep 0.1
   done
   spid=$(awk '/^pid / { print $2 }' "$pidf")
 }

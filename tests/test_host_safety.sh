@@ -151,7 +151,7 @@ D=$tmp/live
 run=$!
 bg_pids="$bg_pids $run"
 rec=$D/shard-0/postgres.idbench-pid
-for _ in $(seq 600); do grep -qs '^pid ' "$rec" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -qs '^ready' "$rec" && break; sleep 0.1; done
 spid=$(awk '$1 == "pid" { print $2 }' "$rec")
 expect 1 "clean of a live DIR" -- "$IDB" clean "$D"
 check "live: says in use by the run's pid" grep -q "in use by pid $run" "$tmp/err"

@@ -118,8 +118,8 @@ check "... pages counted" awk -v p="$(field leaf_pages)" 'BEGIN { exit !(p > 0) 
 "$IDB" insert --store postgres --strategy uuidv4 -n 3000000 --shards 2 --dir "$tmp/run2" \
   >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-pidfile=$tmp/run2/shard-1/postgres.idbench-pid       # its record: a pid line once ready
-for _ in $(seq 600); do grep -qs '^pid ' "$pidfile" && break; sleep 0.1; done
+pidfile=$tmp/run2/shard-1/postgres.idbench-pid       # its record: a ready line once it serves
+for _ in $(seq 600); do grep -qs '^ready' "$pidfile" && break; sleep 0.1; done
 sleep 2
 kill -9 "$(awk '$1 == "pid" { print $2 }' "$pidfile")"
 wait $pid

@@ -163,6 +163,12 @@ static idb_server *start(const char *kind, const char *name, const char *const *
     return s;
 }
 
+/* rc must be 0; else fail naming kind and err's message. */
+static void ok(int rc, const char *kind, const idb_err *err)
+{
+    if (rc) fail_msg("%s: %d: %s", kind, rc, err->msg);
+}
+
 /* Start, a setting reaches the server, stop: nothing left. */
 static void test_start_stop(void **state)
 {
@@ -215,7 +221,7 @@ static void test_kill_restart(void **state)
         kill(pid, SIGKILL);                                /* dies behind our back */
         assert_true(dies(s));
         assert_int_equal(idb_server_kill(s, &err), IDB_EIO);          /* not running */
-        assert_int_equal(idb_server_restart(s, &err), 0);
+        ok(idb_server_restart(s, &err), k->kind, &err);
         assert_int_equal(idb_server_alive(s), 1);
         assert_string_equal(idb_server_socket(s), sock);
         assert_int_equal(client(s, k->read, out), 0);
@@ -224,7 +230,7 @@ static void test_kill_restart(void **state)
         assert_int_equal(idb_server_kill(s, &err), 0);                /* the fault itself */
         assert_true(gone(pid));
         assert_int_equal(idb_server_alive(s), 0);
-        assert_int_equal(idb_server_restart(s, &err), 0);
+        ok(idb_server_restart(s, &err), k->kind, &err);
         assert_int_equal(client(s, k->read, out), 0);
         assert_string_equal(out, "42");
         idb_server_stop(s);

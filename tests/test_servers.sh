@@ -69,6 +69,15 @@ no_shm() {
   [ -z "$left" ] || { echo "  segments of: $left"; return 1; }
 }
 
+# srv_bin KIND: the server binary of KIND (the environment's override, as idbench reads it).
+srv_bin() {
+  case $1 in
+    postgres) echo "${IDBENCH_POSTGRES:-/usr/lib/postgresql/15/bin/postgres}" ;;
+    mariadb) echo "${IDBENCH_MARIADBD:-/usr/sbin/mariadbd}" ;;
+    redis) echo "${IDBENCH_REDIS_SERVER:-/usr/bin/redis-server}" ;;
+  esac
+}
+
 # server_pids: the held servers' main pids.
 server_pids() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$tmp/held"; }
 
@@ -101,6 +110,36 @@ for kind in "$@"; do
   check "$kind: no process left after clean" none_left
   check "$kind: no socket dir left after clean" no_sockdir
   check "$kind: clean keeps the dir" test -d "$d/shard-0"
+
+  # Killed while its server starts (no deathsig): the record names the server from its
+  # fork on, so clean stops a server that never served this run. Tried until the kill falls
+  # after the exec and before the record's ready line (no fork in the polling loop).
+  caught=0
+  for _ in $(seq 20); do
+    rm -rf "$d/early" "$d/early.idbench-pid"
+    IDB_TEST_TAG=$tag "$HELPER" --no-deathsig "$kind:$d/early" >/dev/null 2>&1 &
+    hpid=$!
+    early_state=""
+    while kill -0 $hpid 2>/dev/null && [ -z "$early_state" ]; do
+      spid="" ready=""
+      while read -r k v; do
+        case $k in pid) spid=$v ;; ready) ready=1 ;; esac
+      done 2>/dev/null <"$d/early.idbench-pid"
+      [ -n "$ready" ] && early_state=late
+      [ -n "$spid" ] && [ /proc/$spid/exe -ef "$(srv_bin "$kind")" ] && early_state=exec
+    done
+    kill -KILL $hpid 2>/dev/null; wait $hpid 2>/dev/null
+    [ -n "$spid" ] && echo "$spid" >>"$tmp/allpids"
+    if [ "$early_state" = exec ] && ! grep -q '^ready' "$d/early.idbench-pid"; then
+      caught=1; break
+    fi
+    "$IDB" clean "$d" >/dev/null 2>&1
+    none_left >/dev/null
+  done
+  check "$kind: a helper killed between its server's exec and ready" test $caught -eq 1
+  expect 0 "$kind: clean after a kill while starting" -- "$IDB" clean "$d"
+  check "$kind: clean stopped the starting server" grep -q '^stopped 1 stale server' "$tmp/out"
+  check "$kind: no process left after clean (killed while starting)" none_left
 
   # A stale server: the next start in the same dir stops it first.
   hold --no-deathsig "$kind:$d/shard-0"

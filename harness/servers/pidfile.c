@@ -12,9 +12,10 @@
  *
  * Format, one "key value" a line: owner PID START (the idbench process) / kind postgres /
  * uid UID (the server's user) / sockdir /tmp/idb-PID-START-XXXXXX / pid N / start S
- * (field 22 of /proc/N/stat; these two once the server is ready). It is written before
- * the data is initialised, so a start killed during initdb leaves a record that `clean`
- * finds with its half-made data.
+ * (field 22 of /proc/N/stat; these two from the moment the server is forked, so a run
+ * killed while its server starts leaves it findable) / ready (a line of its own, once the
+ * server accepts connections). It is written before the data is initialised, so a start
+ * killed during initdb leaves a record that `clean` finds with its half-made data.
  *
  * Before a recorded process is signalled it is proved to be that server (proc.c,
  * srv_proc_is_server): same start time, /proc/PID/exe the kind's binary, its cwd or command
@@ -134,9 +135,9 @@ int srv_record_write(const idb_server *s, idb_err *err)
     int n = snprintf(text, sizeof text, "owner %d %llu\nkind %s\nuid %ld\nsockdir %s\n",
                      (int)me, srv_proc_starttime(me), s->kind->name,
                      s->cred.drop ? (long)s->cred.uid : (long)geteuid(), s->sockdir);
-    if (s->pid)                                 /* no pid line until it runs */
-        n += snprintf(text + n, sizeof text - (size_t)n, "pid %d\nstart %llu\n", (int)s->pid,
-                      s->starttime);
+    if (s->pid)                                 /* from the fork on */
+        n += snprintf(text + n, sizeof text - (size_t)n, "pid %d\nstart %llu\n%s", (int)s->pid,
+                      s->starttime, s->ready ? "ready\n" : "");
     if (s->recfd < 0 || ftruncate(s->recfd, 0) != 0 ||
         pwrite(s->recfd, text, (size_t)n, 0) != n)
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", s->record, strerror(errno));

@@ -156,6 +156,14 @@ static int launch(idb_server *s, idb_err *err)
     s->kind->argv(s, argv, sizeof argv / sizeof *argv - 1);
     if ((rc = srv_spawn(&s->cred, argv, s->log, s->kind->death_signal, &s->pid, err)))
         return rc;
+    s->starttime = srv_proc_starttime(s->pid);  /* recorded from the fork on: a run killed */
+    s->ready = 0;                               /* before it serves leaves it findable */
+    if ((rc = srv_record_write(s, err))) {
+        srv_kill_tree(s->pid, 1);
+        idb_pid_unregister(s->pid);
+        s->pid = 0;
+        return rc;
+    }
     for (long waited = 0;; waited += READY_POLL_NS) {
         int st = 0;
         if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
@@ -184,7 +192,7 @@ static int launch(idb_server *s, idb_err *err)
         }
         ready_sleep();
     }
-    s->starttime = srv_proc_starttime(s->pid);
+    s->ready = 1;
     return srv_record_write(s, err);
 }
 

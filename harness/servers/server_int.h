@@ -68,6 +68,7 @@ struct idb_server {
     int tcp, port;
     pid_t pid;                          /* 0: not running */
     unsigned long long starttime;       /* /proc/PID/stat field 22 */
+    int ready;                          /* 1 once it accepted a connection */
     struct idb_server *next;            /* the list of started servers */
 };
 
