@@ -273,27 +273,47 @@ static int children(pid_t pid, pid_t *kids, int max)
     return n;
 }
 
-/* 1 while a process of group pgid runs (is not a zombie: a zombie holds nothing, not even
- * a shared memory attachment, and its reaper may be slow). */
-static int group_runs(pid_t pgid)
+/* 1 when process p (its /proc/P/stat text from the ')' at q) is a leftover of the server
+ * that led group pgid, as uid, binary bin, in dir, started at `since` or later: of its group,
+ * or, with setsid children (postgres's), its binary running as uid with its cwd in dir. */
+static int leftover(pid_t p, const char *q, pid_t pgid, uid_t uid, const char *bin,
+                    const char *dir, unsigned long long since)
 {
-    DIR *d = opendir("/proc");
-    int runs = 0;
-    for (struct dirent *e; d && !runs && (e = readdir(d));) {
-        pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
-        char buf[PROC_STAT_LEN], state = 0;
-        long pgrp = 0;
-        char *q = p > 0 ? proc_stat(p, buf, sizeof buf) : NULL;
-        runs = q && sscanf(q + 1, " %c %*d %ld", &state, &pgrp) == 2 && pgrp == pgid &&
-               state != 'Z' && state != 'X';
-    }
-    if (d) closedir(d);
-    return runs;
+    char state = 0, exe[PATH_MAX], cwd[PATH_MAX], path[64];
+    long pgrp = 0;
+    if (sscanf(q + 1, " %c %*d %ld", &state, &pgrp) != 2 || state == 'Z' || state == 'X')
+        return 0;                               /* a zombie holds nothing */
+    if (pgrp == pgid) return 1;
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d", (int)p);
+    unsigned long long start = srv_proc_starttime(p);
+    return stat(path, &st) == 0 && st.st_uid == uid && start >= since &&
+           proc_link(p, "exe", exe, sizeof exe) == 0 && strcmp(exe, bin) == 0 &&
+           proc_link(p, "cwd", cwd, sizeof cwd) == 0 && under(cwd, dir);
 }
 
-void srv_group_wait_gone(pid_t pgid)
+void srv_leftovers_gone(pid_t pgid, uid_t uid, const char *bin, const char *dir,
+                        unsigned long long since)
 {
-    for (int t = 0; t < KILL_WAIT_POLLS && group_runs(pgid); t++) poll_sleep();
+    char want[PATH_MAX], real[PATH_MAX];
+    if (!realpath(bin, want)) snprintf(want, sizeof want, "%s", bin);
+    if (!realpath(dir, real)) snprintf(real, sizeof real, "%s", dir);
+    for (int t = 0; t < KILL_WAIT_POLLS; t++) {
+        DIR *d = opendir("/proc");
+        int left = 0;
+        for (struct dirent *e; d && (e = readdir(d));) {
+            pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+            char buf[PROC_STAT_LEN];
+            char *q = p > 1 ? proc_stat(p, buf, sizeof buf) : NULL;
+            if (q && leftover(p, q, pgid, uid, want, real, since)) {
+                kill(p, SIGKILL);
+                left = 1;
+            }
+        }
+        if (d) closedir(d);
+        if (!left) return;
+        poll_sleep();
+    }
 }
 
 /* 1 while pid exists (a child of ours is reaped when it has exited). */

@@ -300,7 +300,8 @@ int idb_server_alive(idb_server *s)
         return 1;
     kill(-s->pid, SIGKILL);                     /* what is left of its group, before reaping */
     while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
-    srv_group_wait_gone(s->pid);                /* a restart must not meet its old backends */
+    srv_leftovers_gone(s->pid, s->cred.drop ? s->cred.uid : geteuid(), s->bin[0], s->dir,
+                       s->starttime);           /* a restart must not meet its old backends */
     idb_pid_unregister(s->pid);
     s->pid = 0;
     return 0;

@@ -144,10 +144,13 @@ int srv_proc_is_server(pid_t pid, unsigned long long start, const char *bin, con
  * reap pid when it is our child, and wait (a few seconds at most) until they are gone. */
 void srv_kill_tree(pid_t pid, int own_child);
 
-/* Wait (at most 5 s) until no process of group pgid runs: the backends of a server whose
- * leader was killed outlive it by a moment, and a restart on the same data before they are
- * gone fails (PostgreSQL: "pre-existing shared memory block is still in use"). */
-void srv_group_wait_gone(pid_t pgid);
+/* SIGKILL what is left of a dead server and wait (at most 5 s) until it is gone: processes
+ * of group pgid, and processes of binary bin running as uid with their cwd in dir that
+ * started at `since` or later (postgres's backends each lead their own session). They
+ * outlive a killed leader by a moment, and a restart on the same data before they are gone
+ * fails (PostgreSQL: "pre-existing shared memory block is still in use"). */
+void srv_leftovers_gone(pid_t pgid, uid_t uid, const char *bin, const char *dir,
+                        unsigned long long since);
 
 /* Stop a server: sig to pid, srv_kill_tree after timeout_ms; a child of ours is reaped.
  * Returns 1 when it had to be killed, 0 otherwise. */
