@@ -30,6 +30,7 @@
  */
 #include <stdlib.h>
 
+#include "counter.h"
 #include "counter_service.h"
 #include "forkgen.h"
 #include "remote.h"
@@ -41,7 +42,7 @@ typedef struct counter {
     unsigned fork_gen;          /* idb_fork_generation() at create */
 } counter;
 
-static const idb_opt_decl counter_options[] = {
+const idb_opt_decl idb_counter_options[] = {
     { .name = "name", .type = IDB_OPT_STR, .size = IDB_COUNTER_NAME_MAX, .def = "orders",
       .help = "which counter of the service to use (instances naming the same one share it)" },
     { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
@@ -55,7 +56,7 @@ static const idb_opt_decl counter_options[] = {
 /* Make an instance on the counter called `name` (kept whole: the option's size is the
  * service's limit), in this process or on the server of `backend`. Returns 0, IDB_ENOMEM,
  * the service's IDB_EINPUT / IDB_EEXHAUSTED, or the server's (idb_remote_open). */
-static int counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
+int idb_counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
     (void)clock;
     counter *c = malloc(sizeof *c);
@@ -80,20 +81,24 @@ static int counter_create(const idb_opts *opts, idb_clock *clock, void **inst, i
     return 0;
 }
 
-/* The next number of the counter. Returns 0, IDB_EFORK or the service's error. */
-static int counter_next(void *inst, idb_id *id, idb_err *err)
+int idb_counter_next_as(void *inst, const char *name, idb_id *id, idb_err *err)
 {
     counter *c = inst;
     uint64_t v;
-    int rc = idb_fork_check(c->fork_gen, "counter", err);
+    int rc = idb_fork_check(c->fork_gen, name, err);
     if (rc) return rc;
     rc = c->svc->take(c->svc, 1, &v, err);
     if (rc == 0) idb_id_set_u64(id, v);
     return rc;
 }
 
+int idb_counter_next(void *inst, idb_id *id, idb_err *err)
+{
+    return idb_counter_next_as(inst, "counter", id, err);
+}
+
 /* Close the server's client (if any) and free. */
-static void counter_destroy(void *inst)
+void idb_counter_destroy(void *inst)
 {
     counter *c = inst;
     if (c) idb_remote_close(c->remote);
@@ -125,12 +130,12 @@ const idb_strategy idb_strategy_counter = {
     .coord = IDB_COORD_PER_ID,
     .cross_process = IDB_XPROC_NONE,
     .fork = IDB_FORK_REFUSES,
-    .options = counter_options,
+    .options = idb_counter_options,
     .on_clock_back = IDB_CLOCK_UNUSED,
     .vectors = counter_vectors,
-    .create = counter_create,
-    .next = counter_next,
-    .destroy = counter_destroy,
+    .create = idb_counter_create,
+    .next = idb_counter_next,
+    .destroy = idb_counter_destroy,
     .format = idb_text_u64_format,
     .parse = idb_text_u64_parse,
     .decode = counter_decode,

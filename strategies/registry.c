@@ -19,6 +19,7 @@
     X(segment) \
     X(ksuid) \
     X(sonyflake) \
+    X(bitrev) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,

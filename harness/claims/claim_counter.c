@@ -45,7 +45,8 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
               "away (rtt), %.0f us per request, down %.0f..%.0f s; checks: one request per "
               "order that got an ID, coord_lat p50 >= rtt + service = %.3f ms and p99 < 2 x "
               "rtt, exactly the orders sent in the outage fail (> 0), every strategy that does "
-              "not use the counter server fails none, block strategies on it fail fewer. ",
+              "not use the counter server fails none, block strategies on it fail fewer, those "
+              "asking it per ID fail the same. ",
               (long long)res.orders, w.duration_s, w.rtt_ms, w.service_us, w.outage_start_s,
               w.outage_start_s + w.outage_s, floor_ms);
     claim_app(r->measured, "%s: %lld requests for %lld orders with an ID, coord_lat p50 %.3f / "
@@ -64,7 +65,13 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
     for (const idb_strategy *const *p = idb_strategies; *p && rc == 0; p++) {
         if (*p == c->st || strcmp((*p)->name, r->subject) == 0) continue;
         if ((rc = claim_sim(&w, *p, 0, &res, err))) break;
-        if (idb_opts_declared((*p)->options, "name")) {
+        if (idb_opts_declared((*p)->options, "name") && (*p)->coord == IDB_COORD_PER_ID) {
+            claim_app(r->measured, "%s (a request per ID to the same server): %lld of the %lld "
+                      "orders in the outage failed" SIMULATED "; ", (*p)->name,
+                      (long long)res.failed_orders, (long long)res.outage_orders);
+            claim_check(r, res.failed_orders == res.outage_orders, "%s failed %lld of %lld",
+                        (*p)->name, (long long)res.failed_orders, (long long)res.outage_orders);
+        } else if (idb_opts_declared((*p)->options, "name")) {
             claim_app(r->measured, "%s (blocks from the same server): %lld of the %lld orders "
                       "in the outage failed, once its blocks ran out" SIMULATED "; ", (*p)->name,
                       (long long)res.failed_orders, (long long)res.outage_orders);

@@ -1,0 +1,24 @@
+/* counter.h — the counter strategy's parts that other strategies built on its numbers
+ * reuse (bitrev.c): its options table and its create/next/destroy (counter.c, strategy.h's
+ * contracts). */
+#ifndef IDB_COUNTER_H
+#define IDB_COUNTER_H
+
+#include "strategy.h"
+
+/* The counter's declared options: name, service, backend and the server's (remote.h). */
+extern const idb_opt_decl idb_counter_options[];
+
+/* An instance on the counter the options name (in this process or on a server). */
+int idb_counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err);
+
+/* The counter's next number into id (64 bits). 0, IDB_EFORK or the service's error. */
+int idb_counter_next(void *inst, idb_id *id, idb_err *err);
+
+/* The same for a strategy built on the counter: its errors (IDB_EFORK) name `name`. */
+int idb_counter_next_as(void *inst, const char *name, idb_id *id, idb_err *err);
+
+/* Close and free an instance (NULL is fine). */
+void idb_counter_destroy(void *inst);
+
+#endif
