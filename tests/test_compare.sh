@@ -46,7 +46,7 @@ check "insert_runs.csv: 5 repeats of each of 6 cells" \
   test "$(tail -n +2 "$tmp/a/insert_runs.csv" | wc -l)" -eq 30
 check "insert_runs.csv: a repeat column" grep -q ',repeat,' "$tmp/a/insert_runs.csv"
 check "openloop_runs.csv: 5 repeats" test "$(tail -n +2 "$tmp/a/openloop_runs.csv" | wc -l)" -eq 5
-check "meta.json: format_version" grep -q '"format_version": 2,' "$tmp/a/meta.json"
+check "meta.json: format_version 3" grep -q '"format_version": 3,' "$tmp/a/meta.json"
 cp -r "$tmp/a" "$tmp/b"
 
 # Two copies of one run: nothing changed.
@@ -185,11 +185,26 @@ mkdir -p "$tmp/empty"
 expect 2 "missing directory" -- "$IDB" compare "$tmp/nosuch" "$tmp/a"
 expect 2 "not a results directory" -- "$IDB" compare "$tmp/a" "$tmp/empty"
 expect 2 "a file, not a directory" -- "$IDB" compare "$tmp/a/meta.json" "$tmp/a"
-cp -r "$tmp/a" "$tmp/v3"
-sed -i 's/"format_version": 2,/"format_version": 3,/' "$tmp/v3/meta.json"
-expect 2 "different format_version" -- "$IDB" compare "$tmp/a" "$tmp/v3"
-check "different format_version: says so" grep -q 'format_version 2 but .* has 3' "$tmp/err"
-expect 2 "both of another format_version" -- "$IDB" compare "$tmp/v3" "$tmp/v3"
+# Format 2 (before issue 22 changed what cache_misses, duplicate_ids and write_bytes_per_id
+# count): compare refuses it beside a format-3 run in one line (the committed results/sample
+# is format 2, made before the change), compares two format-2 directories with each other
+# (the sample's copies above), refuses a version it does not know; plot re-renders one.
+cp -r "$tmp/a" "$tmp/v2"
+sed -i 's/"format_version": 3,/"format_version": 2,/' "$tmp/v2/meta.json"
+expect 2 "different format_version" -- "$IDB" compare "$tmp/a" "$tmp/v2"
+check "different format_version: says so" grep -q 'format_version 3 but .* has 2' "$tmp/err"
+expect 0 "two of format 2: compared" -- "$IDB" compare "$tmp/v2" "$tmp/v2"
+cp -r "$tmp/a" "$tmp/v4"
+sed -i 's/"format_version": 3,/"format_version": 4,/' "$tmp/v4/meta.json"
+expect 2 "both of a newer format_version" -- "$IDB" compare "$tmp/v4" "$tmp/v4"
+check "a newer format_version: says which versions it compares" \
+  grep -q 'format_version 4; this idbench compares versions 2 to 3' "$tmp/err"
+if grep -q '"format_version": 2,' "$SRC/results/sample/meta.json"; then
+  expect 2 "results/sample (format 2) against this run" -- \
+    "$IDB" compare "$SRC/results/sample" "$tmp/a"
+  check "... says the formats differ" grep -q 'has format_version 2 but .* has 3' "$tmp/err"
+fi
+expect 0 "plot re-renders a format-2 directory" -- "$IDB" plot "$tmp/v2"
 cp -r "$tmp/a" "$tmp/v1"
 sed -i '/"format_version"/d' "$tmp/v1/meta.json"
 expect 2 "no format_version (version 1)" -- "$IDB" compare "$tmp/v1" "$tmp/a"

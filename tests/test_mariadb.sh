@@ -57,30 +57,36 @@ check "the user's data untouched" test "$(sql "SELECT x FROM mine.t")" = 1
 # The run's InnoDB figures against the server's own counters read around it by the test
 # (SHOW GLOBAL STATUS): each within what the server did meanwhile (the run's set-up and
 # ANALYZE add a little), never the server's total since its start (the runs above wrote
-# pages before), and read_pages from Innodb_pages_read, cache_misses from
-# Innodb_buffer_pool_reads.
+# pages before): read_pages from Innodb_pages_read, cache_misses from Innodb_pages_read less
+# the read-ahead (Innodb_buffer_pool_read_ahead and _rnd; MariaDB 10.11 counts read-ahead in
+# Innodb_buffer_pool_reads too, page for page with Innodb_pages_read).
+# status: "PAGES_READ MISSES PAGES_WRITTEN READ_AHEAD" now (MISSES = pages read less read-ahead).
 status() {
-  sql "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_pages_read',
-       'Innodb_buffer_pool_reads', 'Innodb_pages_written')" | sort | awk '{ printf "%s ", $2 }'
+  sql "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_pages_read', 'Innodb_pages_written',
+       'Innodb_buffer_pool_read_ahead', 'Innodb_buffer_pool_read_ahead_rnd')" |
+    awk '{ v[$1] = $2 }
+         END { ra = v["Innodb_buffer_pool_read_ahead"] + v["Innodb_buffer_pool_read_ahead_rnd"]
+               print v["Innodb_pages_read"], v["Innodb_pages_read"] - ra,
+                     v["Innodb_pages_written"], ra }'
 }
 before=$(status)
 expect 0 "uuidv4 with --series" -- "$IDB" insert --store mariadb --strategy uuidv4 \
   -n 20000 -s "socket=$sock" --window 5000 --series "$tmp/series.csv"
 after=$(status)
-read -r b_pool b_read b_written <<<"$before"
-read -r a_pool a_read a_written <<<"$after"
-echo "InnoDB around the run: pool_reads +$((a_pool - b_pool)), pages_read +$((a_read - b_read)),"\
-  "pages_written +$((a_written - b_written)); the run: cache_misses $(out_field cache_misses)," \
-  "read_pages $(out_field read_pages), pages_written $(out_field pages_written)"
+read -r b_read b_miss b_written b_ra <<<"$before"
+read -r a_read a_miss a_written a_ra <<<"$after"
+echo "InnoDB around the run: pages_read +$((a_read - b_read)), of which read ahead" \
+  "+$((a_ra - b_ra)), pages_written +$((a_written - b_written)); the run: cache_misses" \
+  "$(out_field cache_misses), read_pages $(out_field read_pages), pages_written" \
+  "$(out_field pages_written)"
 # within(RUN, DELTA): RUN no more than DELTA and at least 95% of it less 50 pages; below(RUN,
 # DELTA): above 0 and no more than DELTA (the reads of the run's set-up, ANALYZE and DROP,
-# about 190 pages here, fall outside the run's figures but inside DELTA). On this run
-# Innodb_pages_read equals Innodb_buffer_pool_reads (no read-ahead), so nothing here tells
-# the two apart.
+# about 190 pages here, fall outside the run's figures but inside DELTA). No read-ahead
+# happens in this run: the read-ahead case is below.
 within() { awk -v r="$1" -v d="$2" 'BEGIN { exit !(r != "" && r <= d && r >= 0.95 * d - 50) }'; }
 below() { awk -v r="$1" -v d="$2" 'BEGIN { exit !(r != "" && r > 0 && r <= d) }'; }
-check "cache_misses within Innodb_buffer_pool_reads over the run" \
-  below "$(out_field cache_misses)" $((a_pool - b_pool))
+check "cache_misses within the pages read less read-ahead over the run" \
+  below "$(out_field cache_misses)" $((a_miss - b_miss))
 check "read_pages within Innodb_pages_read over the run" \
   below "$(out_field read_pages)" $((a_read - b_read))
 check "pages_written is Innodb_pages_written over the run" \
@@ -91,6 +97,55 @@ check "series: 4 windows, misses adding up to the run's $miss, cache $POOL, file
   awk -F, -v miss="$miss" -v pool="$POOL" 'NR > 1 { n++; if ($4 < last || $4 <= 0) bad = 1
       last = $4; sum += $6; if ($10 != pool) bad = 1 }
     END { exit !(n == 4 && !bad && miss != "" && sum == miss) }' "$tmp/series.csv"
+# read_pages and cache_misses where they differ: pages read ahead of need. Inserts alone
+# read none ahead here (random read-ahead is off by default; linear read-ahead needs a
+# sequential pass over pages already on disk), and the counters are server-wide, so the test
+# makes that pass inside the run: a counter run is stopped (SIGSTOP) once its first rows
+# are in, the test scans its own cold 100,000-row table (about 1,450 pages, four times the
+# buffer pool, laid out in key order: linear read-ahead reads extent after extent), and the
+# run goes on. Its read_pages must hold the read-ahead (Innodb_pages_read over the run) and
+# its cache_misses must not (the pages read less the read-ahead): the two differ by the
+# read-ahead the test counted, and the pages read outside the run's window (set-up,
+# ANALYZE, DROP) are the same on both sides.
+sql "CREATE DATABASE cold; CREATE TABLE cold.t (id INT PRIMARY KEY, pad CHAR(200) NOT NULL);
+     INSERT INTO cold.t SELECT seq, REPEAT('x', 200) FROM cold.seq_1_to_100000"
+N=50000
+before=$(status)
+"$IDB" insert --store mariadb --strategy counter -n $N -s "socket=$sock" \
+  >"$tmp/out" 2>"$tmp/err" &
+run=$!
+db= rows=0
+for ((i = 0; i < READY_TENTHS * 2; i++)); do
+  [ -n "$db" ] || db=$(sql "SHOW DATABASES LIKE 'idbench%'" 2>/dev/null)
+  [ -n "$db" ] && rows=$(sql "SELECT COUNT(*) FROM \`$db\`.orders" 2>/dev/null)
+  [ "${rows:-0}" -gt 0 ] && break
+  kill -0 "$run" 2>/dev/null || break
+  sleep 0.05
+done
+kill -STOP "$run"
+sql "SELECT SUM(LENGTH(pad)) FROM cold.t" >/dev/null
+rows=$(sql "SELECT COUNT(*) FROM \`$db\`.orders" 2>/dev/null)
+kill -CONT "$run"
+wait "$run"
+check "the read-ahead run: exit 0" test $? -eq 0
+check "the scan fell inside the run (stopped at ${rows:-?} of $N rows)" \
+  test "${rows:-0}" -gt 0 -a "${rows:-$N}" -lt $N
+after=$(status)
+read -r b_read b_miss b_written b_ra <<<"$before"
+read -r a_read a_miss a_written a_ra <<<"$after"
+rp=$(out_field read_pages) cm=$(out_field cache_misses)
+echo "InnoDB around the read-ahead run: pages_read +$((a_read - b_read)), read ahead" \
+  "+$((a_ra - b_ra)); the run: read_pages $rp, cache_misses $cm"
+check "linear read-ahead happened in the run (+$((a_ra - b_ra)) pages)" \
+  test $((a_ra - b_ra)) -ge 500
+check "read_pages ($rp) within Innodb_pages_read over the run ($((a_read - b_read)))" \
+  below "$rp" $((a_read - b_read))
+check "cache_misses ($cm) within the pages read less read-ahead ($((a_miss - b_miss)))" \
+  below "$cm" $((a_miss - b_miss))
+check "read_pages - cache_misses = the read-ahead over the run ($((a_ra - b_ra)))" \
+  test "$((rp - cm))" -eq $((a_ra - b_ra))
+sql "DROP DATABASE cold"
+
 expect 0 "keep=1, two shards on one server" -- "$IDB" insert --store mariadb \
   --strategy counter -n 3000 --shards 2 -s "socket=$sock" -s keep=1
 check "keep=1 keeps one database per shard" \

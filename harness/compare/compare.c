@@ -2,10 +2,11 @@
  * --within), check them, group every repeat's rows into cells, match the cells of the two
  * sides and judge each metric with the U test. compare_out.c prints the rows.
  *
- * A results directory may come from anywhere: it must have meta.json with this idbench's
- * format_version, insert_runs.csv with every key and metric column, and every metric field
- * empty (unknown) or a finite number >= 0; anything else is refused as bad input before a
- * line is printed.
+ * A results directory may come from anywhere: it must have meta.json with a format_version
+ * from MX_FORMAT_OLDEST_COMPARED to this idbench's, the same on both sides (a column that
+ * changed meaning between versions is never set against its old self), insert_runs.csv
+ * with every key and metric column, and every metric field empty (unknown) or a finite
+ * number >= 0; anything else is refused as bad input before a line is printed.
  */
 #include "compare_int.h"
 
@@ -152,7 +153,8 @@ static int load_side(side *s, idb_err *err)
     return 0;
 }
 
-/* Both sides readable and of this idbench's format_version. Returns 0 or an IDB_E* code. */
+/* Both sides readable and of one format_version this idbench reads. Returns 0 or an IDB_E*
+ * code. */
 static int load_sides(side *a, side *b, idb_err *err)
 {
     int rc = check_dir(a, err);
@@ -162,10 +164,10 @@ static int load_sides(side *a, side *b, idb_err *err)
         return idb_fail(err, IDB_EINPUT, "compare: %s has format_version %d but %s has %d: "
                         "results of different formats are not compared", a->dir, a->version,
                         b->dir, b->version);
-    if (a->version != MX_FORMAT_VERSION)
+    if (a->version < MX_FORMAT_OLDEST_COMPARED || a->version > MX_FORMAT_VERSION)
         return idb_fail(err, IDB_EINPUT, "compare: %s has format_version %d; this idbench "
-                        "compares version %d (re-run the matrix)", a->dir, a->version,
-                        MX_FORMAT_VERSION);
+                        "compares versions %d to %d (re-run the matrix)", a->dir, a->version,
+                        MX_FORMAT_OLDEST_COMPARED, MX_FORMAT_VERSION);
     rc = load_side(a, err);
     return rc ? rc : b == a ? 0 : load_side(b, err);
 }

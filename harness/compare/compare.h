@@ -57,8 +57,8 @@ int cmp_metric_find(const char *name);
 /* Compare as o says and print the result to out (only once everything was read and
  * checked: bad input prints nothing). *regressions gets the number of metric changes worse
  * than o->fail_pct that are significant or not tested (0 when fail_pct < 0). Returns 0, or
- * IDB_EINPUT with err (not a results directory, a format_version other than this idbench's
- * or different on the two sides, a malformed file, a strategy --within does not find),
+ * IDB_EINPUT with err (not a results directory, a format_version this idbench does not
+ * compare or different on the two sides, a malformed file, a strategy --within does not find),
  * IDB_EIO (a file that cannot be read) or IDB_ENOMEM. */
 int cmp_run(const cmp_opts *o, FILE *out, int *regressions, idb_err *err);
 

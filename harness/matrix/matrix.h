@@ -308,8 +308,18 @@ void mx_fmt_eta(double known_s, int unknown, char *buf, size_t len);
 /* The results directory's format, meta.json's "format_version": raised whenever a results
  * file changes in a way a reader of the old one would misread. 1 (no format_version in
  * meta.json): before insert_runs.csv; 2: insert_runs.csv and openloop_runs.csv hold every
- * repeat's figures. `idbench compare` refuses two directories of different versions. */
-#define MX_FORMAT_VERSION 2
+ * repeat's figures; 3 (issue 22): columns that kept their names changed meaning —
+ * cache_misses (postgres: page extensions left out, in extend_pages; mariadb: read-ahead
+ * left out), duplicate_ids (over the whole run, not per shard: that is duplicate_rows),
+ * write_bytes_per_id (empty, not 0, for a server idbench did not start) — and columns were
+ * added (extend_pages, autovacuum_runs, duplicate_rows, wal_bytes, fpi,
+ * client_write_bytes_per_id). `idbench compare` refuses two directories of different
+ * versions (and versions it does not know); plot, report and index read any version (the
+ * files as stored). */
+#define MX_FORMAT_VERSION 3
+/* The oldest format_version compare reads (1 has no insert_runs.csv); two directories of
+ * one older version are compared with each other, never with another version. */
+#define MX_FORMAT_OLDEST_COMPARED 2
 
 #define MX_FAILURES_MAX 64                       /* failed cells listed in meta.json */
 #define MX_FAILURE_LEN 512                       /* "label: error", with its NUL */

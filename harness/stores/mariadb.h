@@ -18,8 +18,9 @@
 /* The server-wide counters the store reads at open() and at stats(); stats() reports the
  * differences (see mariadb_stats.c for what each one means). */
 typedef struct md_counters {
-    int64_t pool_reads;            /* Innodb_buffer_pool_reads */
-    int64_t pages_read;            /* Innodb_pages_read */
+    int64_t pages_read;            /* Innodb_pages_read: every page read */
+    int64_t read_ahead;            /* Innodb_buffer_pool_read_ahead (linear read-ahead) */
+    int64_t read_ahead_rnd;        /* Innodb_buffer_pool_read_ahead_rnd (random) */
     int64_t pages_written;         /* Innodb_pages_written */
     int64_t log_written;           /* Innodb_os_log_written (redo bytes) */
     int64_t splits;                /* INNODB_METRICS index_page_splits */
