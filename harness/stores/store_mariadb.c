@@ -414,7 +414,7 @@ static int md_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
 }
 
 const idb_store idb_store_mariadb = {
-    .version = IDB_STORE_VERSION,
+    .version = 1,                 /* one writer: no open_client yet (store.h) */
     .name = "mariadb",
     .summary = "MariaDB 10.11 server, InnoDB (the ID's B-tree is the clustered index)",
     .options = md_options,

@@ -319,7 +319,7 @@ static int pg_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 }
 
 const idb_store idb_store_postgres = {
-    .version = IDB_STORE_VERSION,
+    .version = 1,                 /* one writer: no open_client yet (store.h) */
     .name = "postgres",
     .summary = "a real PostgreSQL server per shard: orders keyed by the ID (B-tree index)",
     .options = pg_options,
