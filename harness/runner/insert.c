@@ -311,6 +311,45 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     return rc;
 }
 
+/* --clients C > 1: every order drawn and its ID made first, batch by batch as the closed
+ * loop does (the same draws, so the same rows and IDs; generation timed, padding not),
+ * then the C writers per shard (insert_clients.c), then each shard's keys kept in the
+ * order their transactions committed (locality). */
+static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    idb_rng rng;
+    idb_rng_seed(&rng, cfg->seed);
+    idb_row *rows = malloc((size_t)cfg->ids * sizeof *rows);
+    int *row_shard = malloc((size_t)cfg->ids * sizeof *row_shard);
+    int64_t *order = malloc((size_t)cfg->ids * sizeof *order);
+    int rc = rows && row_shard && order ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    int64_t gen_ns = 0;
+    for (int64_t done = 0; done < cfg->ids && !rc; done += cfg->batch) {
+        int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
+        int64_t created = idb_clock_now_ms(idb_clock_real());
+        for (int i = 0; i < b; i++)
+            draw_row(r, &rng, created, &rows[done + i], &row_shard[done + i]);
+        int64_t t0 = idb_mono_ns();
+        for (int i = 0; i < b && !rc; i++)
+            rc = r->cfg->strategy->next(r->shards[row_shard[done + i]].inst,
+                                        &rows[done + i].id, err);
+        gen_ns += idb_mono_ns() - t0;
+        for (int i = 0; i < b && !rc; i++) pad_key(&rows[done + i].id, r->width);
+    }
+    res->seconds = (double)gen_ns / 1e9;
+    res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
+    if (!rc) rc = idb_run_clients(r, rows, row_shard, order, res, err);
+    for (int64_t i = 0; i < cfg->ids && !rc; i++)     /* bookkeeping: not timed */
+        rc = keep_key(&r->shards[row_shard[order[i]]], &rows[order[i]].id, r->width,
+                      cfg->ids, err);
+    if (!rc && cfg->progress) cfg->progress(cfg->progress_ctx, cfg->ids, cfg->ids);
+    free(rows);
+    free(row_shard);
+    free(order);
+    return rc;
+}
+
 /* The open loop's state for its two operations (openloop.h): the run, the workload's
  * generator, and the times summed as in the closed loop. */
 typedef struct open_ctx {
@@ -452,7 +491,11 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
     res->order_lat_p999_ns = res->order_lat_max_ns = -1;
     res->rate_per_s = -1;
-    int rc = cfg->rate > 0 ? open_loop(r, res, err) : timed_loop(r, res, err);
+    res->clients = cfg->clients > 1 ? cfg->clients : 1;
+    res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
+    int rc = cfg->clients > 1 ? clients_loop(r, res, err)
+           : cfg->rate > 0    ? open_loop(r, res, err)
+                              : timed_loop(r, res, err);
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
     if (!rc) rc = idb_run_collect_stores(r, res, err);
     if (!rc) rc = model_and_series(r, res, err);

@@ -63,4 +63,13 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err);
  * repeated IDs (every shard's keys sorted, then freed). 0 or IDB_ENOMEM (insert_collect.c). */
 int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err);
 
+/* The timed part with cfg->clients > 1 writers per shard (insert_clients.c), on the
+ * pre-generated rows[0..ids) (row_shard: each one's shard) and the opened shards (their
+ * handles are client 0): every row committed once, order[] filled with the rows' places
+ * in commit order, r->lat and r->commit_lat with the times; in res: seconds (added),
+ * inserts_per_s, wait_share, wait_ns_per_order, failed_txns, retries. Returns 0 or the
+ * first client's error (every client stopped). */
+int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
+                    idb_insert_result *res, idb_err *err);
+
 #endif
