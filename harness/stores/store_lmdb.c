@@ -16,6 +16,10 @@
  * page to the file with pwrite(), but does not fsync, so the page writes we count are the
  * same and only the flush wait is gone (like SQLite's wal + synchronous=normal, which syncs
  * at checkpoints, not commits). A system crash can lose the last commits. sync=sync fsyncs.
+ * Many writers (store.h version 2, insert --clients): clients share open()'s environment
+ * (LMDB wants one per process), each with its own write txn; begin() is mdb_txn_begin, which
+ * waits for LMDB's one writer lock; a commit and its page count run under open()'s acct
+ * lock so that no other commit comes between them.
  * orders.lmdb is created here; an existing non-empty orders.lmdb (or a file by that name) is
  * refused (IDB_EINPUT) and not touched.
  *

@@ -17,6 +17,10 @@
  * payload holds row_bytes bytes from a generator seeded by the key, so scan() checks every
  * row it reads back. Rows go through one prepared INSERT (reset and rebound per row); BEGIN is
  * issued by the first insert after a commit, COMMIT by commit().
+ * Many writers (store.h version 2, insert --clients): each client is its own connection to
+ * the same file on open()'s counting VFS (counts are atomic), begin() is BEGIN IMMEDIATE,
+ * which takes the one write lock or waits for it in SQLite's busy handler (up to
+ * SQ_BUSY_MS; then IDB_EBUSY), and stats() of open()'s handle counts every client's I/O.
  *
  * An existing orders.sqlite (or -wal/-journal/-shm) is never modified: a file that is not a
  * SQLite database with an `orders` table is "not an idbench store", one that is "already
