@@ -17,6 +17,7 @@ static const struct { int code; const char *name; } names[] = {
     { IDB_EIO, "I/O error" },
     { IDB_ENOMEM, "out of memory" },
     { IDB_EFORK, "instance used after fork" },
+    { IDB_EBUSY, "transaction conflict" },
 };
 
 const char *idb_strerror(int code)

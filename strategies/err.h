@@ -19,6 +19,8 @@ enum {
     IDB_ENOMEM = -6,
     IDB_EFORK = -7,      /* an instance used in a child of fork() that it would repeat IDs in
                           * (the fork rule of strategy.h): create a new one in the child */
+    IDB_EBUSY = -8,      /* a transaction lost to another writer (lock timeout, deadlock,
+                          * serialization failure): roll it back and retry it in a new one */
 };
 
 typedef struct idb_err {

@@ -4,7 +4,7 @@
 # back, page figures against the .ibd file, the relations on small runs), then the command
 # line: a run on a user's socket leaves nothing behind, private servers per shard (started
 # and stopped by idbench), malformed socket options (exit 2),
-# sockets that are no server (exit 1), and a server killed in the middle of a run (one
+# sockets that are no server (exit 1), --clients 4 storing one session's rows, and a server killed in the middle of a run (one
 # `idbench: ` line, exit 1). Usage: test_mariadb.sh IDBENCH TEST_STORE_MARIADB
 set -u
 IDB=${1:?usage: test_mariadb.sh path/to/idbench path/to/test_store_mariadb}
@@ -151,6 +151,18 @@ expect 0 "keep=1, two shards on one server" -- "$IDB" insert --store mariadb \
 check "keep=1 keeps one database per shard" \
   test "$(sql "SHOW DATABASES LIKE 'idbench%'" | wc -l)" -eq 2
 for d in $(sql "SHOW DATABASES LIKE 'idbench%'"); do sql "DROP DATABASE \`$d\`"; done
+# --clients 4: four sessions store exactly one session's rows (seeded uuidv4: the same IDs)
+for c in 1 4; do
+  expect 0 "--clients $c on a user's server" -- "$IDB" insert --store mariadb --strategy uuidv4 \
+    -n 3000 --batch 100 --seed 7 --clients $c -s "socket=$sock" -s keep=1
+  check "--clients $c: no failed transactions" [ "$(out_field failed_txns)" = 0 ]
+  d=$(sql "SHOW DATABASES LIKE 'idbench%'")
+  sql "SELECT HEX(id) FROM \`$d\`.orders ORDER BY id" >"$tmp/keys-$c"
+  check "--clients $c: 3000 rows, 3000 distinct" \
+    [ "$(sort -u "$tmp/keys-$c" | wc -l)" -eq 3000 -a "$(wc -l <"$tmp/keys-$c")" -eq 3000 ]
+  sql "DROP DATABASE \`$d\`"
+done
+check "--clients 4 stored exactly --clients 1's keys" cmp -s "$tmp/keys-1" "$tmp/keys-4"
 printf '# shards\n%s\n\n%s\n' "$sock" "$sock" >"$tmp/socks"
 expect 0 "socket_file, one line per shard" -- "$IDB" insert --store mariadb \
   --strategy counter -n 2000 --shards 2 -s "socket_file=$tmp/socks"

@@ -114,6 +114,30 @@ TEST(test_store_version_and_functions)
     assert_int_equal(idb_store_check_table(table, &err), 0);
 }
 
+/* Interface version 2 (store.h): a version-1 plug-in still loads and takes one client
+ * whatever its later fields hold; a version-2 one that takes more clients needs
+ * open_client; every registered store's clients are at least 1. */
+TEST(test_store_clients_versions)
+{
+    idb_store s = *idb_store_find("null");
+    const idb_store *const table[] = { &s, NULL };
+    idb_err err = { 0 };
+    s.name = "oldplugin";
+    s.version = 1;
+    s.clients = 8;                         /* not read for version 1 */
+    s.open_client = NULL;
+    assert_int_equal(idb_store_check_table(table, &err), 0);
+    assert_int_equal(idb_store_clients(&s), 1);
+    s.version = 2;
+    assert_int_equal(idb_store_check_table(table, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "open_client"));
+    s = *idb_store_find("null");
+    assert_int_equal(s.version, 2);
+    assert_true(idb_store_clients(&s) > 1);
+    for (const idb_store *const *t = idb_stores; *t; t++)
+        assert_true(idb_store_clients(*t) >= 1);
+}
+
 /* cross_process must be a value of enum idb_xproc, and a condition naming an option needs
  * the strategy to declare it (uuidv4 declares none); the names are the list's. */
 TEST(test_strategy_cross_process)
@@ -223,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_strategy_cross_process),
         cmocka_unit_test(test_strategy_fork_rule),
         cmocka_unit_test(test_store_version_and_functions),
+        cmocka_unit_test(test_store_clients_versions),
         cmocka_unit_test(test_strategy_declared_behaviour),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),

@@ -27,12 +27,13 @@
 #define BATCH_MAX (1 << 24)             /* --batch */
 #define SHARDS_MAX 1024                 /* --shards */
 #define SHOPS_MAX (1 << 24)             /* --shops */
+#define CLIENTS_MAX 256                 /* --clients: writers per shard */
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
 #define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
-#define FIELDS_MAX 56                   /* room for result_fields */
+#define FIELDS_MAX 64                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -98,6 +99,9 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "autovacuum_runs", K_I64, &r->st.autovacuum_runs },
         { "wal_bytes", K_I64, &r->st.wal_bytes }, { "fpi", K_I64, &r->st.fpi },
         { "client_write_bytes_per_id", K_F1, &r->client_write_bytes_per_id },
+        { "clients", K_I64, &r->clients }, { "wait_share", K_F4, &r->wait_share },
+        { "wait_ns_per_order", K_F1, &r->wait_ns_per_order },
+        { "failed_txns", K_I64, &r->failed_txns }, { "retries", K_I64, &r->retries },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
@@ -214,7 +218,7 @@ static int add_kv(insert_args *a, int c, const char *kv)
 
 /* The long flags' codes (getopt_long's val), above every short flag's character. */
 enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
-       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT };
+       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT, O_CLIENTS };
 
 /* --fault kill-counter@N[:RESTART_MS] into cfg (exactly this spelling: the matrix and
  * outside scripts use it). Returns 0 or 2 after an error line. */
@@ -277,7 +281,8 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         { "arrivals", required_argument, 0, O_ARRIVALS },
         { "commit-ms", required_argument, 0, O_COMMIT_MS },
         { "window", required_argument, 0, O_WINDOW }, { "series", required_argument, 0, O_SERIES },
-        { "fault", required_argument, 0, O_FAULT }, { 0 },
+        { "fault", required_argument, 0, O_FAULT },
+        { "clients", required_argument, 0, O_CLIENTS }, { 0 },
     };
     idb_insert_config *cfg = &a->cfg;
     long long v = 0;
@@ -297,6 +302,10 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         case O_SHARDS:
             if (!(rc = cli_parse_count("--shards", optarg, 1, SHARDS_MAX, &v)))
                 cfg->shards = (int)v;
+            break;
+        case O_CLIENTS:
+            if (!(rc = cli_parse_count("--clients", optarg, 1, CLIENTS_MAX, &v)))
+                cfg->clients = (int)v;
             break;
         case O_SHOPS:
             if (!(rc = cli_parse_count("--shops", optarg, 1, SHOPS_MAX, &v))) cfg->shops = (int)v;

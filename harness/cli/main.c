@@ -15,7 +15,8 @@ const cli_command cli_commands[] = {
     { "gen", "gen NAME [-n COUNT] [-t THREADS] [-o KEY=VALUE]...", cmd_gen },
     { "decode", "decode NAME ID [-o KEY=VALUE]...", cmd_decode },
     { "bench", "bench [--benchmark_* flags]", cmd_bench },
-    { "insert", "insert --store S --strategy NAME -n COUNT [--batch B] [--shards K] [--shops N] "
+    { "insert", "insert --store S --strategy NAME -n COUNT [--batch B] [--shards K] [--clients C] "
+                "[--shops N] "
                 "[--dir DIR] [-o KEY=VALUE]... [-s KEY=VALUE]... [--seed N] [--format csv|json] "
                 "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]] "
                 "[--window W --series FILE]",

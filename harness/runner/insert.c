@@ -3,8 +3,8 @@
  * Per batch of `batch` orders: choose shops (not timed), generate the IDs (timed as one
  * block per batch: generation cost), insert the rows one by one (each timed by chaining
  * one monotonic clock read per row), then commit every shard's store (each commit timed).
- * Afterwards, outside the timed part: store statistics, the miss-ratio curve, and where
- * each key landed in its shard's index (locality.c).
+ * Afterwards, outside the timed part (insert_collect.c): store statistics, the miss-ratio
+ * curve, and where each key landed in its shard's index (locality.c).
  *
  * seconds = generation + inserts + commits; inserts_per_s = ids / (inserts + commits),
  * so the store's rate is not diluted by ID generation, which gen_ns_per_id reports.
@@ -51,34 +51,6 @@
 #define OPEN_SEED_SALT 0xa221a1ULL       /* the arrival schedule's seed: --seed ^ this */
 #define NS_PER_MS 1000000LL
 
-typedef struct shard {
-    void *inst;                        /* strategy instance */
-    void *store;                       /* store handle */
-    uint8_t *keys;                     /* keys in insertion order, width bytes each
-                                        * (locality, afterwards) */
-    int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
-    int64_t breaks;                    /* keys not above the shard's previous key */
-} shard;
-
-typedef struct run {
-    const idb_insert_config *cfg;
-    shard *shards;
-    idb_zipf zipf;
-    int *shop_shard;                   /* shop -> shard */
-    uint32_t *shop_orders;             /* per-shop display counter */
-    int64_t *lat, *commit_lat;         /* lat: NULL on a model store (no time measured) */
-    int64_t ncommits;
-    int width;                         /* key width in the stores (key_bytes, store.h) */
-    idb_device dev;                    /* the device model (device.h) */
-    idb_series *series;                /* --series, or NULL */
-    idb_ctrsrv cs;                     /* the run's counter server (none: cs.srv NULL) */
-    int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
-    int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
-    int64_t kill_ns;                   /* when it was killed */
-    int64_t fault_ns;                  /* time spent killing and restarting: not timed */
-    int64_t failed, dups;              /* failed_orders, duplicate_rows */
-    shard refused;                     /* keys a shard's store refused (dups of them) */
-} run;
 
 /* Make every shard's strategy instance, in shard order. */
 static int make_instances(run *r, idb_err *err)
@@ -339,6 +311,45 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     return rc;
 }
 
+/* --clients C > 1: every order drawn and its ID made first, batch by batch as the closed
+ * loop does (the same draws, so the same rows and IDs; generation timed, padding not),
+ * then the C writers per shard (insert_clients.c), then each shard's keys kept in the
+ * order their transactions committed (locality). */
+static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    idb_rng rng;
+    idb_rng_seed(&rng, cfg->seed);
+    idb_row *rows = malloc((size_t)cfg->ids * sizeof *rows);
+    int *row_shard = malloc((size_t)cfg->ids * sizeof *row_shard);
+    int64_t *order = malloc((size_t)cfg->ids * sizeof *order);
+    int rc = rows && row_shard && order ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    int64_t gen_ns = 0;
+    for (int64_t done = 0; done < cfg->ids && !rc; done += cfg->batch) {
+        int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
+        int64_t created = idb_clock_now_ms(idb_clock_real());
+        for (int i = 0; i < b; i++)
+            draw_row(r, &rng, created, &rows[done + i], &row_shard[done + i]);
+        int64_t t0 = idb_mono_ns();
+        for (int i = 0; i < b && !rc; i++)
+            rc = r->cfg->strategy->next(r->shards[row_shard[done + i]].inst,
+                                        &rows[done + i].id, err);
+        gen_ns += idb_mono_ns() - t0;
+        for (int i = 0; i < b && !rc; i++) pad_key(&rows[done + i].id, r->width);
+    }
+    res->seconds = (double)gen_ns / 1e9;
+    res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
+    if (!rc) rc = idb_run_clients(r, rows, row_shard, order, res, err);
+    for (int64_t i = 0; i < cfg->ids && !rc; i++)     /* bookkeeping: not timed */
+        rc = keep_key(&r->shards[row_shard[order[i]]], &rows[order[i]].id, r->width,
+                      cfg->ids, err);
+    if (!rc && cfg->progress) cfg->progress(cfg->progress_ctx, cfg->ids, cfg->ids);
+    free(rows);
+    free(row_shard);
+    free(order);
+    return rc;
+}
+
 /* The open loop's state for its two operations (openloop.h): the run, the workload's
  * generator, and the times summed as in the closed loop. */
 typedef struct open_ctx {
@@ -421,158 +432,6 @@ static int open_loop(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
-/* A model store (pagesim) measures no time: its time figures are left unknown (-1). */
-static void blank_model_times(idb_insert_result *res)
-{
-    double *d[] = { &res->seconds, &res->gen_ns_per_id, &res->inserts_per_s,
-                    &res->rate_per_s, &res->achieved_per_s };
-    int64_t *i[] = { &res->lat_p50_ns, &res->lat_p99_ns, &res->lat_p999_ns, &res->lat_max_ns,
-                     &res->commit_p99_ns, &res->order_lat_p50_ns, &res->order_lat_p99_ns,
-                     &res->order_lat_p999_ns, &res->order_lat_max_ns };
-    for (size_t k = 0; k < sizeof d / sizeof *d; k++) *d[k] = -1;
-    for (size_t k = 0; k < sizeof i / sizeof *i; k++) *i[k] = -1;
-}
-
-/* Add shard k's server figures (store.h: has_server) s to sum: counts summed (-1 once a
- * shard cannot tell), leaf_fragmentation leaf-weighted (*frag, *leaves) like fill_factor. */
-static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *frag,
-                       double *leaves)
-{
-    if (!s->has_server)
-        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = s->extend_pages =
-            s->autovacuum_runs = -1, s->leaf_fragmentation = -1;
-    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes,
-                       &sum->extend_pages, &sum->autovacuum_runs };
-    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes, s->extend_pages,
-                      s->autovacuum_runs };
-    for (size_t i = 0; i < sizeof val / sizeof *val; i++)
-        *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
-    if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
-    else if (*frag >= 0) *frag += s->leaf_fragmentation * (double)s->leaf_pages;
-    if (s->leaf_pages > 0) *leaves += (double)s->leaf_pages;
-}
-
-/* The per-ID rates of the server figures summed in res->st; -1 when unknown. */
-static void server_rates(idb_insert_result *res, double frag, double leaves, long long ids)
-{
-    idb_store_stats *sum = &res->st;
-    sum->has_server = 1;
-    sum->leaf_fragmentation = frag >= 0 && leaves > 0 ? frag / leaves : -1;
-    res->wal_bytes_per_id = sum->wal_bytes < 0 ? -1 : (double)sum->wal_bytes / (double)ids;
-    res->fpi_per_id = sum->fpi < 0 ? -1 : (double)sum->fpi / (double)ids;
-    res->splits_per_id = sum->splits < 0 ? -1 : (double)sum->splits / (double)ids;
-}
-
-/* After the timed part, stores still open: their stats summed over shards, the curve. */
-static int collect_stores(run *r, idb_insert_result *res, idb_err *err)
-{
-    const idb_insert_config *cfg = r->cfg;
-    double used = 0, cap = 0, frag = 0, leaves = 0;
-    idb_store_stats *sum = &res->st;
-    *sum = (idb_store_stats){ .depth = -1 };
-    for (int k = 0; k < cfg->shards; k++) {
-        idb_store_stats s;
-        int rc = cfg->store->stats(r->shards[k].store, &s, err);
-        if (rc) return rc;
-        add_server(sum, &s, k, &frag, &leaves);
-        int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
-                           &sum->pages_written, &sum->cache_misses, &sum->splits,
-                           &sum->checkpoint_pages, &sum->wal_frames, &sum->read_pages };
-        int64_t val[] = { s.leaf_pages, s.branch_pages, s.file_bytes, s.pages_written,
-                          s.cache_misses, s.splits, s.checkpoint_pages, s.wal_frames,
-                          s.read_pages };
-        for (size_t i = 0; i < sizeof val / sizeof *val; i++)
-            *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
-        if (s.depth > sum->depth) sum->depth = s.depth;
-        sum->users_server |= s.users_server;
-        if (s.fill_factor >= 0 && s.leaf_pages > 0) {
-            used += s.fill_factor * (double)s.leaf_pages;
-            cap += (double)s.leaf_pages;
-        }
-    }
-    sum->fill_factor = cap > 0 ? used / cap : -1;
-    server_rates(res, frag, leaves, cfg->ids);
-
-    if (cfg->n_curve > 0) {                            /* the store has curve (checked) */
-        for (int i = 0; i < cfg->n_curve; i++)
-            res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
-        for (int k = 0; k < cfg->shards; k++) {
-            idb_curve_point pts[IDB_CURVE_MAX];
-            int rc = cfg->store->curve(r->shards[k].store, cfg->curve_cache_pages, cfg->n_curve,
-                                       pts, err);
-            if (rc) return rc;
-            for (int i = 0; i < cfg->n_curve; i++) {
-                /* per-insert rates of a shard, weighted by its share of the inserts */
-                double w = (double)r->shards[k].nkeys / (double)cfg->ids;
-                res->curve[i].misses_per_insert += pts[i].misses_per_insert * w;
-                res->curve[i].writes_per_insert += pts[i].writes_per_insert * w;
-            }
-        }
-    }
-    return 0;
-}
-
-/* duplicate_ids, after locality has used every shard's keys in their order: each shard's
- * keys and the refused ones sorted in place, the repeats counted over all of them merged
- * (repeats.h: no copy, so the count adds nothing to the run's peak); then the keys freed. */
-static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
-{
-    int n = r->cfg->shards + 1;
-    uint8_t **lists = malloc((size_t)n * sizeof *lists);
-    int64_t *counts = malloc((size_t)n * sizeof *counts);
-    int64_t rep = -1;
-    if (lists && counts) {
-        for (int k = 0; k < n; k++) {
-            shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
-            idb_keys_sort(sh->keys, sh->nkeys, r->width);
-            lists[k] = sh->keys;
-            counts[k] = sh->nkeys;
-        }
-        rep = idb_repeats_merged(lists, counts, n, r->width);
-    }
-    free(lists);
-    free(counts);
-    for (int k = 0; k < n; k++) {                      /* done with: lower the peak */
-        shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
-        free(sh->keys);
-        sh->keys = NULL;
-    }
-    if (rep < 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    res->duplicate_ids = rep;
-    return 0;
-}
-
-/* After the stores are closed (so their memory is not held with it): the latency
- * percentiles (then the latencies are freed), where each key landed (locality), then the
- * repeated IDs (count_repeats, which frees the keys). */
-static int collect_keys(run *r, idb_insert_result *res, idb_err *err)
-{
-    const idb_insert_config *cfg = r->cfg;
-    res->lat_p50_ns = idb_percentile(r->lat, r->nlat, 0.50);   /* sorts; the rest are lookups */
-    res->lat_p99_ns = idb_percentile(r->lat, r->nlat, 0.99);
-    res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
-    res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
-    res->failed_orders = r->failed;
-    res->duplicate_rows = r->dups;
-    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
-    free(r->lat);                                      /* done with: lower the peak */
-    r->lat = NULL;
-    idb_locality loc;
-    if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    for (int k = 0; k < cfg->shards; k++) {
-        if (idb_locality_add_packed(&loc, r->shards[k].keys, r->width, r->shards[k].nkeys)) {
-            idb_locality_free(&loc);
-            return idb_fail(err, IDB_ENOMEM, "out of memory");
-        }
-    }
-    res->order_breaks = 0;
-    for (int k = 0; k < cfg->shards; k++) res->order_breaks += r->shards[k].breaks;
-    res->tail_insert_frac = idb_locality_tail_frac(&loc);
-    res->insert_pos_p50 = idb_locality_pos_p50(&loc);
-    memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
-    idb_locality_free(&loc);
-    return count_repeats(r, res, err);
-}
 
 /* Everything in memory, before any file: the shards, the shop table (shops to shards,
  * seeded), latencies (not on a model store: it measures no time, so its latency figures
@@ -632,17 +491,21 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
     res->order_lat_p999_ns = res->order_lat_max_ns = -1;
     res->rate_per_s = -1;
-    int rc = cfg->rate > 0 ? open_loop(r, res, err) : timed_loop(r, res, err);
+    res->clients = cfg->clients > 1 ? cfg->clients : 1;
+    res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
+    int rc = cfg->clients > 1 ? clients_loop(r, res, err)
+           : cfg->rate > 0    ? open_loop(r, res, err)
+                              : timed_loop(r, res, err);
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
-    if (!rc) rc = collect_stores(r, res, err);
+    if (!rc) rc = idb_run_collect_stores(r, res, err);
     if (!rc) rc = model_and_series(r, res, err);
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
     int64_t w1 = idb_proc_write_bytes(), t1 = idb_thread_write_bytes();
-    if (!rc) rc = collect_keys(r, res, err);
-    if (!rc && cfg->store->model) blank_model_times(res);
+    if (!rc) rc = idb_run_collect_keys(r, res, err);
+    if (!rc && cfg->store->model) idb_run_blank_model_times(res);
     res->write_bytes_per_id = (w0 < 0 || w1 < 0 || res->st.users_server) ? -1
                             : (double)(w1 - w0) / (double)cfg->ids;
     res->client_write_bytes_per_id = (t0 < 0 || t1 < 0) ? -1

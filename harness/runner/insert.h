@@ -26,6 +26,11 @@ typedef struct idb_insert_config {
     long long ids;                    /* orders to insert, >= 1 */
     int batch;                        /* rows per transaction, >= 1 */
     int shards;                       /* >= 1 */
+    /* Writers per shard (--clients; insert_clients.c), each with its own store handle and
+     * transactions of `batch` rows: 0 or 1 is one writer, the runner as it always was;
+     * above 1 needs a store that takes that many (store.h: idb_store_clients), a closed
+     * loop, and no --series, --curve or --fault. */
+    int clients;
     int shops;                        /* >= 1 */
     double shop_skew;                 /* Zipf exponent of shop popularity (default 1.0) */
     const char *dir;                  /* directory for the stores: a writable one, or a
@@ -97,6 +102,14 @@ typedef struct idb_insert_result {
     /* Every store: the run's IDs that repeat an ID handed out before in the run, whichever
      * shard got either (counted by the harness from all the IDs, after the timed part). */
     int64_t duplicate_ids;
+    /* Many writers (insert_clients.c): the writers per shard; the share of the clients' time
+     * spent waiting for the store's write lock (0-1) and that wait per order, both -1 when
+     * unknown (one writer, or a store with no begin()); transactions that failed with
+     * IDB_EBUSY and the new transactions that retried them (0 with one writer, where a
+     * failure ends the run). */
+    int64_t clients;
+    double wait_share, wait_ns_per_order;
+    int64_t failed_txns, retries;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then

@@ -113,6 +113,27 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
     return 0;
 }
 
+/* --clients above 1 (insert_clients.c): a store that takes that many writers at once (a
+ * version-1 store takes one), in the closed loop, without the one-writer features. */
+static int check_clients(const idb_insert_config *cfg, idb_err *err)
+{
+    if (cfg->clients < 0) return idb_fail(err, IDB_EINPUT, "--clients must be at least 1");
+    if (cfg->clients <= 1) return 0;
+    int most = idb_store_clients(cfg->store);
+    if (cfg->clients > most)
+        return idb_fail(err, IDB_EINPUT, "--clients %d: store %s takes %d writer%s at once%s",
+                        cfg->clients, cfg->store->name, most, most == 1 ? "" : "s",
+                        cfg->store->version < 2 ? " (store interface version 1)" : "");
+    static const char *const alone[] = { "--rate", "--series", "--curve", "--fault" };
+    int used[] = { cfg->rate > 0, cfg->series != NULL, cfg->n_curve > 0,
+                   cfg->kill_counter_at != 0 };
+    for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+        if (used[i])
+            return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",
+                            alone[i], cfg->clients);
+    return 0;
+}
+
 /* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
@@ -122,6 +143,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     if (cfg->shops < 1) return idb_fail(err, IDB_EINPUT, "--shops must be at least 1");
     if (cfg->n_curve > IDB_CURVE_MAX)
         return idb_fail(err, IDB_EINPUT, "--curve takes at most %d cache sizes", IDB_CURVE_MAX);
+    if (check_clients(cfg, err)) return IDB_EINPUT;
     if (!open_ok(cfg, err)) return IDB_EINPUT;
     if (series_ok(cfg, err)) return IDB_EINPUT;
     if (cfg->n_curve > 0 && !cfg->store->curve)

@@ -5,6 +5,38 @@
 #include "ctrsrv.h"
 #include "harness_kv.h"
 #include "insert.h"
+#include "zipf.h"
+#include "device.h"
+#include "series.h"
+
+typedef struct shard {
+    void *inst;                        /* strategy instance */
+    void *store;                       /* store handle */
+    uint8_t *keys;                     /* keys in insertion order, width bytes each
+                                        * (locality, afterwards) */
+    int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
+    int64_t breaks;                    /* keys not above the shard's previous key */
+} shard;
+
+typedef struct run {
+    const idb_insert_config *cfg;
+    shard *shards;
+    idb_zipf zipf;
+    int *shop_shard;                   /* shop -> shard */
+    uint32_t *shop_orders;             /* per-shop display counter */
+    int64_t *lat, *commit_lat;         /* lat: NULL on a model store (no time measured) */
+    int64_t ncommits;
+    int width;                         /* key width in the stores (key_bytes, store.h) */
+    idb_device dev;                    /* the device model (device.h) */
+    idb_series *series;                /* --series, or NULL */
+    idb_ctrsrv cs;                     /* the run's counter server (none: cs.srv NULL) */
+    int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
+    int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
+    int64_t kill_ns;                   /* when it was killed */
+    int64_t fault_ns;                  /* time spent killing and restarting: not timed */
+    int64_t failed, dups;              /* failed_orders, duplicate_rows */
+    shard refused;                     /* keys a shard's store refused (dups of them) */
+} run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
  * in (harness_kv.h): shard = k, shards, worker = k (one worker per shard), dir, and the
@@ -17,5 +49,27 @@ int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int 
  * idb_store_opts_parse). Returns 0 or IDB_EINPUT (insert_check.c). */
 int idb_insert_check_store(const idb_insert_config *cfg, idb_opts *o, int *width,
                            idb_err *err);
+
+/* A model store (pagesim) measures no time: its time figures are left unknown (-1)
+ * (insert_collect.c). */
+void idb_run_blank_model_times(idb_insert_result *res);
+
+/* After the timed part, stores still open: their stats summed over shards into res->st,
+ * the server figures per ID, the miss-ratio curve. Returns 0 or a store's IDB_E* code
+ * (insert_collect.c). */
+int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err);
+
+/* After the stores are closed: the latency percentiles (r->lat freed), locality, then the
+ * repeated IDs (every shard's keys sorted, then freed). 0 or IDB_ENOMEM (insert_collect.c). */
+int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err);
+
+/* The timed part with cfg->clients > 1 writers per shard (insert_clients.c), on the
+ * pre-generated rows[0..ids) (row_shard: each one's shard) and the opened shards (their
+ * handles are client 0): every row committed once, order[] filled with the rows' places
+ * in commit order, r->lat and r->commit_lat with the times; in res: seconds (added),
+ * inserts_per_s, wait_share, wait_ns_per_order, failed_txns, retries. Returns 0 or the
+ * first client's error (every client stopped). */
+int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
+                    idb_insert_result *res, idb_err *err);
 
 #endif

@@ -44,6 +44,12 @@ typedef struct pg_store {
     char ext_walinspect[PG_NAME_MAX];  /* schema of pg_walinspect, "" if not available */
     uint8_t *buf;                 /* one row's encoded fields (COPY tuple or params) */
     size_t buf_cap;
+    struct pg_store *main;        /* a client's (store.h, version 2): open()'s handle; NULL
+                                   * on open()'s handle itself */
+    int64_t shared_rows;          /* open()'s handle: rows every client committed (atomic),
+                                   * for checkpoint_every across clients */
+    int has_clients;              /* open()'s handle: open_client made a client */
+    char sync_commit[16];         /* synchronous_commit, for the clients' sessions */
 } pg_store;
 
 /* "postgres: shard K: what: <libpq's message, first line>" into err with code; returns code. */
@@ -59,6 +65,13 @@ int pg_exec(pg_store *s, const char *sql, ExecStatusType want, PGresult **out,
 void pg_key_encode(const pg_store *s, const idb_id *id, uint8_t *out);
 void pg_key_decode(const pg_store *s, const uint8_t *in, int len, idb_id *id);
 
+/* The code of a failed statement's SQLSTATE state (may be NULL): IDB_EBUSY for a
+ * serialization failure, a deadlock or a lock not available (a retry may succeed),
+ * else IDB_EIO. */
+int pg_state_code(const char *state);
+
+/* pg_write.c: the store's rollback hook (version 2: after IDB_EBUSY). */
+void pg_rollback(void *h);
 /* pg_write.c: the store's insert and commit hooks. */
 int pg_insert(void *h, const idb_row *row, idb_err *err);
 int pg_commit(void *h, idb_err *err);

@@ -81,9 +81,10 @@ static int result_fail(pg_store *s, PGresult *r, const char *what, idb_err *err)
     int dup = state && strcmp(state, SQLSTATE_UNIQUE) == 0;
     const char *m = r ? PQresultErrorMessage(r) : "";
     int n = (int)strcspn(m, "\n"), rc;
+    int code = pg_state_code(state);
     if (dup) rc = idb_fail(err, IDB_EINPUT, "postgres: shard %d: duplicate key: %.*s", s->shard,
                            n, m);
-    else if (n) rc = idb_fail(err, IDB_EIO, "postgres: shard %d: %s: %.*s", s->shard, what, n, m);
+    else if (n) rc = idb_fail(err, code, "postgres: shard %d: %s: %.*s", s->shard, what, n, m);
     else rc = pg_fail(s, err, IDB_EIO, what);
     PQclear(r);
     return rc;
@@ -220,6 +221,19 @@ int pg_insert(void *h, const idb_row *row, idb_err *err)
     return 0;
 }
 
+/* With clients, a commit of since_checkpoint rows: added to every client's count (open()'s
+ * handle's shared_rows); the client whose rows cross a multiple of checkpoint_every runs
+ * the CHECKPOINT, so with C clients they come every checkpoint_every rows of the shard. */
+static int client_checkpoint(pg_store *s, idb_err *err)
+{
+    int64_t add = s->since_checkpoint, every = s->checkpoint_every;
+    s->since_checkpoint = 0;
+    pg_store *m = s->main ? s->main : s;
+    int64_t now = __atomic_add_fetch(&m->shared_rows, add, __ATOMIC_RELAXED);
+    if (!every || now / every == (now - add) / every) return 0;
+    return pg_exec(s, "CHECKPOINT", PGRES_COMMAND_OK, NULL, "CHECKPOINT", err);
+}
+
 int pg_commit(void *h, idb_err *err)
 {
     pg_store *s = h;
@@ -229,9 +243,32 @@ int pg_commit(void *h, idb_err *err)
            : pg_exec(s, "COMMIT", PGRES_COMMAND_OK, NULL, "COMMIT", err);
     if (rc) return rc;
     s->in_txn = 0;
+    if (s->main || s->has_clients) return client_checkpoint(s, err);
     if (s->checkpoint_every && s->since_checkpoint >= s->checkpoint_every) {
         s->since_checkpoint = 0;
         return pg_exec(s, "CHECKPOINT", PGRES_COMMAND_OK, NULL, "CHECKPOINT", err);
     }
     return 0;
+}
+
+/* Roll back s's open transaction (store.h, version 2): leave a pipeline or COPY, drain
+ * the results, ROLLBACK; the rows of the batch come again in a new transaction. */
+void pg_rollback(void *h)
+{
+    pg_store *s = h;
+    PGresult *r;
+    if (PQtransactionStatus(s->c) == PQTRANS_ACTIVE && s->method == PG_COPY)
+        PQputCopyEnd(s->c, "rolled back");
+    if (PQpipelineStatus(s->c) != PQ_PIPELINE_OFF) PQpipelineSync(s->c);
+    for (int idle = 0; idle < 2 && PQpipelineStatus(s->c) != PQ_PIPELINE_OFF;) {
+        r = PQgetResult(s->c);
+        if (!r) { idle++; continue; }
+        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) PQexitPipelineMode(s->c);
+        PQclear(r);
+    }
+    while ((r = PQgetResult(s->c)) != NULL) PQclear(r);
+    s->pending = 0;
+    s->since_checkpoint = 0;
+    if (PQtransactionStatus(s->c) != PQTRANS_IDLE) PQclear(PQexec(s->c, "ROLLBACK"));
+    s->in_txn = 0;
 }

@@ -39,13 +39,14 @@ typedef struct vf_file {
 /* The real file under f. */
 static sqlite3_file *real_of(sqlite3_file *f) { return ((vf_file *)f)->real; }
 
-/* Count one call that moved amt bytes (if it returned SQLITE_OK). */
+/* Count one call that moved amt bytes (if it returned SQLITE_OK). Atomic: the clients of
+ * one store (store.h, version 2) share its VFS, each connection from its own thread. */
 static void count_io(idb_vfs_io *io, int rc, int amt, int page_bytes)
 {
-    io->calls++;
+    __atomic_fetch_add(&io->calls, 1, __ATOMIC_RELAXED);
     if (rc != SQLITE_OK) return;
-    io->bytes += amt;
-    io->pages += amt == page_bytes;
+    __atomic_fetch_add(&io->bytes, amt, __ATOMIC_RELAXED);
+    if (amt == page_bytes) __atomic_fetch_add(&io->pages, 1, __ATOMIC_RELAXED);
 }
 
 /* --- the file methods: xRead and xWrite count, the rest pass through --- */

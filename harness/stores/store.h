@@ -1,4 +1,4 @@
-/* store.h — the store plug-in interface (version 1): where the insert runner puts rows.
+/* store.h — the store plug-in interface (version 2): where the insert runner puts rows.
  *
  * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
  * never reads a clock. Rows arrive one at a time through insert(); commit() ends the
@@ -6,6 +6,20 @@
  *
  * Lifecycle: open() -> (insert()... commit())... -> stats() -> close().
  * Optional hooks may be NULL; the harness checks before calling.
+ *
+ * Version 2 (many writers, `insert --clients C`) adds, after the version-1 fields:
+ *   clients      how many handles may write at once (each from its own thread): 1 for a
+ *                store with no open_client; IDB_STORE_CLIENTS_ANY for no limit of its own.
+ *   open_client  another handle on the store that open() made, for one more writer thread.
+ *   begin        start a write transaction, waiting for the store's write lock if it has
+ *                one: the harness times this call as the client's wait for that lock.
+ *   rollback     abandon the current transaction (after IDB_EBUSY, before a retry).
+ * With C clients the lifecycle is: open() (client 0) -> open_client() for clients 1..C-1
+ * -> per client thread, per batch: begin() -> insert()... -> commit() (any of them may
+ * return IDB_EBUSY: then rollback() and the batch again, counted) -> close() of clients
+ * 1..C-1 -> stats() and close() of client 0, which report the whole store.
+ * A version-1 plug-in (no fields after `progress`) still loads: it takes one client, and
+ * the runner refuses --clients above 1 for it with one line.
  */
 #ifndef IDB_STORE_H
 #define IDB_STORE_H
@@ -17,7 +31,8 @@
 #include "id.h"
 #include "options.h"
 
-#define IDB_STORE_VERSION 1
+#define IDB_STORE_VERSION 2
+#define IDB_STORE_CLIENTS_ANY 4096   /* clients: as many writers as the runner starts */
 
 /* One order. The store adds a payload of its `row_bytes` option (deterministic bytes). */
 typedef struct idb_row {
@@ -116,7 +131,28 @@ typedef struct idb_store {
      * what the run does (no checkpoint, no page walk, no cache traffic): the insert
      * runner calls it between transactions for --series. Returns 0 or IDB_EIO. */
     int (*progress)(void *h, idb_store_progress *p, idb_err *err);
+
+    /* --- version 2: many writers (see the header). A version-1 plug-in stops above. --- */
+    /* Writers the store takes at once, >= 1 (IDB_STORE_CLIENTS_ANY: no limit of its own);
+     * above 1 needs open_client. 0 (not set) is read as 1. */
+    int clients;
+    /* Another handle on the store h (returned by open(), not yet closed) for client c
+     * (1-based among the extra ones), usable from another thread at the same time as h and
+     * the other clients; insert/commit/begin/rollback take it like h; close() frees it (the
+     * runner closes every client before h). Returns 0 and *client, or an IDB_E* code. */
+    int (*open_client)(void *h, int c, void **client, idb_err *err);
+    /* Optional: begin a write transaction on h now, blocking while another writer holds the
+     * store's write lock; the harness times the call as lock wait (wait_share). IDB_EBUSY
+     * when the store gave up waiting (retried by the runner), IDB_EIO else. */
+    int (*begin)(void *h, idb_err *err);
+    /* Optional (needed for retries): roll back h's open transaction, if any. Never fails
+     * in a way the runner can act on; a store that cannot roll back closes its txn. */
+    void (*rollback)(void *h);
 } idb_store;
+
+/* Writers store st takes at once: its `clients` when it is version 2 and has open_client,
+ * else 1 (stores.c). */
+int idb_store_clients(const idb_store *st);
 
 /* Options a store may declare (INT) to learn where it stands: the insert runner sets them
  * for each shard's open() (a user's value is overwritten): its shard number k (0-based)
@@ -130,7 +166,8 @@ extern const idb_store *const idb_stores[];
 const idb_store *idb_store_find(const char *name);
 
 /* Check every store of table (NULL-terminated; idb_stores at start-up) against this
- * interface: a name, version == IDB_STORE_VERSION and the five required functions set.
+ * interface: a name, version 1 or 2 (IDB_STORE_VERSION), the five required functions set,
+ * and for version 2, clients above 1 only with open_client.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
 int idb_store_check_table(const idb_store *const *table, idb_err *err);
 

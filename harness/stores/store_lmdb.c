@@ -16,6 +16,10 @@
  * page to the file with pwrite(), but does not fsync, so the page writes we count are the
  * same and only the flush wait is gone (like SQLite's wal + synchronous=normal, which syncs
  * at checkpoints, not commits). A system crash can lose the last commits. sync=sync fsyncs.
+ * Many writers (store.h version 2, insert --clients): clients share open()'s environment
+ * (LMDB wants one per process), each with its own write txn; begin() is mdb_txn_begin, which
+ * waits for LMDB's one writer lock; a commit and its page count run under open()'s acct
+ * lock so that no other commit comes between them.
  * orders.lmdb is created here; an existing non-empty orders.lmdb (or a file by that name) is
  * refused (IDB_EINPUT) and not touched.
  *
@@ -55,6 +59,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <lmdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +97,9 @@ typedef struct lm_store {
     uint8_t *val;             /* LM_FIXED + row_bytes scratch bytes */
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
     char path[PATH_MAX];
+    struct lm_store *main;    /* a client's (store.h, version 2): open()'s handle, whose env,
+                               * dbi and page counts it shares; NULL on open()'s handle */
+    pthread_mutex_t acct;     /* open()'s handle: a commit and its accounting as one step */
 } lm_store;
 
 /* Bytes one row takes in a leaf page: slot + node, as mdb_leaf_size() computes it. */
@@ -115,7 +123,10 @@ static void lm_close(void *h)
     lm_store *s = h;
     if (!s) return;
     if (s->txn) mdb_txn_abort(s->txn);
-    if (s->env) mdb_env_close(s->env);
+    if (s->env && !s->main) {
+        mdb_env_close(s->env);
+        pthread_mutex_destroy(&s->acct);
+    }
     free(s->val);
     free(s->check);
     free(s);
@@ -247,6 +258,7 @@ static int lm_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
         return rc;
     }
     s->key_bytes = key_bytes;
+    pthread_mutex_init(&s->acct, NULL);
     s->row_bytes = (int)idb_opts_int(o, "row_bytes");
     s->append = (int)idb_opts_int(o, "append");
     s->map_mb = idb_opts_int(o, "map_mb");
@@ -302,16 +314,60 @@ static int lm_insert(void *h, const idb_row *row, idb_err *err)
     return lm_fail(err, IDB_EIO, rc, "mdb_put");
 }
 
-/* Commit the open write txn, if any, and count its pages. IDB_EIO if LMDB refuses. */
+/* Commit the open write txn, if any, and count its pages (in open()'s handle, under its
+ * acct lock: no other client's commit comes between a commit and its count). IDB_EIO if
+ * LMDB refuses. */
 static int lm_commit(void *h, idb_err *err)
 {
-    lm_store *s = h;
+    lm_store *s = h, *m = s->main ? s->main : s;
     if (!s->txn) return 0;
     size_t id = mdb_txn_id(s->txn);
+    pthread_mutex_lock(&m->acct);
     int rc = mdb_txn_commit(s->txn);
     s->txn = NULL;
-    if (rc) return lm_fail(err, IDB_EIO, rc, "mdb_txn_commit");
-    return account_commit(s, id, err);
+    rc = rc ? lm_fail(err, IDB_EIO, rc, "mdb_txn_commit") : account_commit(m, id, err);
+    pthread_mutex_unlock(&m->acct);
+    return rc;
+}
+
+/* A client (store.h, version 2): a handle on h's environment (LMDB wants one env per
+ * process) with its own write txn and scratch bytes. IDB_ENOMEM only. */
+static int lm_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)c;
+    lm_store *m = h, *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    *s = (lm_store){ .env = m->env, .dbi = m->dbi, .key_bytes = m->key_bytes,
+                     .row_bytes = m->row_bytes, .append = m->append, .map_mb = m->map_mb,
+                     .psize = m->psize, .main = m };
+    s->val = malloc(LM_FIXED + (size_t)s->row_bytes);
+    s->check = malloc((size_t)s->row_bytes + 1);
+    if (!s->val || !s->check) {
+        lm_close(s);
+        return idb_fail(err, IDB_ENOMEM, "out of memory");
+    }
+    *client = s;
+    return 0;
+}
+
+/* Begin the write txn now: mdb_txn_begin blocks while another client holds LMDB's one
+ * writer lock (the wait the runner times). IDB_EIO if LMDB refuses. */
+static int lm_begin(void *h, idb_err *err)
+{
+    lm_store *s = h;
+    if (s->txn) return 0;
+    int rc = mdb_txn_begin(s->env, NULL, 0, &s->txn);
+    if (!rc) return 0;
+    s->txn = NULL;
+    return lm_fail(err, IDB_EIO, rc, "mdb_txn_begin");
+}
+
+/* Abort the open write txn, if any. */
+static void lm_rollback(void *h)
+{
+    lm_store *s = h;
+    if (s->txn) mdb_txn_abort(s->txn);
+    s->txn = NULL;
 }
 
 /* Fill st as the header comment describes (from the open write txn if there is one). */
@@ -410,4 +466,8 @@ const idb_store idb_store_lmdb = {
     .close = lm_close,
     .scan = lm_scan,
     .progress = lm_progress,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = lm_open_client,
+    .begin = lm_begin,
+    .rollback = lm_rollback,
 };

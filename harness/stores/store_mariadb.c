@@ -196,6 +196,10 @@ int md_query_i64(md_store *s, const char *sql, int64_t *v, idb_err *err)
 
 /* ---- open ----------------------------------------------------------------------------- */
 
+/* 1 for a server error a new transaction may not meet again: a deadlock, a lock wait
+ * timeout (InnoDB rolled the statement or the transaction back). */
+static int md_retryable(unsigned e) { return e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT; }
+
 /* Connect s->db to s->socket as user (NULL: the login user). */
 static int md_connect(md_store *s, const char *user, idb_err *err)
 {
@@ -248,6 +252,8 @@ static void bind_insert(md_store *s)
                          .buffer_length = s->payload_len, .length = &s->payload_len };
 }
 
+static int md_prepare(md_store *s, idb_err *err);
+
 /* Create s's database and table, prepare the INSERT, turn autocommit off. */
 static int md_schema(md_store *s, idb_err *err)
 {
@@ -259,7 +265,12 @@ static int md_schema(md_store *s, idb_err *err)
     if (mysql_select_db(s->db, s->dbname) != 0) return md_fail(s->db, IDB_EIO, "USE", err);
     table_sql(s, sql);
     rc = md_exec(s, sql, IDB_EIO, "creating the table", err);
-    if (rc) return rc;
+    return rc ? rc : md_prepare(s, err);
+}
+
+/* Prepare and bind the INSERT on s->db (its database selected), turn autocommit off. */
+static int md_prepare(md_store *s, idb_err *err)
+{
     static const char ins[] = "INSERT INTO orders (id, shop, display_no, created_ms, "
                               "total_cents, payload) VALUES (?, ?, ?, ?, ?, ?)";
     s->ins = mysql_stmt_init(s->db);
@@ -349,9 +360,9 @@ static int md_insert(void *h, const idb_row *row, idb_err *err)
     idb_payload_fill(s->payload, s->row_bytes, &row->id);
     s->in_txn = 1;
     if (mysql_stmt_execute(s->ins) != 0) {
-        int dup = mysql_stmt_errno(s->ins) == ER_DUP_ENTRY;
-        return idb_fail(err, dup ? IDB_EINPUT : IDB_EIO, "mariadb: insert: %s",
-                        mysql_stmt_error(s->ins));
+        unsigned e = mysql_stmt_errno(s->ins);
+        return idb_fail(err, e == ER_DUP_ENTRY ? IDB_EINPUT : md_retryable(e) ? IDB_EBUSY
+                        : IDB_EIO, "mariadb: insert: %s", mysql_stmt_error(s->ins));
     }
     s->rows++;
     return 0;
@@ -363,7 +374,46 @@ static int md_commit(void *h, idb_err *err)
     md_store *s = h;
     if (!s->in_txn) return 0;
     s->in_txn = 0;
-    if (mysql_commit(s->db) != 0) return md_fail(s->db, IDB_EIO, "commit", err);
+    if (mysql_commit(s->db) != 0)
+        return md_fail(s->db, md_retryable(mysql_errno(s->db)) ? IDB_EBUSY : IDB_EIO, "commit",
+                       err);
+    return 0;
+}
+
+/* Roll back the open transaction (store.h, version 2: after IDB_EBUSY). */
+static void md_rollback(void *h)
+{
+    md_store *s = h;
+    mysql_rollback(s->db);
+    s->in_txn = 0;
+}
+
+/* A client (store.h, version 2): its own session on h's server, in h's database, with the
+ * INSERT prepared; it creates and drops nothing and runs no server. IDB_EIO when it
+ * cannot connect. */
+static int md_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)c;
+    const md_store *m = h;
+    md_store *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->key_bytes = m->key_bytes;
+    s->row_bytes = m->row_bytes;
+    s->secondary = m->secondary;
+    s->page_size = m->page_size;
+    memcpy(s->dbname, m->dbname, sizeof s->dbname);
+    memcpy(s->socket, m->socket, sizeof s->socket);
+    memcpy(s->user, m->user, sizeof s->user);
+    int rc = (s->payload = malloc((size_t)s->row_bytes + 1)) ? 0
+           : idb_fail(err, IDB_ENOMEM, "out of memory");
+    if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
+    if (!rc && mysql_select_db(s->db, s->dbname) != 0) rc = md_fail(s->db, IDB_EIO, "USE", err);
+    if (!rc) rc = md_prepare(s, err);
+    if (rc) {
+        md_close(s);
+        return rc;
+    }
+    *client = s;
     return 0;
 }
 
@@ -427,4 +477,7 @@ const idb_store idb_store_mariadb = {
     .scan = md_scan,
     .check = md_check,
     .available = md_available,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = md_open_client,
+    .rollback = md_rollback,
 };

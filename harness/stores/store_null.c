@@ -32,6 +32,20 @@ static int null_insert(void *h, const idb_row *row, idb_err *err)
 
 static int null_commit(void *h, idb_err *err) { (void)h; (void)err; return 0; }
 
+/* Another handle (its own counter): see store.h. IDB_ENOMEM only. */
+static int null_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)h; (void)c;
+    null_store *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    *client = s;
+    return 0;
+}
+
+/* No lock to wait for: begin() and rollback() do nothing. */
+static int null_begin(void *h, idb_err *err) { (void)h; (void)err; return 0; }
+static void null_rollback(void *h) { (void)h; }
+
 static int null_stats(void *h, idb_store_stats *st, idb_err *err)
 {
     (void)h; (void)err;
@@ -52,4 +66,8 @@ const idb_store idb_store_null = {
     .commit = null_commit,
     .stats = null_stats,
     .close = free,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = null_open_client,
+    .begin = null_begin,
+    .rollback = null_rollback,
 };

@@ -270,7 +270,7 @@ static int pagesim_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void 
 }
 
 const idb_store idb_store_pagesim = {
-    .version = IDB_STORE_VERSION,
+    .version = 1,                 /* one writer: no open_client yet (store.h) */
     .name = "pagesim",
     .summary = "in-memory page-level B+tree model: fill, splits, LRU misses and writes",
     .options = pagesim_options,

@@ -85,13 +85,22 @@ int pg_exec(pg_store *s, const char *sql, ExecStatusType want, PGresult **out,
     if (PQresultStatus(r) != want) {
         const char *m = PQresultErrorMessage(r);
         int n = (int)strcspn(m, "\n");
-        int rc = n ? idb_fail(err, IDB_EIO, "postgres: shard %d: %s: %.*s", s->shard, what, n, m)
+        int code = pg_state_code(r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL);
+        int rc = n ? idb_fail(err, code, "postgres: shard %d: %s: %.*s", s->shard, what, n, m)
                    : pg_fail(s, err, IDB_EIO, what);
         PQclear(r);
         return rc;
     }
     if (out) *out = r; else PQclear(r);
     return 0;
+}
+
+int pg_state_code(const char *state)
+{
+    static const char *const retry[] = { "40001", "40P01", "55P03" };
+    for (size_t i = 0; state && i < sizeof retry / sizeof *retry; i++)
+        if (strcmp(state, retry[i]) == 0) return IDB_EBUSY;
+    return IDB_EIO;
 }
 
 void pg_key_encode(const pg_store *s, const idb_id *id, uint8_t *out)
@@ -188,7 +197,8 @@ static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
 /* libpq prints NOTICEs on stderr by default; the store has nothing to say there. */
 static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
 
-/* Connect s to s->dsn and set the session up. IDB_EIO when it does not connect. */
+/* Connect s to s->dsn and set the session up (o NULL: a client, with s->sync_commit
+ * already set). IDB_EIO when it does not connect. */
 static int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
 {
     s->c = PQconnectdb(s->dsn);
@@ -196,8 +206,9 @@ static int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
     if (PQstatus(s->c) != CONNECTION_OK) return pg_fail(s, err, IDB_EIO, "cannot connect");
     PQsetNoticeProcessor(s->c, quiet, NULL);
     char sql[SQL_MAX];
-    snprintf(sql, sizeof sql, "SET synchronous_commit = %s",
-             idb_opts_str(o, "synchronous_commit"));
+    if (o) snprintf(s->sync_commit, sizeof s->sync_commit, "%s",
+                    idb_opts_str(o, "synchronous_commit"));
+    snprintf(sql, sizeof sql, "SET synchronous_commit = %s", s->sync_commit);
     return pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "synchronous_commit", err);
 }
 
@@ -318,6 +329,41 @@ static int pg_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     return 0;
 }
 
+/* A client (store.h, version 2): its own session on h's server, in h's schema, with the
+ * writes prepared as h's; it makes and drops nothing and runs no server. IDB_EIO when it
+ * cannot connect. */
+static int pg_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)c;
+    pg_store *m = h, *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->main = m;
+    s->shard = m->shard;
+    s->key_bytes = m->key_bytes;
+    s->key_type = m->key_type;
+    s->row_bytes = m->row_bytes;
+    s->secondary = m->secondary;
+    s->method = m->method;
+    s->checkpoint_every = m->checkpoint_every;
+    s->buf_cap = m->buf_cap;
+    memcpy(s->dsn, m->dsn, sizeof s->dsn);
+    memcpy(s->schema, m->schema, sizeof s->schema);
+    memcpy(s->sync_commit, m->sync_commit, sizeof s->sync_commit);
+    char sql[SQL_MAX];
+    snprintf(sql, sizeof sql, "SET search_path = %s", s->schema);
+    int rc = (s->buf = malloc(s->buf_cap)) ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    if (!rc) rc = pg_connect(s, NULL, err);
+    if (!rc) rc = pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "search_path", err);
+    if (!rc && s->method != PG_COPY) rc = pg_write_prepare(s, err);
+    if (rc) {
+        pg_close(s);
+        return rc;
+    }
+    m->has_clients = 1;
+    *client = s;
+    return 0;
+}
+
 const idb_store idb_store_postgres = {
     .version = IDB_STORE_VERSION,
     .name = "postgres",
@@ -332,4 +378,7 @@ const idb_store idb_store_postgres = {
     .scan = pg_scan,
     .check = pg_check,
     .available = pg_available,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = pg_open_client,
+    .rollback = pg_rollback,
 };

@@ -17,6 +17,10 @@
  * payload holds row_bytes bytes from a generator seeded by the key, so scan() checks every
  * row it reads back. Rows go through one prepared INSERT (reset and rebound per row); BEGIN is
  * issued by the first insert after a commit, COMMIT by commit().
+ * Many writers (store.h version 2, insert --clients): each client is its own connection to
+ * the same file on open()'s counting VFS (counts are atomic), begin() is BEGIN IMMEDIATE,
+ * which takes the one write lock or waits for it in SQLite's busy handler (up to
+ * SQ_BUSY_MS; then IDB_EBUSY), and stats() of open()'s handle counts every client's I/O.
  *
  * An existing orders.sqlite (or -wal/-journal/-shm) is never modified: a file that is not a
  * SQLite database with an `orders` table is "not an idbench store", one that is "already
@@ -84,6 +88,8 @@
     " sum(CASE WHEN pagetype='leaf' THEN pgsize-8 END)"                                  \
     " FROM dbstat WHERE name='orders'"
 
+#define SQ_BUSY_MS 30000          /* how long a connection waits for another's write lock */
+
 #define SQ_COLUMNS "shop INTEGER, display_no INTEGER, created_ms INTEGER, " \
                    "total_cents INTEGER, payload BLOB"
 
@@ -111,6 +117,8 @@ typedef struct sq_store {
     int64_t stat_misses;      /* cache misses of those walks */
     sqlite3_stmt *ins;        /* the one INSERT, reset and rebound per row */
     int key_bytes, rowid, row_bytes, in_txn;
+    int owns_vfs;             /* 1 on open()'s handle; 0 on a client's (it shares the VFS) */
+    char pragmas[160];        /* synchronous and cache_size, for the clients' connections */
     int64_t page_bytes, cache_bytes;  /* page_size; cache_pages * page_size */
     uint8_t *payload;         /* row_bytes scratch bytes */
     uint8_t *check;           /* row_bytes scratch bytes for scan() */
@@ -190,7 +198,7 @@ static void sq_close(void *h)
     sqlite3_finalize(s->ins);
     /* rolls back an uncommitted transaction; fails (SQLITE_BUSY) only with a statement
      * left open, and then the VFS stays registered rather than freed under the connection */
-    if (sqlite3_close(s->db) == SQLITE_OK) idb_vfs_destroy(s->vfs);
+    if (sqlite3_close(s->db) == SQLITE_OK && s->owns_vfs) idb_vfs_destroy(s->vfs);
     free(s->payload);
     free(s->check);
     free(s);
@@ -209,15 +217,18 @@ static int pragma_is(sqlite3 *db, const char *name, const char *want, idb_err *e
     return ok ? 0 : idb_fail(err, IDB_EIO, "sqlite: %s=%s was not accepted", name, want);
 }
 
+static int sq_prepare(sq_store *s, idb_err *err);
+
 /* Apply the PRAGMAs and create the table on the fresh connection s->db. */
 static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
 {
     char sql[512], psz[32];
     const char *mode = idb_opts_str(o, "journal_mode");
     snprintf(psz, sizeof psz, "%lld", (long long)idb_opts_int(o, "page_size"));
-    snprintf(sql, sizeof sql, "PRAGMA page_size=%s; PRAGMA journal_mode=%s;"
-             " PRAGMA synchronous=%s; PRAGMA cache_size=%lld;", psz, mode,
+    snprintf(s->pragmas, sizeof s->pragmas, "PRAGMA synchronous=%s; PRAGMA cache_size=%lld;",
              idb_opts_str(o, "synchronous"), (long long)idb_opts_int(o, "cache_pages"));
+    snprintf(sql, sizeof sql, "PRAGMA page_size=%s; PRAGMA journal_mode=%s; %s", psz, mode,
+             s->pragmas);
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "setting PRAGMAs");
     /* the page size too: the VFS counts calls of exactly that many bytes as pages */
@@ -230,6 +241,13 @@ static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
         : "CREATE TABLE orders(id BLOB PRIMARY KEY, " SQ_COLUMNS ") WITHOUT ROWID";
     if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "creating the orders table");
+    return sq_prepare(s, err);
+}
+
+/* The busy timeout and the one INSERT on s->db. */
+static int sq_prepare(sq_store *s, idb_err *err)
+{
+    sqlite3_busy_timeout(s->db, SQ_BUSY_MS);
     if (sqlite3_prepare_v3(s->db, "INSERT INTO orders(id, shop, display_no, created_ms, "
                            "total_cents, payload) VALUES (?, ?, ?, ?, ?, ?)", -1,
                            SQLITE_PREPARE_PERSISTENT, &s->ins, NULL) != SQLITE_OK)
@@ -311,6 +329,7 @@ static int sq_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     }
     rc = idb_vfs_create((int)idb_opts_int(o, "page_size"), &s->vfs, err);
+    s->owns_vfs = !rc;
     if (!rc && sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                                idb_vfs_name(s->vfs)) != SQLITE_OK)
         rc = sq_fail(err, IDB_EIO, s->db, "creating the database file");
@@ -357,7 +376,8 @@ static int sq_insert(void *h, const idb_row *row, idb_err *err)
         sqlite3_reset(st);
         return 0;
     }
-    int code = (rc & 0xff) == SQLITE_CONSTRAINT ? IDB_EINPUT : IDB_EIO;
+    int code = (rc & 0xff) == SQLITE_CONSTRAINT ? IDB_EINPUT
+             : (rc & 0xff) == SQLITE_BUSY       ? IDB_EBUSY : IDB_EIO;
     if (code == IDB_EINPUT)
         idb_fail(err, code, "sqlite: duplicate key %s", idb_id_hex(&row->id, hex));
     else
@@ -371,10 +391,66 @@ static int sq_commit(void *h, idb_err *err)
 {
     sq_store *s = h;
     if (!s->in_txn) return 0;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        return sq_fail(err, IDB_EIO, s->db, "COMMIT");
+    int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return sq_fail(err, (rc & 0xff) == SQLITE_BUSY ? IDB_EBUSY : IDB_EIO, s->db, "COMMIT");
     s->in_txn = 0;
     return 0;
+}
+
+/* A client (store.h, version 2): its own connection to h's file, on h's counting VFS (so
+ * stats() of h counts every client's I/O), with the same synchronous and cache_size.
+ * IDB_ENOMEM, or IDB_EIO when SQLite cannot open or prepare. */
+static int sq_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)c;
+    const sq_store *m = h;
+    sq_store *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    *s = (sq_store){ .vfs = m->vfs, .key_bytes = m->key_bytes, .rowid = m->rowid,
+                     .row_bytes = m->row_bytes, .page_bytes = m->page_bytes,
+                     .cache_bytes = m->cache_bytes };
+    memcpy(s->path, m->path, sizeof s->path);
+    memcpy(s->pragmas, m->pragmas, sizeof s->pragmas);
+    s->payload = malloc((size_t)s->row_bytes + 1);
+    s->check = malloc((size_t)s->row_bytes + 1);
+    int rc = s->payload && s->check ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    if (!rc && sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE,
+                               idb_vfs_name(s->vfs)) != SQLITE_OK)
+        rc = sq_fail(err, IDB_EIO, s->db, "opening a client connection");
+    if (!rc && sqlite3_exec(s->db, s->pragmas, NULL, NULL, NULL) != SQLITE_OK)
+        rc = sq_fail(err, IDB_EIO, s->db, "setting a client's PRAGMAs");
+    if (!rc) rc = sq_prepare(s, err);
+    if (rc) {
+        sq_close(s);
+        return rc;
+    }
+    *client = s;
+    return 0;
+}
+
+/* BEGIN IMMEDIATE: take the write lock now, waiting up to SQ_BUSY_MS while another
+ * connection holds it (SQLite's busy handler sleeps meanwhile). IDB_EBUSY when the wait
+ * ran out, IDB_EIO else. */
+static int sq_begin(void *h, idb_err *err)
+{
+    sq_store *s = h;
+    if (s->in_txn) return 0;
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return sq_fail(err, (rc & 0xff) == SQLITE_BUSY ? IDB_EBUSY : IDB_EIO, s->db,
+                       "BEGIN IMMEDIATE");
+    s->in_txn = 1;
+    return 0;
+}
+
+/* ROLLBACK the open transaction, if any (and whatever SQLite rolled back itself). */
+static void sq_rollback(void *h)
+{
+    sq_store *s = h;
+    sqlite3_reset(s->ins);
+    if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->in_txn = 0;
 }
 
 /* Size of path in bytes, 0 if it does not exist. */
@@ -547,4 +623,8 @@ const idb_store idb_store_sqlite = {
     .scan = sq_scan,
     .check = sq_check,
     .progress = sq_progress,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = sq_open_client,
+    .begin = sq_begin,
+    .rollback = sq_rollback,
 };

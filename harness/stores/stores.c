@@ -35,14 +35,26 @@ int idb_store_check_table(const idb_store *const *table, idb_err *err)
         const idb_store *s = table[i];
         if (!s->name || !s->name[0])
             return idb_fail(err, IDB_EINPUT, "store #%d of the registry has no name", i + 1);
-        if (s->version != IDB_STORE_VERSION)
+        if (s->version < 1 || s->version > IDB_STORE_VERSION)
             return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: interface "
-                            "version %d, expected %d", s->name, s->version, IDB_STORE_VERSION);
+                            "version %d, expected 1 to %d", s->name, s->version,
+                            IDB_STORE_VERSION);
         if (!s->open || !s->insert || !s->commit || !s->stats || !s->close)
             return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: a required "
                             "function (open, insert, commit, stats, close) is NULL", s->name);
+        if (s->version >= 2 && (s->clients < 0 || (s->clients > 1 && !s->open_client)))
+            return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: it takes "
+                            "%d clients but has no open_client", s->name, s->clients);
     }
     return 0;
+}
+
+/* Writers st takes at once (see store.h). Version 1 ends at `progress`: its later fields
+ * are not read. */
+int idb_store_clients(const idb_store *st)
+{
+    if (st->version < 2 || !st->open_client || st->clients < 1) return 1;
+    return st->clients;
 }
 
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err)

@@ -1,0 +1,244 @@
+/* insert_clients.c — the timed part with C writers per shard (insert --clients C > 1; see
+ * insert_int.h: idb_run_clients).
+ *
+ * The orders come pre-generated (insert.c: the same draws and IDs as one writer makes, so
+ * the set of rows is the same); here each shard's rows are cut into transactions of
+ * `batch` rows in stream order, and C threads per shard, each with its own store handle
+ * (store.h version 2: client 0 is the shard's open() handle, the others open_client's),
+ * take the next transaction from the shard's queue until none is left:
+ *
+ *   begin()   timed as the client's wait for the store's write lock (wait_ns)
+ *   insert()  each row timed (lat[] at the row's place in the stream)
+ *   commit()  timed (commit_lat[])
+ *
+ * A transaction that fails with IDB_EBUSY (a lost lock, a deadlock, a serialization
+ * failure) is rolled back and done again in a new transaction, at most RETRY_MAX times:
+ * failed_txns counts the failures, retries the new attempts. Any other error stops every
+ * client and ends the run.
+ *
+ * Figures: wall = from the threads' start to the last one's end; inserts_per_s = ids /
+ * wall; wait_share = every client's wait / every client's time (its thread's start to end);
+ * wait_ns_per_order = every client's wait / ids; both unknown (-1) on a store without
+ * begin(). The committed transactions' rows are returned in commit order (for locality).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insert_int.h"
+#include "metrics.h"
+
+#define RETRY_MAX 16                 /* new transactions for one batch after failures */
+
+typedef struct crun crun;
+
+typedef struct client {
+    crun *cr;
+    int k;                           /* its shard */
+    void *h;                         /* its store handle */
+    int64_t wait_ns, busy_ns, failed, retries;
+    pthread_t tid;
+    int started;
+} client;
+
+struct crun {
+    run *r;
+    const idb_row *rows;             /* every order, in stream order */
+    int64_t **srows;                 /* per shard: its rows' places in the stream */
+    int64_t *nrows;                  /* per shard: how many */
+    _Atomic int64_t *next;           /* per shard: the next batch to take */
+    int64_t *order;                  /* rows in commit order */
+    _Atomic int64_t norder, ncommits;
+    atomic_int stop;
+    pthread_mutex_t mu;              /* guards rc and err */
+    int rc;
+    idb_err err;
+};
+
+/* One transaction of rows srows[k][lo..hi) on c's handle: begin (timed as wait), the
+ * inserts, the commit. Returns 0 or the store's code (IDB_EBUSY: the caller retries). */
+static int one_txn(client *c, int64_t lo, int64_t hi, idb_err *err)
+{
+    crun *cr = c->cr;
+    run *r = cr->r;
+    const idb_store *st = r->cfg->store;
+    int64_t t = idb_mono_ns();
+    if (st->begin) {
+        int rc = st->begin(c->h, err);
+        int64_t t1 = idb_mono_ns();
+        c->wait_ns += t1 - t;
+        t = t1;
+        if (rc) return rc;
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t at = cr->srows[c->k][i];
+        int rc = st->insert(c->h, &cr->rows[at], err);
+        int64_t t1 = idb_mono_ns();
+        r->lat[at] = t1 - t;         /* a retry overwrites: the attempt that committed */
+        t = t1;
+        if (rc) return rc;
+    }
+    int rc = st->commit(c->h, err);
+    if (!rc) r->commit_lat[atomic_fetch_add(&cr->ncommits, 1)] = idb_mono_ns() - t;
+    return rc;
+}
+
+/* Rows srows[k][lo..hi) in one committed transaction, retried after IDB_EBUSY. */
+static int one_batch(client *c, int64_t lo, int64_t hi, idb_err *err)
+{
+    const idb_store *st = c->cr->r->cfg->store;
+    for (int attempt = 0;; attempt++) {
+        int rc = one_txn(c, lo, hi, err);
+        if (rc != IDB_EBUSY) return rc;
+        c->failed++;
+        if (st->rollback) st->rollback(c->h);
+        if (attempt == RETRY_MAX || !st->rollback)
+            return idb_fail(err, IDB_EIO, "a transaction failed %d times (the last: %s)",
+                            attempt + 1, err->msg);
+        c->retries++;
+    }
+}
+
+/* A client's thread: transactions from its shard's queue until none is left, or another
+ * client failed. */
+static void *client_main(void *arg)
+{
+    client *c = arg;
+    crun *cr = c->cr;
+    int64_t batch = cr->r->cfg->batch, n = cr->nrows[c->k];
+    int64_t t0 = idb_mono_ns();
+    idb_err err = { 0 };
+    int rc = 0;
+    while (!rc && !atomic_load(&cr->stop)) {
+        int64_t lo = atomic_fetch_add(&cr->next[c->k], 1) * batch;
+        if (lo >= n) break;
+        int64_t hi = lo + batch < n ? lo + batch : n;
+        rc = one_batch(c, lo, hi, &err);
+        if (!rc) {                   /* the rows' place in commit order */
+            int64_t at = atomic_fetch_add(&cr->norder, hi - lo);
+            for (int64_t i = lo; i < hi; i++) cr->order[at + i - lo] = cr->srows[c->k][i];
+        }
+    }
+    c->busy_ns = idb_mono_ns() - t0;
+    if (rc) {
+        atomic_store(&cr->stop, 1);
+        pthread_mutex_lock(&cr->mu);
+        if (!cr->rc) {
+            cr->rc = rc;
+            cr->err = err;
+        }
+        pthread_mutex_unlock(&cr->mu);
+    }
+    return NULL;
+}
+
+/* Each shard's rows' places in the stream (srows, nrows). 0 or IDB_ENOMEM. */
+static int split_shards(crun *cr, const int *row_shard, idb_err *err)
+{
+    const idb_insert_config *cfg = cr->r->cfg;
+    for (int64_t i = 0; i < cfg->ids; i++) cr->nrows[row_shard[i]]++;
+    for (int k = 0; k < cfg->shards; k++)
+        if (!(cr->srows[k] = malloc((size_t)(cr->nrows[k] + 1) * sizeof **cr->srows)))
+            return idb_fail(err, IDB_ENOMEM, "out of memory");
+    int64_t *fill = calloc((size_t)cfg->shards, sizeof *fill);
+    if (!fill) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    for (int64_t i = 0; i < cfg->ids; i++) cr->srows[row_shard[i]][fill[row_shard[i]]++] = i;
+    free(fill);
+    return 0;
+}
+
+/* Open the clients' handles: client 0 of shard k is its open() handle, the others
+ * open_client's. Returns 0 or the store's code. */
+static int open_clients(crun *cr, client *cl, int n, idb_err *err)
+{
+    run *r = cr->r;
+    int C = r->cfg->clients;
+    for (int i = 0; i < n; i++) {
+        cl[i] = (client){ .cr = cr, .k = i / C };
+        int c = i % C;
+        if (c == 0) cl[i].h = r->shards[cl[i].k].store;
+        else {
+            int rc = r->cfg->store->open_client(r->shards[cl[i].k].store, c, &cl[i].h, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+/* Start every client, wait for all; the wall time into *wall_ns. */
+static int run_clients(crun *cr, client *cl, int n, int64_t *wall_ns, idb_err *err)
+{
+    int rc = 0;
+    int64_t t0 = idb_mono_ns();
+    for (int i = 0; i < n && !rc; i++) {
+        if (pthread_create(&cl[i].tid, NULL, client_main, &cl[i]) != 0) {
+            atomic_store(&cr->stop, 1);
+            rc = idb_fail(err, IDB_EIO, "cannot start client thread %d", i);
+        } else {
+            cl[i].started = 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (cl[i].started) pthread_join(cl[i].tid, NULL);
+    *wall_ns = idb_mono_ns() - t0;
+    if (!rc && cr->rc) {
+        *err = cr->err;
+        rc = cr->rc;
+    }
+    return rc;
+}
+
+/* The figures of the clients cl[0..n) into res (see the header). */
+static void client_figures(const crun *cr, const client *cl, int n, int64_t wall_ns,
+                           idb_insert_result *res)
+{
+    const idb_insert_config *cfg = cr->r->cfg;
+    int64_t wait = 0, busy = 0;
+    res->failed_txns = res->retries = 0;
+    for (int i = 0; i < n; i++) {
+        wait += cl[i].wait_ns;
+        busy += cl[i].busy_ns;
+        res->failed_txns += cl[i].failed;
+        res->retries += cl[i].retries;
+    }
+    int known = cfg->store->begin != NULL;
+    res->wait_share = known && busy > 0 ? (double)wait / (double)busy : -1;
+    res->wait_ns_per_order = known ? (double)wait / (double)cfg->ids : -1;
+    res->inserts_per_s = (double)cfg->ids / ((double)wall_ns / 1e9);
+    res->seconds += (double)wall_ns / 1e9;
+}
+
+/* The timed part with cfg->clients writers per shard (insert_int.h). */
+int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
+                    idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    int n = cfg->shards * cfg->clients;
+    crun cr = { .r = r, .rows = rows, .order = order };
+    pthread_mutex_init(&cr.mu, NULL);
+    cr.srows = calloc((size_t)cfg->shards, sizeof *cr.srows);
+    cr.nrows = calloc((size_t)cfg->shards, sizeof *cr.nrows);
+    cr.next = calloc((size_t)cfg->shards, sizeof *cr.next);
+    client *cl = calloc((size_t)n, sizeof *cl);
+    int rc = cr.srows && cr.nrows && cr.next && cl ? 0
+           : idb_fail(err, IDB_ENOMEM, "out of memory");
+    if (!rc) rc = split_shards(&cr, row_shard, err);
+    if (!rc) rc = open_clients(&cr, cl, n, err);
+    int64_t wall = 0;
+    if (!rc) rc = run_clients(&cr, cl, n, &wall, err);
+    if (!rc) {
+        client_figures(&cr, cl, n, wall, res);
+        r->nlat = cfg->ids;
+        r->ncommits = atomic_load(&cr.ncommits);
+    }
+    for (int i = 0; cl && i < n; i++)          /* client 0 stays: the shard's handle */
+        if (i % cfg->clients && cl[i].h) cfg->store->close(cl[i].h);
+    for (int k = 0; cr.srows && k < cfg->shards; k++) free(cr.srows[k]);
+    free(cr.srows);
+    free(cr.nrows);
+    free((void *)cr.next);
+    free(cl);
+    pthread_mutex_destroy(&cr.mu);
+    return rc;
+}

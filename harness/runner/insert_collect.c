@@ -1,0 +1,164 @@
+/* insert_collect.c — the insert runner's figures after the timed part (insert_int.h): the
+ * stores' statistics summed over shards (server figures and the miss-ratio curve included),
+ * the latency percentiles, locality and the repeated IDs; a model store's time figures
+ * blanked.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "insert_int.h"
+#include "metrics.h"
+#include "repeats.h"
+
+/* A model store (pagesim) measures no time: its time figures are left unknown (-1). */
+void idb_run_blank_model_times(idb_insert_result *res)
+{
+    double *d[] = { &res->seconds, &res->gen_ns_per_id, &res->inserts_per_s,
+                    &res->rate_per_s, &res->achieved_per_s };
+    int64_t *i[] = { &res->lat_p50_ns, &res->lat_p99_ns, &res->lat_p999_ns, &res->lat_max_ns,
+                     &res->commit_p99_ns, &res->order_lat_p50_ns, &res->order_lat_p99_ns,
+                     &res->order_lat_p999_ns, &res->order_lat_max_ns };
+    for (size_t k = 0; k < sizeof d / sizeof *d; k++) *d[k] = -1;
+    for (size_t k = 0; k < sizeof i / sizeof *i; k++) *i[k] = -1;
+}
+
+/* Add shard k's server figures (store.h: has_server) s to sum: counts summed (-1 once a
+ * shard cannot tell), leaf_fragmentation leaf-weighted (*frag, *leaves) like fill_factor. */
+static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *frag,
+                       double *leaves)
+{
+    if (!s->has_server)
+        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = s->extend_pages =
+            s->autovacuum_runs = -1, s->leaf_fragmentation = -1;
+    int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes,
+                       &sum->extend_pages, &sum->autovacuum_runs };
+    int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes, s->extend_pages,
+                      s->autovacuum_runs };
+    for (size_t i = 0; i < sizeof val / sizeof *val; i++)
+        *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
+    if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
+    else if (*frag >= 0) *frag += s->leaf_fragmentation * (double)s->leaf_pages;
+    if (s->leaf_pages > 0) *leaves += (double)s->leaf_pages;
+}
+
+/* The per-ID rates of the server figures summed in res->st; -1 when unknown. */
+static void server_rates(idb_insert_result *res, double frag, double leaves, long long ids)
+{
+    idb_store_stats *sum = &res->st;
+    sum->has_server = 1;
+    sum->leaf_fragmentation = frag >= 0 && leaves > 0 ? frag / leaves : -1;
+    res->wal_bytes_per_id = sum->wal_bytes < 0 ? -1 : (double)sum->wal_bytes / (double)ids;
+    res->fpi_per_id = sum->fpi < 0 ? -1 : (double)sum->fpi / (double)ids;
+    res->splits_per_id = sum->splits < 0 ? -1 : (double)sum->splits / (double)ids;
+}
+
+/* After the timed part, stores still open: their stats summed over shards, the curve. */
+int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    double used = 0, cap = 0, frag = 0, leaves = 0;
+    idb_store_stats *sum = &res->st;
+    *sum = (idb_store_stats){ .depth = -1 };
+    for (int k = 0; k < cfg->shards; k++) {
+        idb_store_stats s;
+        int rc = cfg->store->stats(r->shards[k].store, &s, err);
+        if (rc) return rc;
+        add_server(sum, &s, k, &frag, &leaves);
+        int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
+                           &sum->pages_written, &sum->cache_misses, &sum->splits,
+                           &sum->checkpoint_pages, &sum->wal_frames, &sum->read_pages };
+        int64_t val[] = { s.leaf_pages, s.branch_pages, s.file_bytes, s.pages_written,
+                          s.cache_misses, s.splits, s.checkpoint_pages, s.wal_frames,
+                          s.read_pages };
+        for (size_t i = 0; i < sizeof val / sizeof *val; i++)
+            *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
+        if (s.depth > sum->depth) sum->depth = s.depth;
+        sum->users_server |= s.users_server;
+        if (s.fill_factor >= 0 && s.leaf_pages > 0) {
+            used += s.fill_factor * (double)s.leaf_pages;
+            cap += (double)s.leaf_pages;
+        }
+    }
+    sum->fill_factor = cap > 0 ? used / cap : -1;
+    server_rates(res, frag, leaves, cfg->ids);
+
+    if (cfg->n_curve > 0) {                            /* the store has curve (checked) */
+        for (int i = 0; i < cfg->n_curve; i++)
+            res->curve[i] = (idb_curve_point){ cfg->curve_cache_pages[i], 0, 0 };
+        for (int k = 0; k < cfg->shards; k++) {
+            idb_curve_point pts[IDB_CURVE_MAX];
+            int rc = cfg->store->curve(r->shards[k].store, cfg->curve_cache_pages, cfg->n_curve,
+                                       pts, err);
+            if (rc) return rc;
+            for (int i = 0; i < cfg->n_curve; i++) {
+                /* per-insert rates of a shard, weighted by its share of the inserts */
+                double w = (double)r->shards[k].nkeys / (double)cfg->ids;
+                res->curve[i].misses_per_insert += pts[i].misses_per_insert * w;
+                res->curve[i].writes_per_insert += pts[i].writes_per_insert * w;
+            }
+        }
+    }
+    return 0;
+}
+
+/* duplicate_ids, after locality has used every shard's keys in their order: each shard's
+ * keys and the refused ones sorted in place, the repeats counted over all of them merged
+ * (repeats.h: no copy, so the count adds nothing to the run's peak); then the keys freed. */
+static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
+{
+    int n = r->cfg->shards + 1;
+    uint8_t **lists = malloc((size_t)n * sizeof *lists);
+    int64_t *counts = malloc((size_t)n * sizeof *counts);
+    int64_t rep = -1;
+    if (lists && counts) {
+        for (int k = 0; k < n; k++) {
+            shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+            idb_keys_sort(sh->keys, sh->nkeys, r->width);
+            lists[k] = sh->keys;
+            counts[k] = sh->nkeys;
+        }
+        rep = idb_repeats_merged(lists, counts, n, r->width);
+    }
+    free(lists);
+    free(counts);
+    for (int k = 0; k < n; k++) {                      /* done with: lower the peak */
+        shard *sh = k < r->cfg->shards ? &r->shards[k] : &r->refused;
+        free(sh->keys);
+        sh->keys = NULL;
+    }
+    if (rep < 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    res->duplicate_ids = rep;
+    return 0;
+}
+
+/* After the stores are closed (so their memory is not held with it): the latency
+ * percentiles (then the latencies are freed), where each key landed (locality), then the
+ * repeated IDs (count_repeats, which frees the keys). */
+int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    res->lat_p50_ns = idb_percentile(r->lat, r->nlat, 0.50);   /* sorts; the rest are lookups */
+    res->lat_p99_ns = idb_percentile(r->lat, r->nlat, 0.99);
+    res->lat_p999_ns = idb_percentile(r->lat, r->nlat, 0.999);
+    res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
+    res->failed_orders = r->failed;
+    res->duplicate_rows = r->dups;
+    res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
+    free(r->lat);                                      /* done with: lower the peak */
+    r->lat = NULL;
+    idb_locality loc;
+    if (idb_locality_init(&loc, cfg->ids) != 0) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    for (int k = 0; k < cfg->shards; k++) {
+        if (idb_locality_add_packed(&loc, r->shards[k].keys, r->width, r->shards[k].nkeys)) {
+            idb_locality_free(&loc);
+            return idb_fail(err, IDB_ENOMEM, "out of memory");
+        }
+    }
+    res->order_breaks = 0;
+    for (int k = 0; k < cfg->shards; k++) res->order_breaks += r->shards[k].breaks;
+    res->tail_insert_frac = idb_locality_tail_frac(&loc);
+    res->insert_pos_p50 = idb_locality_pos_p50(&loc);
+    memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
+    idb_locality_free(&loc);
+    return count_repeats(r, res, err);
+}
