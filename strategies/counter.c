@@ -43,13 +43,7 @@ typedef struct counter {
 } counter;
 
 const idb_opt_decl idb_counter_options[] = {
-    { .name = "name", .type = IDB_OPT_STR, .size = IDB_COUNTER_NAME_MAX, .def = "orders",
-      .help = "which counter of the service to use (instances naming the same one share it)" },
-    { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc",
-      .help = "counter service backend: inproc = one atomic in this process" },
-    { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = IDB_BACKEND_CHOICES,
-      .help = "where the counter lives: local (an atomic), postgres (nextval), redis (INCR)" },
-    IDB_REMOTE_OPTIONS
+    IDB_COUNTER_OPTIONS
     { 0 },
 };
 

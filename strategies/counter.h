@@ -1,10 +1,22 @@
 /* counter.h — the counter strategy's parts that other strategies built on its numbers
- * reuse (bitrev.c): its options table and its create/next/destroy (counter.c, strategy.h's
- * contracts). */
+ * reuse (bitrev.c, autorandom.c): its option entries and table, and its create, next and
+ * destroy (counter.c; strategy.h's contracts). */
 #ifndef IDB_COUNTER_H
 #define IDB_COUNTER_H
 
+#include "counter_service.h"
+#include "remote.h"
 #include "strategy.h"
+
+/* The counter's option entries (no terminator), for a table that adds its own after them. */
+#define IDB_COUNTER_OPTIONS \
+    { .name = "name", .type = IDB_OPT_STR, .size = IDB_COUNTER_NAME_MAX, .def = "orders", \
+      .help = "which counter of the service to use (instances naming the same one share it)" }, \
+    { .name = "service", .type = IDB_OPT_ENUM, .def = "inproc", .choices = "inproc", \
+      .help = "counter service backend: inproc = one atomic in this process" }, \
+    { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = IDB_BACKEND_CHOICES, \
+      .help = "where the counter lives: local (an atomic), postgres (nextval), redis (INCR)" }, \
+    IDB_REMOTE_OPTIONS
 
 /* The counter's declared options: name, service, backend and the server's (remote.h). */
 extern const idb_opt_decl idb_counter_options[];

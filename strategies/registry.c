@@ -20,6 +20,7 @@
     X(ksuid) \
     X(sonyflake) \
     X(bitrev) \
+    X(autorandom) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,
