@@ -9,7 +9,8 @@
 # 2. shard-0/postgres a symlink to a root-only directory (in a shard dir the user owns), and
 #    a DIR whose parent the user can write: refused in one line, exit 2, target untouched;
 #    a data.partial the user plants is refused until `idbench clean DIR` removes it (and the
-#    password copy a killed initdb left, initdb-pw);
+#    password copy a killed initdb left, initdb-pw); server.log a symlink to a root-only
+#    file: the failed start's message shows none of it;
 # 3. kill -9 and SIGINT at 10 moments over a start: every rerun succeeds or refuses in one
 #    line naming `idbench clean`, after which it succeeds; nothing listens on TCP;
 # 4. `idbench clean DIR` of a live run: refused ("in use by pid N"), the run goes on;
@@ -118,6 +119,16 @@ check "writable parent: nothing made" test ! -e "$P/run"
 mkdir -m 0777 "$tmp/open"
 expect 2 "a DIR whose parent is world-writable, not sticky" -- ins "$tmp/open/run"
 check "world-writable parent: nothing made" test ! -e "$tmp/open/run"
+
+# --- 2b. the server's files read by root: server.log a symlink to a root-only file ------------
+D=$tmp/logleak
+expect 0 "logleak: a first run" -- ins "$D"
+(umask 077; echo "TOPSECRET-$$" >"$tmp/rootonly")
+as_ev ln -sf "$tmp/rootonly" "$D/shard-0/postgres/server.log"
+expect 1 "logleak: a start whose log is a symlink fails" -- ins "$D"
+check "logleak: its message shows nothing of the root-only file" \
+  bash -c "! grep -q TOPSECRET '$tmp/err' '$tmp/out'"
+check "logleak: the root-only file is as it was" grep -qx "TOPSECRET-$$" "$tmp/rootonly"
 
 # --- 3. partial clusters: kill -9 and SIGINT over a start, then rerun --------------------------
 D=$tmp/partial

@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 
+#include "readfile.h"
 #include "server_int.h"
 #include "tmpdir.h"
 
@@ -363,7 +365,8 @@ void srv_log_tail(const char *path, char *buf, size_t len)
 {
     char raw[TAIL_BYTES + 1];
     buf[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    idb_err why = { 0 };                        /* in the server user's directory: a regular */
+    int fd = idb_open_input(path, SIZE_MAX, IDB_EIO, &why);   /* file only, never a link */
     if (fd < 0) return;
     off_t end = lseek(fd, 0, SEEK_END), start = end > TAIL_BYTES ? end - TAIL_BYTES : 0;
     ssize_t n = pread(fd, raw, TAIL_BYTES, start);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "readfile.h"
 #include "server_int.h"
 
 #define PG_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
@@ -23,6 +24,7 @@
 #define PG_DB_USER "idbench"
 #define PG_HBA "idbench_hba.conf"        /* the hba file idbench writes (hba_file=) */
 #define PG_CONF_LEN 8192
+#define PIDFILE_MAX 4096               /* postmaster.pid is a few lines */
 #define PIDFILE_STATUS_LINE 8          /* postmaster.pid: the line that says "ready" */
 #define PIDFILE_LINE_LEN 1024
 #define PG_PARTIAL "data.partial"       /* initdb's target until it is complete */
@@ -226,8 +228,13 @@ static int pg_ready(idb_server *s)
 {
     char path[PATH_MAX + 32], line[PIDFILE_LINE_LEN];
     snprintf(path, sizeof path, "%s/data/postmaster.pid", s->dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    idb_err why = { 0 };                        /* the server user's file: never a symlink, */
+    int fd = idb_open_input(path, PIDFILE_MAX, IDB_EIO, &why);   /* a FIFO, a device */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     int ok = 0;
     for (int i = 1; fgets(line, sizeof line, f); i++) {
         if (i == 1 && atoi(line) != (int)s->pid) break;
