@@ -139,6 +139,8 @@ expect 0 "postgres killed after 400 orders, timeout_ms=20" -- "$IDB" "${run[@]}"
   --strategy counter -o backend=postgres -o timeout_ms=20 --dir "$tmp/pg" \
   --fault kill-counter@400:300
 check "postgres kill: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
+check "postgres kill: down at least the 300 ms asked ($(field counter_down_ms))" \
+  awk -v d="$(field counter_down_ms)" 'BEGIN { exit !(d >= 300) }'
 check "postgres kill, timeout_ms=20: orders after the restart succeed ($(field failed_orders)\
  of 800 failed, at most $PG_KILL_FAILED_MAX)" test "$(field failed_orders)" -le $PG_KILL_FAILED_MAX
 check "postgres kill: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
@@ -154,10 +156,13 @@ expect 0 "redis durability=always killed after 400 orders" -- "$IDB" "${run[@]}"
   --dir "$tmp/ra" --fault kill-counter@400:100
 check "redis always: no duplicate ($(field duplicate_ids))" test "$(field duplicate_ids)" -eq 0
 check "redis always: some orders failed ($(field failed_orders))" test "$(field failed_orders)" -gt 0
+check "redis always: down at least the 100 ms asked ($(field counter_down_ms))" \
+  awk -v d="$(field counter_down_ms)" 'BEGIN { exit !(d >= 100) }'
 expect 0 "no fault: the columns are 0" -- "$IDB" "${run[@]}" --strategy counter \
   -o backend=postgres --dir "$tmp/p0"
 check "no fault: failed_orders 0, duplicate_ids 0" \
   test "$(field failed_orders),$(field duplicate_ids)" = "0,0"
+check "no fault: counter_down_ms empty ($(field counter_down_ms))" test -z "$(field counter_down_ms)"
 
 # --- a server killed from outside while idbench waits on it: exit 1, one line, no hang
 "$IDB" insert --store null --strategy counter -n 2000000 -o backend=redis -o rtt_us=20 \

@@ -102,6 +102,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "clients", K_I64, &r->clients }, { "wait_share", K_F4, &r->wait_share },
         { "wait_ns_per_order", K_F1, &r->wait_ns_per_order },
         { "failed_txns", K_I64, &r->failed_txns }, { "retries", K_I64, &r->retries },
+        { "counter_down_ms", K_F1, &r->counter_down_ms },
     };
     _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);

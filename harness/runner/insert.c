@@ -211,6 +211,7 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     } else if (r->fault == 1 && t0 - r->kill_ns >= cfg->kill_restart_ms * NS_PER_MS) {
         rc = idb_ctrsrv_restart(&r->cs, err);
         r->fault = 2;
+        r->down_ns = idb_mono_ns() - r->kill_ns;
     } else {
         return 0;
     }
@@ -493,6 +494,7 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->rate_per_s = -1;
     res->clients = cfg->clients > 1 ? cfg->clients : 1;
     res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
+    res->counter_down_ms = -1;                                  /* collect_keys's */
     int rc = cfg->clients > 1 ? clients_loop(r, res, err)
            : cfg->rate > 0    ? open_loop(r, res, err)
                               : timed_loop(r, res, err);

@@ -110,6 +110,9 @@ typedef struct idb_insert_result {
     int64_t clients;
     double wait_share, wait_ns_per_order;
     int64_t failed_txns, retries;
+    /* --fault kill-counter@N:MS: the time from the kill to the end of the restart, measured
+     * (at least MS, as the fault asks); -1 without the fault or before a restart. */
+    double counter_down_ms;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then

@@ -143,6 +143,7 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
     res->failed_orders = r->failed;
     res->duplicate_rows = r->dups;
+    res->counter_down_ms = r->fault == 2 ? (double)r->down_ns / 1e6 : -1;
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */
     r->lat = NULL;

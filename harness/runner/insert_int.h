@@ -33,6 +33,7 @@ typedef struct run {
     int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
     int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
     int64_t kill_ns;                   /* when it was killed */
+    int64_t down_ns;                   /* from the kill to the restart's end */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
     int64_t failed, dups;              /* failed_orders, duplicate_rows */
     shard refused;                     /* keys a shard's store refused (dups of them) */
