@@ -65,13 +65,14 @@ static int counter_outage(const claim_ctx *c, claim_row *r, idb_err *err)
     for (const idb_strategy *const *p = idb_strategies; *p && rc == 0; p++) {
         if (*p == c->st || strcmp((*p)->name, r->subject) == 0) continue;
         if ((rc = claim_sim(&w, *p, 0, &res, err))) break;
-        if (idb_opts_declared((*p)->options, "name") && (*p)->coord == IDB_COORD_PER_ID) {
+        int on_server = idb_opts_declared((*p)->options, "name");
+        if (on_server && (*p)->coord == IDB_COORD_PER_ID) {
             claim_app(r->measured, "%s (a request per ID to the same server): %lld of the %lld "
                       "orders in the outage failed" SIMULATED "; ", (*p)->name,
                       (long long)res.failed_orders, (long long)res.outage_orders);
             claim_check(r, res.failed_orders == res.outage_orders, "%s failed %lld of %lld",
                         (*p)->name, (long long)res.failed_orders, (long long)res.outage_orders);
-        } else if (idb_opts_declared((*p)->options, "name")) {
+        } else if (on_server) {
             claim_app(r->measured, "%s (blocks from the same server): %lld of the %lld orders "
                       "in the outage failed, once its blocks ran out" SIMULATED "; ", (*p)->name,
                       (long long)res.failed_orders, (long long)res.outage_orders);

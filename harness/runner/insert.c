@@ -494,7 +494,6 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->rate_per_s = -1;
     res->clients = cfg->clients > 1 ? cfg->clients : 1;
     res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
-    res->counter_down_ms = -1;                                  /* collect_keys's */
     int rc = cfg->clients > 1 ? clients_loop(r, res, err)
            : cfg->rate > 0    ? open_loop(r, res, err)
                               : timed_loop(r, res, err);
