@@ -307,3 +307,12 @@ int srv_run_lock_busy(int dfd, long *owner)
     close(fd);
     return busy;
 }
+
+void srv_clean_partial(int dfd, const char *path, uid_t uid, int (*data_state)(int dfd))
+{
+    char shown[PATH_MAX + 32];
+    snprintf(shown, sizeof shown, "%s/" SRV_PARTIAL, path);
+    srv_rmtree_at(dfd, SRV_PARTIAL, uid, shown);
+    snprintf(shown, sizeof shown, "%s/data", path);
+    if (data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+}

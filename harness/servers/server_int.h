@@ -204,6 +204,13 @@ int srv_mount_root(int fd, const char *name, dev_t dev);
  * else is left and named (shown) in one line on stderr. Returns 0 or -1. */
 int srv_rmtree_at(int pfd, const char *name, uid_t uid, const char *shown);
 
+#define SRV_PARTIAL "data.partial"      /* an init's target until it is complete */
+
+/* `idbench clean` of a server directory dfd (path: its name in messages): remove
+ * data.partial (an init's target until complete), and data when data_state(dfd) says it is
+ * half-made (< 0). */
+void srv_clean_partial(int dfd, const char *path, uid_t uid, int (*data_state)(int dfd));
+
 /* 1 when the run lock of the directory dfd is held (by *owner). */
 int srv_run_lock_busy(int dfd, long *owner);
 

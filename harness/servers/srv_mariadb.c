@@ -17,7 +17,7 @@
 #define MY_MIN_FREE_BYTES (256ull << 20)  /* free space asked by the preflight: data, logs */
 #define MY_CONF_LEN 8192
 #define MY_SOCKET "mysqld.sock"
-#define MY_PARTIAL "data.partial"       /* mariadb-install-db's target until complete */
+#define MY_PARTIAL SRV_PARTIAL           /* mariadb-install-db's target until complete */
 #define MY_COMPLETE "data/mysql/global_priv.frm"   /* made by the install's bootstrap */
 #define MY_INIT "idbench-init.sql"     /* the TCP account's password (my_init_file) */
 
@@ -101,11 +101,7 @@ static int my_data_state(int dfd)
 /* `idbench clean`: remove data.partial, and data when it is half-made. */
 static void my_clean_partial(int dfd, const char *path, uid_t uid)
 {
-    char shown[PATH_MAX + 32];
-    snprintf(shown, sizeof shown, "%s/" MY_PARTIAL, path);
-    srv_rmtree_at(dfd, MY_PARTIAL, uid, shown);
-    snprintf(shown, sizeof shown, "%s/data", path);
-    if (my_data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+    srv_clean_partial(dfd, path, uid, my_data_state);
 }
 
 /* mariadb-install-db into DIR/data.partial (the config is written first), renamed DIR/data

@@ -27,7 +27,7 @@
 #define PIDFILE_MAX 4096               /* postmaster.pid is a few lines */
 #define PIDFILE_STATUS_LINE 8          /* postmaster.pid: the line that says "ready" */
 #define PIDFILE_LINE_LEN 1024
-#define PG_PARTIAL "data.partial"       /* initdb's target until it is complete */
+#define PG_PARTIAL SRV_PARTIAL           /* initdb's target until it is complete */
 #define PG_PWFILE "initdb-pw"          /* initdb's copy of the password (pg_init_auth) */
 #define PG_INCLUDE "include_if_exists = 'idbench.conf'"
 
@@ -99,11 +99,7 @@ static int pg_data_state(int dfd)
  * password an initdb killed before its end left (PG_PWFILE). */
 static void pg_clean_partial(int dfd, const char *path, uid_t uid)
 {
-    char shown[PATH_MAX + 32];
-    snprintf(shown, sizeof shown, "%s/" PG_PARTIAL, path);
-    srv_rmtree_at(dfd, PG_PARTIAL, uid, shown);
-    snprintf(shown, sizeof shown, "%s/data", path);
-    if (pg_data_state(dfd) < 0) srv_rmtree_at(dfd, "data", uid, shown);
+    srv_clean_partial(dfd, path, uid, pg_data_state);
     unlinkat(dfd, PG_PWFILE, 0);                /* a name in dfd: no symlink followed */
 }
 
