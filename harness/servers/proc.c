@@ -195,6 +195,19 @@ unsigned long long srv_proc_starttime(pid_t pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* utime + stime + cutime + cstime of pid (fields 14-17 of /proc/PID/stat), in clock ticks:
+ * its own CPU time and that of the children it has reaped. -1 when pid does not exist. */
+static long long proc_cpu_ticks(pid_t pid)
+{
+    char buf[PROC_STAT_LEN];
+    char *p = proc_stat(pid, buf, sizeof buf);
+    long long t[4];
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
+                     &t[0], &t[1], &t[2], &t[3]) != 4)
+        return -1;
+    return t[0] + t[1] + t[2] + t[3];
+}
+
 /* The parent pid of pid from /proc, 0 when unknown. */
 static pid_t proc_ppid(pid_t pid)
 {
@@ -273,6 +286,20 @@ static int children(pid_t pid, pid_t *kids, int max)
     }
     if (d) closedir(d);
     return n;
+}
+
+long long srv_proc_tree_cpu_ns(pid_t pid)
+{
+    long long ticks = proc_cpu_ticks(pid);
+    if (ticks < 0) return -1;
+    pid_t kids[4096];
+    int n = children(pid, kids, (int)(sizeof kids / sizeof kids[0]));
+    for (int i = 0; i < n; i++) {
+        long long k = proc_cpu_ticks(kids[i]);      /* one that just ended counts as 0 */
+        if (k > 0) ticks += k;
+    }
+    long hz = sysconf(_SC_CLK_TCK);
+    return ticks * (1000000000LL / (hz > 0 ? hz : 100));
 }
 
 /* 1 when process p (its /proc/P/stat text from the ')' at q) is a leftover of the server

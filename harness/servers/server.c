@@ -292,6 +292,11 @@ const char *idb_server_secret_file(const idb_server *s) { return s->secretfile; 
 const char *idb_server_version(const idb_server *s) { return s->version; }
 int idb_server_pid(const idb_server *s) { return (int)s->pid; }
 
+long long idb_server_cpu_ns(const idb_server *s)
+{
+    return s->pid ? srv_proc_tree_cpu_ns(s->pid) : -1;
+}
+
 int idb_server_alive(idb_server *s)
 {
     if (!s->pid) return 0;

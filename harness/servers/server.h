@@ -80,6 +80,11 @@ const char *idb_server_version(const idb_server *s);
 /* The server's main process id (0 when it is not running). */
 int idb_server_pid(const idb_server *s);
 
+/* CPU time the server has used since it started (its processes, live and ended), in ns at
+ * the clock tick's resolution (10 ms): a run's share is the difference of two calls.
+ * -1 when it is not running. */
+long long idb_server_cpu_ns(const idb_server *s);
+
 /* 1 while the server runs, 0 once it has exited (it is reaped then). */
 int idb_server_alive(idb_server *s);
 

@@ -140,6 +140,11 @@ unsigned long long srv_proc_starttime(pid_t pid);
  * its own process group. */
 int srv_proc_is_server(pid_t pid, unsigned long long start, const char *bin, const char *dir);
 
+/* CPU time (user + system) of pid, of the children it has reaped and of its live children
+ * (postgres's backends; mariadbd's threads are in its own), in ns at the clock tick's
+ * resolution (10 ms); -1 when pid does not exist. */
+long long srv_proc_tree_cpu_ns(pid_t pid);
+
 /* SIGKILL pid, its process group and its children (postgres's each lead their own group),
  * reap pid when it is our child, and wait (a few seconds at most) until they are gone. */
 void srv_kill_tree(pid_t pid, int own_child);
