@@ -86,6 +86,7 @@ static void test_every_script_has_an_entry(void **state)
 typedef struct row {
     const char *strategy, *store;
     double fill, tail, ips, ips_min, ips_max;
+    double pages;                          /* pages_written; 0 prints empty (unknown) */
 } row;
 
 /* The other columns insert.csv must have (key_bytes, batch, shops: 8, 1000, 1000; the rest
@@ -95,7 +96,7 @@ static const char other_columns[] =
     "gen_ns_per_id_max,lat_p50_ns,lat_p50_ns_min,lat_p50_ns_max,lat_p99_ns,lat_p99_ns_min,"
     "lat_p99_ns_max,lat_p999_ns,lat_p999_ns_min,lat_p999_ns_max,lat_max_ns,lat_max_ns_min,"
     "lat_max_ns_max,commit_p99_ns,commit_p99_ns_min,commit_p99_ns_max,leaf_pages,depth,"
-    "file_bytes,pages_written,write_bytes_per_id,cache_misses,insert_pos_p50,store_options";
+    "file_bytes,write_bytes_per_id,cache_misses,insert_pos_p50,store_options";
 
 static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
 {
@@ -105,11 +106,14 @@ static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
-               "inserts_per_s_min,inserts_per_s_max,repeats,%s\n", other_columns);
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s,%s,1,1000,%.4f,%.4f,%.0f,%.0f,%.0f,3,8,1000,1000%s\n", rows[i].strategy,
-                rows[i].store, rows[i].fill, rows[i].tail, rows[i].ips, rows[i].ips_min,
-                rows[i].ips_max, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,%s\n", other_columns);
+    for (int i = 0; i < n; i++) {
+        char pages[32] = "";
+        if (rows[i].pages > 0) snprintf(pages, sizeof pages, "%.0f", rows[i].pages);
+        fprintf(f, "%s,%s,1,1000,%.4f,%.4f,%.0f,%.0f,%.0f,3,%s,8,1000,1000%s\n",
+                rows[i].strategy, rows[i].store, rows[i].fill, rows[i].tail, rows[i].ips,
+                rows[i].ips_min, rows[i].ips_max, pages, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+    }
     assert_int_equal(fclose(f), 0);
     assert_int_equal(mx_results_load(r, dir, NULL), 0);
 }
@@ -163,6 +167,27 @@ static void test_fill_sentence_follows_the_figures(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* pages_written: the sentence names the strategy that wrote the most and the one that wrote
+ * the fewest as such (the old wording put "the fewest" after the most's name), with their
+ * per-ID figures (1000 IDs) and the ratio. */
+static void test_pages_sentence_names_most_and_fewest(void **state)
+{
+    (void)state;
+    row rows[sizeof sample / sizeof *sample];
+    memcpy(rows, sample, sizeof rows);
+    const double pages[] = { 48, 2040, 50, 66, 32, 887 };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) rows[i].pages = pages[i];
+    mx_results r;
+    char dir[MX_SCRATCH_MAX];
+    load(&r, dir, sizeof dir, rows, sizeof rows / sizeof *rows);
+    char *s = say(&r, "pages_written");
+    assert_non_null(strstr(s, "On sqlite, `uuidv4` wrote the most pages per ID inserted, 2.04: "
+                              "42.5× the 0.048 of `counter`, which wrote the fewest."));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
  * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
  * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
@@ -177,7 +202,7 @@ static void test_kill_plot_columns(void **state)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
-               "inserts_per_s_min,inserts_per_s_max,repeats,%s\n", other_columns);
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,%s\n", other_columns);
     assert_int_equal(fclose(f), 0);
     char cmd[2 * MX_FILE_MAX + 64];                /* the sample's: postgres 5 failed, 0
                                                     * twice; redis:none 5 failed, 400 twice */
@@ -492,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_gp_string_refuses_control_characters),
         cmocka_unit_test(test_num_fits_any_value),
         cmocka_unit_test(test_kill_plot_columns),
+        cmocka_unit_test(test_pages_sentence_names_most_and_fewest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

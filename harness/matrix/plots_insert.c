@@ -276,7 +276,8 @@ int mx_say_pages_written(const mx_results *r, FILE *f)
     if (!mx_extremes(r, store, "pages_written", 1, &lo, &hi)) return IDB_EINPUT;
     char a[MX_NUM_LEN], b[MX_NUM_LEN], q[MX_RATIO_LEN];
     double most = mx_table_num(t, hi, cp), fewest = mx_table_num(t, lo, cp);
-    fprintf(f, "On %s, `%s` wrote %s pages per ID inserted, %s the %s of `%s`, the fewest.\n",
+    fprintf(f, "On %s, `%s` wrote the most pages per ID inserted, %s: %s the %s of `%s`, "
+            "which wrote the fewest.\n",
             store, mx_table_str(t, hi, cs), mx_num(most / (double)r->ids, a),
             mx_ratio(most, fewest, most, fewest, "pages", q),
             mx_num(fewest / (double)r->ids, b), mx_table_str(t, lo, cs));
