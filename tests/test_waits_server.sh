@@ -23,7 +23,7 @@ export TMPDIR=${TMPDIR:-/tmp}
 N=20000
 CORES=$(nproc)
 PG_CLASSES="lwlock_buffer_content lwlock_buffer_mapping lock"
-MD_CLASSES="index_tree page_latch row_lock"
+MD_CLASSES="index_tree row_lock"
 
 # in01 V: V is a number within [0, 1].
 in01() { awk -v v="$1" 'BEGIN { exit !(v != "" && v + 0 >= 0 && v + 0 <= 1) }'; }

@@ -102,7 +102,7 @@ void md_server_stop(md_store *s);
 
 /* mariadb_waits.c: the settings a private server gets for the wait figures
  * (perf_schema=on). */
-#define MD_WAITS_SETTINGS 3
+#define MD_WAITS_SETTINGS 4
 extern const char *const md_waits_settings[MD_WAITS_SETTINGS];
 /* The class (store.h enum idb_wait_class) of a performance_schema instrument's wait time,
  * -1 for one that is not counted (table io, table locks, sockets: they hold other waits). */

@@ -8,15 +8,18 @@
  * and again at the session's end (a client's close(), open()'s handle's stats()); the
  * differences are added up by instrument class (md_wait_class):
  *   wait/synch/sxlock/innodb/index_tree_rw_lock   index_tree
- *   wait/synch/... of a buffer block's lock        page_latch (when the server has one)
  *   any other wait/synch/ instrument               latch_other (innodb mutexes, sxlocks)
  *   wait/io/file/                                  io
  *   anything else (table io and table locks, which hold the waits above; sockets)
  *                                                   not counted.
  * Row lock waits: Innodb_row_lock_time (ms, server-wide) from open() to stats(), on a
  * private server only (a user's server counts other sessions too: unknown there).
+ * Page latches (a buffer block's lock) are not instrumented by MariaDB 10.11 (no
+ * performance_schema key): wait_share_page_latch stays unknown, and those waits are in no
+ * column (they show as time not waiting).
  * A private server with perf_schema=on gets the settings of md_waits_settings: the
- * instruments wait/synch/sxlock/innodb/% and wait/synch/mutex/innodb/% enabled and timed.
+ * instruments wait/synch/{sxlock,mutex,rwlock}/innodb/% enabled and timed (the rwlocks,
+ * among them lock_sys's lock_latch, are off by default).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +33,12 @@ const char *const md_waits_settings[MD_WAITS_SETTINGS] = {
     "performance_schema=ON",
     "performance_schema_instrument=wait/synch/sxlock/innodb/%=ON",
     "performance_schema_instrument=wait/synch/mutex/innodb/%=ON",
+    "performance_schema_instrument=wait/synch/rwlock/innodb/%=ON",
 };
 
 /* Instrument name prefixes and their class; the first match wins. */
 static const struct { const char *prefix; int cls; } md_classes[] = {
     { "wait/synch/sxlock/innodb/index_tree_rw_lock", IDB_WAIT_INDEX_TREE },
-    { "wait/synch/sxlock/innodb/buf_block_lock", IDB_WAIT_PAGE_LATCH },
-    { "wait/synch/rwlock/innodb/buf_block_lock", IDB_WAIT_PAGE_LATCH },
     { "wait/synch/", IDB_WAIT_LATCH_OTHER },
     { "wait/io/file/", IDB_WAIT_IO },
 };
@@ -109,6 +111,7 @@ void md_waits_stats(md_store *s, idb_store_waits *w)
     for (int c = 0; c < IDB_WAIT_CLASSES; c++) w->v[c] = s->waits_ps[c] / PS_PER_NS;
     int64_t rl = s->row_lock_ms0 < 0 ? -1 : row_lock_ms(s);
     w->v[IDB_WAIT_ROW_LOCK] = rl < 0 ? -1 : (rl - s->row_lock_ms0) * 1000000;
+    w->v[IDB_WAIT_PAGE_LATCH] = -1;                         /* not instrumented (header) */
     w->v[IDB_WAIT_LWLOCK_BUFFER_CONTENT] = w->v[IDB_WAIT_LWLOCK_BUFFER_MAPPING] = -1;
     w->v[IDB_WAIT_LOCK] = w->v[IDB_WAIT_OTHER] = -1;        /* postgres's classes */
 }
