@@ -20,6 +20,7 @@ IDB=${1:?usage: test_waits_server.sh path/to/idbench postgres|mariadb}
 KIND=${2:?usage: test_waits_server.sh path/to/idbench postgres|mariadb}
 . "$(dirname "$0")/cli_lib.sh"
 export TMPDIR=${TMPDIR:-/tmp}
+chmod 711 "$tmp"                 # the private servers' users enter their run directories
 N=20000
 CORES=$(nproc)
 PG_CLASSES="lwlock_buffer_content lwlock_buffer_mapping lock"
