@@ -86,7 +86,10 @@ static int64_t row_lock_ms(md_store *s)
 
 void md_waits_begin(md_store *s)
 {
-    s->waits_ok = session_waits(s, s->waits_base) == 0;
+    int64_t on = 0;
+    idb_err err = { 0 };
+    s->waits_ok = md_query_i64(s, "SELECT @@performance_schema", &on, &err) == 0 && on == 1 &&
+                  session_waits(s, s->waits_base) == 0;     /* off: its tables are empty */
     if (!s->main) s->row_lock_ms0 = s->server ? row_lock_ms(s) : -1;
 }
 
