@@ -132,7 +132,7 @@ TEST(test_store_clients_versions)
     assert_int_equal(idb_store_check_table(table, &err), IDB_EINPUT);
     assert_non_null(strstr(err.msg, "open_client"));
     s = *idb_store_find("null");
-    assert_int_equal(s.version, 2);
+    assert_int_equal(s.version, IDB_STORE_VERSION);
     assert_true(idb_store_clients(&s) > 1);
     for (const idb_store *const *t = idb_stores; *t; t++)
         assert_true(idb_store_clients(*t) >= 1);

@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "openloop.h"
 #include "tmpdir.h"
+#include "waits.h"
 
 /* The cache sizes --curve can ask for: as many as a result holds. */
 #define CURVE_MAX ((int)(sizeof ((idb_insert_result *)NULL)->curve / sizeof (idb_curve_point)))
@@ -33,7 +34,7 @@
 #define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
-#define FIELDS_MAX 64                   /* room for result_fields */
+#define FIELDS_MAX 80                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 /* Print v, or nothing for "unknown" (-1); then sep. */
@@ -103,10 +104,16 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "wait_ns_per_order", K_F1, &r->wait_ns_per_order },
         { "failed_txns", K_I64, &r->failed_txns }, { "retries", K_I64, &r->retries },
         { "counter_down_ms", K_F1, &r->counter_down_ms },
+        { "wait_share_none", K_F4, &r->wait_share_none },
+        { "server_cpu_ns_per_order", K_F1, &r->server_cpu_ns_per_order },
     };
-    _Static_assert(sizeof all / sizeof *all <= FIELDS_MAX, "FIELDS_MAX is too small");
+    _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
+                   "FIELDS_MAX is too small");
     memcpy(f, all, sizeof all);
-    return (int)(sizeof all / sizeof *all);
+    int n = (int)(sizeof all / sizeof *all);
+    for (int c = 0; c < IDB_WAIT_CLASSES; c++)      /* wait_share_<what> (waits.h) */
+        f[n++] = (field){ idb_wait_columns[c], K_F4, &r->wait_share_by[c] };
+    return n;
 }
 
 /* One field's value; JSON quotes strings and prints unknown values as null. */

@@ -43,6 +43,7 @@
 #include "repeats.h"
 #include "rundir.h"
 #include "series.h"
+#include "waits.h"
 #include "zipf.h"
 
 /* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
@@ -483,6 +484,37 @@ static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
     return rc ? rc : idb_series_write(r->series, err);
 }
 
+/* The CPU time of every shard's private servers so far (store.h: server_cpu_ns), -1 when
+ * one shard cannot tell (an embedded store, a server idbench did not start). */
+static int64_t server_cpu_ns(const run *r)
+{
+    int64_t sum = 0;
+    for (int k = 0; k < r->cfg->shards; k++) {
+        int64_t v = idb_store_server_cpu_ns(r->cfg->store, r->shards[k].store);
+        if (v < 0) return -1;
+        sum += v;
+    }
+    return sum;
+}
+
+/* The wait columns (waits.h): from the waits the stores measured (summed in res->st.waits)
+ * over the writers' time (the clients' summed, or one writer's insert + commit time), else
+ * the begin() figures with no classes. */
+static void wait_columns(const run *r, idb_insert_result *res)
+{
+    idb_wait_figures f;
+    double client_ns = r->cfg->clients > 1 ? r->client_ns
+                     : (double)r->cfg->ids / res->inserts_per_s * 1e9;
+    idb_waits_figures(&res->st.waits, client_ns, r->cfg->ids, &f);
+    if (f.share >= 0) {
+        res->wait_share = f.share;
+        res->wait_ns_per_order = f.ns_per_order;
+    }
+    for (int c = 0; c < IDB_WAIT_CLASSES; c++) res->wait_share_by[c] = f.by[c];
+    res->wait_share_none = f.none >= 0 ? f.none
+                         : res->wait_share >= 0 ? 1 - res->wait_share : -1;
+}
+
 /* The measured part on the opened shards: the timed loop, the stores' statistics, then the
  * stores closed (their final writes count in write_bytes_per_id), then locality. */
 static int measure(run *r, idb_insert_result *res, idb_err *err)
@@ -494,11 +526,18 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->rate_per_s = -1;
     res->clients = cfg->clients > 1 ? cfg->clients : 1;
     res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
+    for (int c = 0; c < IDB_WAIT_CLASSES; c++) res->wait_share_by[c] = -1;
+    res->wait_share_none = -1;                                   /* wait_columns' */
+    int64_t cpu0 = server_cpu_ns(r);
     int rc = cfg->clients > 1 ? clients_loop(r, res, err)
            : cfg->rate > 0    ? open_loop(r, res, err)
                               : timed_loop(r, res, err);
+    int64_t cpu1 = server_cpu_ns(r);
+    res->server_cpu_ns_per_order = cpu0 < 0 || cpu1 < 0 ? -1
+                                 : (double)(cpu1 - cpu0) / (double)cfg->ids;
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
     if (!rc) rc = idb_run_collect_stores(r, res, err);
+    if (!rc && !cfg->store->model) wait_columns(r, res);
     if (!rc) rc = model_and_series(r, res, err);
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);

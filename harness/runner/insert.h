@@ -110,6 +110,18 @@ typedef struct idb_insert_result {
     int64_t clients;
     double wait_share, wait_ns_per_order;
     int64_t failed_txns, retries;
+    /* Waits a store measured itself (store.h: idb_store_waits; postgres, mariadb) replace
+     * wait_share and wait_ns_per_order (runner/waits.h, with every writer's time, one writer
+     * too) and give each class's share of the writers' time (wait_share_<what>) and the
+     * share not waiting (wait_share_none); -1 when unknown or not a class of the store.
+     * With begin() waits (sqlite, lmdb) the classes stay -1 and wait_share_none is
+     * 1 - wait_share. */
+    double wait_share_by[IDB_WAIT_CLASSES];
+    double wait_share_none;
+    /* The CPU time (user + system, /proc, 10 ms ticks) the store's private servers used
+     * from the timed part's start to its end, per order; -1 for embedded stores and
+     * servers idbench did not start (store.h: server_cpu_ns). */
+    double server_cpu_ns_per_order;
     /* --fault kill-counter@N:MS: the time from the kill to the end of the restart, measured
      * (at least MS, as the fault asks); -1 without the fault or before a restart. */
     double counter_down_ms;

@@ -19,7 +19,8 @@
  * Figures: wall = from the threads' start to the last one's end; inserts_per_s = ids /
  * wall; wait_share = every client's wait / every client's time (its thread's start to end);
  * wait_ns_per_order = every client's wait / ids; both unknown (-1) on a store without
- * begin(). The committed transactions' rows are returned in commit order (for locality).
+ * begin() (a store that measures its waits itself replaces them: waits.h, with the clients'
+ * time summed here). The committed transactions' rows are returned in commit order (for locality).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -207,6 +208,7 @@ static void client_figures(const crun *cr, const client *cl, int n, int64_t wall
     res->wait_ns_per_order = known ? (double)wait / (double)cfg->ids : -1;
     res->inserts_per_s = (double)cfg->ids / ((double)wall_ns / 1e9);
     res->seconds += (double)wall_ns / 1e9;
+    cr->r->client_ns = (double)busy;
 }
 
 /* The timed part with cfg->clients writers per shard (insert_int.h). */

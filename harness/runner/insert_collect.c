@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "insert_int.h"
+#include "waits.h"
 #include "metrics.h"
 #include "repeats.h"
 
@@ -60,9 +61,10 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
     idb_store_stats *sum = &res->st;
     *sum = (idb_store_stats){ .depth = -1 };
     for (int k = 0; k < cfg->shards; k++) {
-        idb_store_stats s;
+        idb_store_stats s = { 0 };
         int rc = cfg->store->stats(r->shards[k].store, &s, err);
         if (rc) return rc;
+        idb_waits_add(&sum->waits, &s.waits, k);
         add_server(sum, &s, k, &frag, &leaves);
         int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
                            &sum->pages_written, &sum->cache_misses, &sum->splits,

@@ -31,6 +31,8 @@ typedef struct run {
     idb_series *series;                /* --series, or NULL */
     idb_ctrsrv cs;                     /* the run's counter server (none: cs.srv NULL) */
     int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
+    double client_ns;                  /* the writers' time summed (insert_clients.c), for
+                                        * the store-measured waits (waits.h); 0: one writer */
     int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
     int64_t kill_ns;                   /* when it was killed */
     int64_t down_ns;                   /* from the kill to the restart's end */

@@ -209,7 +209,7 @@ static long long proc_cpu_ticks(pid_t pid)
 }
 
 /* The parent pid of pid from /proc, 0 when unknown. */
-static pid_t proc_ppid(pid_t pid)
+pid_t srv_proc_ppid(pid_t pid)
 {
     char buf[PROC_STAT_LEN];
     char *p = proc_stat(pid, buf, sizeof buf);
@@ -282,7 +282,7 @@ static int children(pid_t pid, pid_t *kids, int max)
     int n = 0;
     for (struct dirent *e; d && n < max && (e = readdir(d));) {
         pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
-        if (p > 0 && proc_ppid(p) == pid) kids[n++] = p;
+        if (p > 0 && srv_proc_ppid(p) == pid) kids[n++] = p;
     }
     if (d) closedir(d);
     return n;

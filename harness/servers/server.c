@@ -297,6 +297,12 @@ long long idb_server_cpu_ns(const idb_server *s)
     return s->pid ? srv_proc_tree_cpu_ns(s->pid) : -1;
 }
 
+long long idb_server_child_cpu_ns(const idb_server *s, int pid)
+{
+    if (!s->pid || pid <= 0 || srv_proc_ppid(pid) != s->pid) return -1;
+    return srv_proc_tree_cpu_ns(pid);
+}
+
 int idb_server_alive(idb_server *s)
 {
     if (!s->pid) return 0;

@@ -85,6 +85,11 @@ int idb_server_pid(const idb_server *s);
  * -1 when it is not running. */
 long long idb_server_cpu_ns(const idb_server *s);
 
+/* CPU time (ns, clock ticks as above) of one live process of the server, pid, a direct
+ * child of its main process (a postgres backend): -1 when pid is not one. A store subtracts
+ * the backend of its own sampling session this way. */
+long long idb_server_child_cpu_ns(const idb_server *s, int pid);
+
 /* 1 while the server runs, 0 once it has exited (it is reaped then). */
 int idb_server_alive(idb_server *s);
 

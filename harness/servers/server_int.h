@@ -144,6 +144,8 @@ int srv_proc_is_server(pid_t pid, unsigned long long start, const char *bin, con
  * (postgres's backends; mariadbd's threads are in its own), in ns at the clock tick's
  * resolution (10 ms); -1 when pid does not exist. */
 long long srv_proc_tree_cpu_ns(pid_t pid);
+/* The parent pid of pid from /proc, 0 when unknown. */
+pid_t srv_proc_ppid(pid_t pid);
 
 /* SIGKILL pid, its process group and its children (postgres's each lead their own group),
  * reap pid when it is our child, and wait (a few seconds at most) until they are gone. */

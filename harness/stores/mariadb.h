@@ -47,6 +47,17 @@ typedef struct md_store {
     char socket[PATH_MAX];
     char user[MD_USER_MAX];        /* the database user ("": the login user) */
     struct idb_server *server;     /* the private server, or NULL on a user's server */
+    struct md_store *main;         /* a client's open()'s handle; NULL on that handle */
+    int isolation;                 /* isolation= (enum index: md_isolation_sql's) */
+    int64_t lock_wait_s;           /* lock_wait_timeout= (innodb_lock_wait_timeout) */
+    /* mariadb_waits.c: this session's wait time by class when it began (ps), whether
+     * it could be read; on open()'s handle the sessions' sums, whether one failed, and
+     * Innodb_row_lock_time at open (ms, -1: not counted). */
+    int64_t waits_base[IDB_WAIT_CLASSES];
+    int waits_ok;
+    int64_t waits_ps[IDB_WAIT_CLASSES];
+    int waits_failed;
+    int64_t row_lock_ms0;
 } md_store;
 
 /* Run one statement that returns no rows. Returns 0, or code with err saying
@@ -88,6 +99,23 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *er
 
 /* Stop s's private server (orderly) and forget it; NULL server is fine. */
 void md_server_stop(md_store *s);
+
+/* mariadb_waits.c: the settings a private server gets for the wait figures
+ * (perf_schema=on). */
+#define MD_WAITS_SETTINGS 4
+extern const char *const md_waits_settings[MD_WAITS_SETTINGS];
+/* The class (store.h enum idb_wait_class) of a performance_schema instrument's wait time,
+ * -1 for one that is not counted (table io, table locks, sockets: they hold other waits). */
+int md_wait_class(const char *event);
+/* At the end of a session's open (s connected): its wait time so far, the baseline; on
+ * open()'s handle also Innodb_row_lock_time (private server only). */
+void md_waits_begin(md_store *s);
+/* At a session's end (a client's close): its waits since md_waits_begin added to open()'s
+ * handle's sums (or that handle marked failed when performance_schema cannot be read). */
+void md_waits_end(md_store *s);
+/* In open()'s handle's stats(): its own session's waits added, then every session's sums
+ * into w (ns; kind IDB_WAITS_NONE when one session's could not be read). */
+void md_waits_stats(md_store *s, idb_store_waits *w);
 
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);

@@ -43,16 +43,19 @@ int md_settings_check(md_store *s, const idb_opts *o, idb_err *err)
 int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *err)
 {
     char text[MD_NSETTINGS][MD_SETTING_MAX], path[PATH_MAX];
-    const char *settings[MD_NSETTINGS];
+    const char *settings[MD_NSETTINGS + MD_WAITS_SETTINGS];
+    int n = 0;
     for (size_t i = 0; i < MD_NSETTINGS; i++) {
         snprintf(text[i], sizeof text[i], "%s=%lld", md_settings[i].setting,
                  (long long)idb_opts_int(o, md_settings[i].option));
-        settings[i] = text[i];
+        settings[n++] = text[i];
     }
+    if (strcmp(idb_opts_str(o, "perf_schema"), "on") == 0)     /* mariadb_waits.c */
+        for (int i = 0; i < MD_WAITS_SETTINGS; i++) settings[n++] = md_waits_settings[i];
     if ((size_t)snprintf(path, sizeof path, "%s/mariadb", dir) >= sizeof path)
         return idb_fail(err, IDB_EINPUT, "mariadb: directory name too long");
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,
-                          .nsettings = (int)MD_NSETTINGS, .tcp = 0 };
+                          .nsettings = n, .tcp = 0 };
     int rc = idb_server_start(&c, &s->server, err);
     if (rc) return rc;
     snprintf(s->socket, sizeof s->socket, "%s", idb_server_socket(s->server));

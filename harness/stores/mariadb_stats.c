@@ -231,6 +231,7 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
                              .wal_frames = -1, .has_server = 1, .fpi = -1,
                              .leaf_fragmentation = -1, .extend_pages = -1,
                              .autovacuum_runs = -1, .users_server = s->server == NULL };
+    md_waits_stats(s, &st->waits);           /* before this session does more */
     int rc = 0;
     if (s->in_txn) {
         s->in_txn = 0;

@@ -22,6 +22,7 @@ enum pg_key_type { PG_KEY_BIGINT, PG_KEY_UUID, PG_KEY_BYTEA };
 enum pg_method { PG_PREPARED, PG_PIPELINE, PG_COPY };
 
 struct idb_server;
+struct pg_sampler;
 
 typedef struct pg_store {
     PGconn *c;
@@ -50,6 +51,9 @@ typedef struct pg_store {
                                    * for checkpoint_every across clients */
     int has_clients;              /* open()'s handle: open_client made a client */
     char sync_commit[16];         /* synchronous_commit, for the clients' sessions */
+    int isolation;                /* isolation= (enum index: pg_isolation_sql's), every session */
+    int64_t lock_timeout_ms;      /* lock_timeout_ms=, every session (0: none) */
+    struct pg_sampler *sampler;   /* open()'s handle: the wait sampler (pg_waits.c), or NULL */
 } pg_store;
 
 /* "postgres: shard K: what: <libpq's message, first line>" into err with code; returns code. */
@@ -85,5 +89,27 @@ int pg_stats_begin(pg_store *s, idb_err *err);
 int pg_stats(void *h, idb_store_stats *st, idb_err *err);
 int pg_progress(void *h, idb_store_progress *p, idb_err *err);
 int pg_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
+
+/* pg_waits.c: the writers' wait events, sampled (see there). The class of one backend's
+ * sample (store.h enum idb_wait_class) from pg_stat_activity's state, wait_event_type and
+ * wait_event (each may be NULL): -1 when it is not in a transaction (not a sample),
+ * IDB_WAIT_CLASSES when it is not waiting. */
+int pg_wait_class(const char *state, const char *type, const char *event);
+/* Count one backend's row into w (samples, and v[] of its class): pg_wait_class's. */
+void pg_waits_count(idb_store_waits *w, const char *state, const char *type,
+                    const char *event);
+/* Start s's sampler (open()'s handle, connected), one sample every period_us (0: none;
+ * s->sampler stays NULL): its own session on s->dsn, following s's backend. IDB_EIO when it
+ * cannot connect or start (pg_waits_free undoes what it made). */
+int pg_waits_start(pg_store *s, int64_t period_us, idb_err *err);
+/* Follow one more writer's backend pid (a client of m, open()'s handle). */
+void pg_waits_add(pg_store *m, int pid);
+/* Stop the sampling and put what it counted into w (kind IDB_WAITS_NONE without a sampler
+ * or after a failed sample query). */
+void pg_waits_stop(pg_store *s, idb_store_waits *w);
+/* The CPU ns the sampler's backend used so far on s's private server (0: none). */
+int64_t pg_waits_sampler_cpu_ns(const pg_store *s);
+/* Stop and free s's sampler (NULL is fine). */
+void pg_waits_free(pg_store *s);
 
 #endif

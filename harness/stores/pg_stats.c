@@ -240,6 +240,7 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
         .leaf_fragmentation = -1, .extend_pages = -1, .autovacuum_runs = -1,
         .users_server = s->srv == NULL,
     };
+    pg_waits_stop(s, &st->waits);            /* before the statistics queries */
     int rc = sizes(s, st, err);
     if (!rc) rc = shape(s, st, err);
     if (!rc) rc = wal_records(s, st, err);

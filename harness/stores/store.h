@@ -1,4 +1,4 @@
-/* store.h — the store plug-in interface (version 2): where the insert runner puts rows.
+/* store.h — the store plug-in interface (version 3): where the insert runner puts rows.
  *
  * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
  * never reads a clock. Rows arrive one at a time through insert(); commit() ends the
@@ -20,6 +20,10 @@
  * 1..C-1 -> stats() and close() of client 0, which report the whole store.
  * A version-1 plug-in (no fields after `progress`) still loads: it takes one client, and
  * the runner refuses --clients above 1 for it with one line.
+ *
+ * Version 3 adds server_cpu_ns (the CPU time of the store's private servers, read by the
+ * runner around the timed part); a version-2 plug-in ends at `rollback` and still loads.
+ * Any version may fill idb_store_stats.waits (lock and latch waits it measured itself).
  */
 #ifndef IDB_STORE_H
 #define IDB_STORE_H
@@ -31,7 +35,7 @@
 #include "id.h"
 #include "options.h"
 
-#define IDB_STORE_VERSION 2
+#define IDB_STORE_VERSION 3
 #define IDB_STORE_CLIENTS_ANY 4096   /* clients: as many writers as the runner starts */
 
 /* One order. The store adds a payload of its `row_bytes` option (deterministic bytes). */
@@ -42,6 +46,47 @@ typedef struct idb_row {
     int64_t created_ms;       /* Unix ms when the order was created */
     int64_t total_cents;
 } idb_row;
+
+/* Where the writers' time went, by class: the wait_share_<what> columns, one fixed set for
+ * every store (docs/results-format.md). The classes before IDB_WAIT_LOCK_CLASSES are lock and
+ * latch waits: wait_share is their sum. IO and other waits are kept apart, never counted as
+ * lock waits. */
+enum idb_wait_class {
+    IDB_WAIT_LWLOCK_BUFFER_CONTENT,  /* postgres LWLock:BufferContent (a page's latch) */
+    IDB_WAIT_LWLOCK_BUFFER_MAPPING,  /* postgres LWLock:BufferMapping (the buffer table) */
+    IDB_WAIT_LOCK,                   /* postgres heavyweight Lock:* (relation extension,
+                                      * transactionid, tuple, ...) */
+    IDB_WAIT_INDEX_TREE,             /* mariadb sxlock index_tree_rw_lock */
+    IDB_WAIT_PAGE_LATCH,             /* mariadb page latches (an instrument of a buffer
+                                      * block's lock) */
+    IDB_WAIT_ROW_LOCK,               /* mariadb row lock waits (Innodb_row_lock_time) */
+    IDB_WAIT_LATCH_OTHER,            /* any other lock or latch: postgres LWLocks other than
+                                      * the two above and BufferPin; mariadb's other innodb
+                                      * mutexes and sxlocks */
+    IDB_WAIT_LOCK_CLASSES,           /* the classes above are summed into wait_share */
+    IDB_WAIT_IO = IDB_WAIT_LOCK_CLASSES,   /* waiting for IO (postgres IO:*, mariadb
+                                      * wait/io/file): not a lock wait */
+    IDB_WAIT_OTHER,                  /* any other wait: postgres Client (the backend waits
+                                      * for its client), IPC, Activity, Timeout, Extension */
+    IDB_WAIT_CLASSES
+};
+
+/* How a store measured idb_store_waits.v[]. */
+enum idb_waits_kind {
+    IDB_WAITS_NONE = 0,              /* not measured (zero-initialised stats) */
+    IDB_WAITS_SAMPLES,               /* v[] counts samples of the writers' sessions, of
+                                      * `samples` in all (the rest: not waiting) */
+    IDB_WAITS_NS                     /* v[] is time waited in ns, summed over the writers;
+                                      * the runner divides by the writers' time */
+};
+
+/* Lock and latch waits a store measured itself (postgres, mariadb), summed over all the
+ * writers of the shard; the runner turns them into the wait columns (runner/waits.h). */
+typedef struct idb_store_waits {
+    int kind;                        /* enum idb_waits_kind */
+    int64_t samples;                 /* IDB_WAITS_SAMPLES: every sample taken; else 0 */
+    int64_t v[IDB_WAIT_CLASSES];     /* per class: samples or ns; -1: this class unknown */
+} idb_store_waits;
 
 /* Counters a store reports after a run; -1 = the store cannot tell (printed empty). */
 typedef struct idb_store_stats {
@@ -70,6 +115,7 @@ typedef struct idb_store_stats {
     int64_t autovacuum_runs;  /* autovacuum and autoanalyze passes on the table in the run */
     int users_server;         /* 1: the rows went to a server idbench did not start (dsn=):
                                * its writes are not idbench's to see (write_bytes_per_id) */
+    idb_store_waits waits;    /* lock and latch waits the store measured (kind 0: none) */
 } idb_store_stats;
 
 /* A store's running figures while a run goes on (the progress hook): cumulative since
@@ -148,11 +194,22 @@ typedef struct idb_store {
     /* Optional (needed for retries): roll back h's open transaction, if any. Never fails
      * in a way the runner can act on; a store that cannot roll back closes its txn. */
     void (*rollback)(void *h);
+
+    /* --- version 3 --- */
+    /* Optional: the CPU time (ns) the private server(s) behind h have used so far (user +
+     * system, from /proc: server.h idb_server_cpu_ns), or -1 when h writes to a server
+     * idbench did not start (dsn=, socket=). The runner reads it before and after the timed
+     * part (server_cpu_ns_per_order). */
+    int64_t (*server_cpu_ns)(void *h);
 } idb_store;
 
-/* Writers store st takes at once: its `clients` when it is version 2 and has open_client,
+/* Writers store st takes at once: its `clients` when it is version 2+ and has open_client,
  * else 1 (stores.c). */
 int idb_store_clients(const idb_store *st);
+
+/* The CPU time (ns) of the private servers behind h so far: st's server_cpu_ns hook when
+ * it is version 3 and has one, else -1 (no private server, or cannot tell) (stores.c). */
+int64_t idb_store_server_cpu_ns(const idb_store *st, void *h);
 
 /* Options a store may declare (INT) to learn where it stands: the insert runner sets them
  * for each shard's open() (a user's value is overwritten): its shard number k (0-based)
@@ -166,8 +223,8 @@ extern const idb_store *const idb_stores[];
 const idb_store *idb_store_find(const char *name);
 
 /* Check every store of table (NULL-terminated; idb_stores at start-up) against this
- * interface: a name, version 1 or 2 (IDB_STORE_VERSION), the five required functions set,
- * and for version 2, clients above 1 only with open_client.
+ * interface: a name, version 1 to 3 (IDB_STORE_VERSION), the five required functions set,
+ * and from version 2, clients above 1 only with open_client.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
 int idb_store_check_table(const idb_store *const *table, idb_err *err);
 

@@ -29,7 +29,11 @@
  * value given for one that the server does not have is bad input (mariadb_server.c).
  * Without socket= or socket_file= each shard starts its own server (mariadb_server.c).
  *
- * stats(): mariadb_stats.c.
+ * Every session runs at isolation= (default repeatable_read, InnoDB's own) with
+ * innodb_lock_wait_timeout = lock_wait_timeout=; a deadlock (1213) or a lock wait timeout
+ * (1205) is IDB_EBUSY: the runner rolls back and retries the transaction (counted).
+ *
+ * stats(): mariadb_stats.c; the writers' lock and latch waits: mariadb_waits.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +46,7 @@
 
 #include "mariadb.h"
 #include "payload.h"
+#include "server.h"
 
 #define MD_SOCKETS_MAX 4096        /* most sockets a list or socket_file may give */
 #define MD_LINE_MAX (PATH_MAX + 2) /* a line of socket_file */
@@ -70,6 +75,15 @@ static const idb_opt_decl md_options[] = {
     { .name = "secondary", .type = IDB_OPT_INT, .def = "0",
       .help = "1: BIGINT AUTO_INCREMENT primary key, the ID in a unique secondary index",
       .min = 0, .max = 1 },
+    { .name = "isolation", .type = IDB_OPT_ENUM, .def = "repeatable_read",
+      .help = "every writer session's transaction isolation (InnoDB's default: "
+              "repeatable_read)", .choices = "read_committed|repeatable_read|serializable" },
+    { .name = "perf_schema", .type = IDB_OPT_ENUM, .def = "on",
+      .help = "private server: performance_schema with InnoDB's mutex and sxlock "
+              "instruments, for the wait columns (off: no wait figures)", .choices = "on|off" },
+    { .name = "lock_wait_timeout", .type = IDB_OPT_INT, .def = "50",
+      .help = "the sessions' innodb_lock_wait_timeout, seconds (InnoDB's default: 50)",
+      .min = 1, .max = 1073741824 },
     { .name = "keep", .type = IDB_OPT_INT, .def = "0",
       .help = "1: keep the database on a user's server (default: dropped at the end)",
       .min = 0, .max = 1 },
@@ -200,6 +214,23 @@ int md_query_i64(md_store *s, const char *sql, int64_t *v, idb_err *err)
  * timeout (InnoDB rolled the statement or the transaction back). */
 static int md_retryable(unsigned e) { return e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT; }
 
+/* SET SESSION TRANSACTION's level for isolation= (its choices' order). */
+static const char *const md_isolation_sql[] = {
+    "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE",
+};
+
+/* The session settings of every writer: isolation= and lock_wait_timeout=. */
+static int md_session(md_store *s, idb_err *err)
+{
+    char sql[MD_SQL_MAX];
+    snprintf(sql, sizeof sql, "SET SESSION TRANSACTION ISOLATION LEVEL %s",
+             md_isolation_sql[s->isolation]);
+    int rc = md_exec(s, sql, IDB_EIO, "isolation", err);
+    snprintf(sql, sizeof sql, "SET SESSION innodb_lock_wait_timeout = %lld",
+             (long long)s->lock_wait_s);
+    return rc ? rc : md_exec(s, sql, IDB_EIO, "innodb_lock_wait_timeout", err);
+}
+
 /* Connect s->db to s->socket as user (NULL: the login user). */
 static int md_connect(md_store *s, const char *user, idb_err *err)
 {
@@ -210,7 +241,7 @@ static int md_connect(md_store *s, const char *user, idb_err *err)
     if (!mysql_real_connect(s->db, NULL, user, NULL, NULL, 0, s->socket, 0))
         return idb_fail(err, IDB_EIO, "mariadb: cannot connect to the server at %s: %s",
                         s->socket, mysql_error(s->db));
-    return 0;
+    return md_session(s, err);
 }
 
 /* The CREATE TABLE statement for s into sql (MD_SQL_MAX bytes). */
@@ -291,6 +322,7 @@ static void md_close(void *h)
     md_store *s = h;
     if (!s) return;
     if (s->ins) mysql_stmt_close(s->ins);
+    if (s->db && s->main) md_waits_end(s);           /* a client's waits, before it goes */
     if (s->db) {
         char sql[MD_SQL_MAX];
         if (s->in_txn) mysql_rollback(s->db);
@@ -319,6 +351,8 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     s->row_bytes = (int)idb_opts_int(o, "row_bytes");
     s->secondary = (int)idb_opts_int(o, "secondary");
     s->keep = (int)idb_opts_int(o, "keep");
+    s->isolation = (int)idb_opts_int(o, "isolation");
+    s->lock_wait_s = idb_opts_int(o, "lock_wait_timeout");
     static int opened;                             /* stores this process opened */
     snprintf(s->dbname, sizeof s->dbname, "idbench_%ld_%d_s%lld", (long)getpid(), opened++,
              (long long)idb_opts_int(o, IDB_STORE_SHARD));
@@ -333,6 +367,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     if (!rc) rc = md_schema(s, err);
     if (!rc) rc = md_monitors_on(s, err);
     if (!rc) rc = md_counters_read(s, &s->start, err);
+    if (!rc) md_waits_begin(s);
     if (rc) {
         md_close(s);
         return rc;
@@ -394,9 +429,12 @@ static void md_rollback(void *h)
 static int md_open_client(void *h, int c, void **client, idb_err *err)
 {
     (void)c;
-    const md_store *m = h;
+    md_store *m = h;
     md_store *s = calloc(1, sizeof *s);
     if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->main = m;
+    s->isolation = m->isolation;
+    s->lock_wait_s = m->lock_wait_s;
     s->key_bytes = m->key_bytes;
     s->row_bytes = m->row_bytes;
     s->secondary = m->secondary;
@@ -409,6 +447,7 @@ static int md_open_client(void *h, int c, void **client, idb_err *err)
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
     if (!rc && mysql_select_db(s->db, s->dbname) != 0) rc = md_fail(s->db, IDB_EIO, "USE", err);
     if (!rc) rc = md_prepare(s, err);
+    if (!rc) md_waits_begin(s);
     if (rc) {
         md_close(s);
         return rc;
@@ -463,6 +502,14 @@ static int md_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
     return rc;
 }
 
+/* The server_cpu_ns hook (store.h, version 3): the private server's CPU (mariadbd's
+ * threads are in its process); -1 on a user's server. */
+static int64_t md_server_cpu_ns(void *h)
+{
+    const md_store *s = h;
+    return s->server ? idb_server_cpu_ns(s->server) : -1;
+}
+
 const idb_store idb_store_mariadb = {
     .version = IDB_STORE_VERSION,
     .name = "mariadb",
@@ -480,4 +527,5 @@ const idb_store idb_store_mariadb = {
     .clients = IDB_STORE_CLIENTS_ANY,
     .open_client = md_open_client,
     .rollback = md_rollback,
+    .server_cpu_ns = md_server_cpu_ns,
 };

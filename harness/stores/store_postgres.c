@@ -20,7 +20,8 @@
  *   The ID's index is orders_id: the primary key, or with secondary=1 a unique index on id
  *   beside a `seq bigint GENERATED ALWAYS AS IDENTITY` primary key. fillfactor= is the index's.
  * Writes: pg_write.c (method=prepared|pipeline|copy, --batch rows per transaction,
- * checkpoint_every). Figures: pg_stats.c.
+ * checkpoint_every), every session at isolation= (default read_committed, PostgreSQL's own).
+ * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 
 #include "pg_int.h"
 #include "pg_server.h"
+#include "server.h"
 
 #define SCHEMA_TRIES 100          /* schema names tried when one exists already */
 #define DSN_LINE_MAX 1024         /* longest line of a dsn_file */
@@ -58,6 +60,15 @@ static const idb_opt_decl pg_options[] = {
       .help = "the session's synchronous_commit", .choices = "on|off|local" },
     { .name = "fillfactor", .type = IDB_OPT_INT, .def = "90",
       .help = "the ID index's fillfactor (%)", .min = FILLFACTOR_MIN, .max = FILLFACTOR_MAX },
+    { .name = "isolation", .type = IDB_OPT_ENUM, .def = "read_committed",
+      .help = "every writer session's transaction isolation (PostgreSQL's default: "
+              "read_committed)", .choices = "read_committed|repeatable_read|serializable" },
+    { .name = "lock_timeout_ms", .type = IDB_OPT_INT, .def = "0",
+      .help = "every writer session's lock_timeout (0: wait for ever, PostgreSQL's default); "
+              "a timeout is a failed transaction, retried", .min = 0, .max = 2147483647 },
+    { .name = "wait_sample_us", .type = IDB_OPT_INT, .def = "1000",
+      .help = "period of the writers' wait-event sampling (wait_share; 0: none)",
+      .min = 0, .max = 1000000 },
     { .name = "keep", .type = IDB_OPT_INT, .def = "0",
       .help = "1: keep the schema on a user's server", .min = 0, .max = 1 },
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
@@ -194,6 +205,11 @@ static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
     return rc;
 }
 
+/* SET SESSION CHARACTERISTICS' level for isolation= (its choices' order). */
+static const char *const pg_isolation_sql[] = {
+    "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE",
+};
+
 /* libpq prints NOTICEs on stderr by default; the store has nothing to say there. */
 static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
 
@@ -208,8 +224,15 @@ static int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
     char sql[SQL_MAX];
     if (o) snprintf(s->sync_commit, sizeof s->sync_commit, "%s",
                     idb_opts_str(o, "synchronous_commit"));
+    if (o) s->isolation = (int)idb_opts_int(o, "isolation");
+    if (o) s->lock_timeout_ms = idb_opts_int(o, "lock_timeout_ms");
     snprintf(sql, sizeof sql, "SET synchronous_commit = %s", s->sync_commit);
-    return pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "synchronous_commit", err);
+    int rc = pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "synchronous_commit", err);
+    snprintf(sql, sizeof sql, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
+             pg_isolation_sql[s->isolation]);
+    if (!rc) rc = pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "isolation", err);
+    snprintf(sql, sizeof sql, "SET lock_timeout = %lld", (long long)s->lock_timeout_ms);
+    return rc ? rc : pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "lock_timeout", err);
 }
 
 /* Make our own schema (the first free name) and make it the search path. */
@@ -273,6 +296,7 @@ static void pg_close(void *h)
     } else if (s->made_schema && s->keep && !s->srv) {
         fprintf(stderr, "postgres: shard %d: kept schema %s\n", s->shard, s->schema);
     }
+    pg_waits_free(s);
     PQfinish(s->c);
     pg_server_stop(s->srv);
     free(s->buf);
@@ -321,6 +345,7 @@ static int pg_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     if (!rc) rc = make_table(s, err);
     if (!rc && s->method != PG_COPY) rc = pg_write_prepare(s, err);
     if (!rc) rc = pg_stats_begin(s, err);
+    if (!rc) rc = pg_waits_start(s, idb_opts_int(o, "wait_sample_us"), err);
     if (rc) {
         pg_close(s);
         return rc;
@@ -349,6 +374,8 @@ static int pg_open_client(void *h, int c, void **client, idb_err *err)
     memcpy(s->dsn, m->dsn, sizeof s->dsn);
     memcpy(s->schema, m->schema, sizeof s->schema);
     memcpy(s->sync_commit, m->sync_commit, sizeof s->sync_commit);
+    s->isolation = m->isolation;
+    s->lock_timeout_ms = m->lock_timeout_ms;
     char sql[SQL_MAX];
     snprintf(sql, sizeof sql, "SET search_path = %s", s->schema);
     int rc = (s->buf = malloc(s->buf_cap)) ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -360,8 +387,18 @@ static int pg_open_client(void *h, int c, void **client, idb_err *err)
         return rc;
     }
     m->has_clients = 1;
+    pg_waits_add(m, PQbackendPID(s->c));
     *client = s;
     return 0;
+}
+
+/* The server_cpu_ns hook (store.h, version 3): the private server's CPU less the wait
+ * sampler's backend (its sampling is idbench's, not the writers'); -1 with a dsn. */
+static int64_t pg_server_cpu_ns(void *h)
+{
+    pg_store *s = h;
+    long long ns = s->srv ? idb_server_cpu_ns(s->srv) : -1;
+    return ns < 0 ? -1 : ns - pg_waits_sampler_cpu_ns(s);
 }
 
 const idb_store idb_store_postgres = {
@@ -381,4 +418,5 @@ const idb_store idb_store_postgres = {
     .clients = IDB_STORE_CLIENTS_ANY,
     .open_client = pg_open_client,
     .rollback = pg_rollback,
+    .server_cpu_ns = pg_server_cpu_ns,
 };

@@ -57,6 +57,14 @@ int idb_store_clients(const idb_store *st)
     return st->clients;
 }
 
+/* The CPU time of h's private servers (see store.h); -1 for a store before version 3 or
+ * without the hook. */
+int64_t idb_store_server_cpu_ns(const idb_store *st, void *h)
+{
+    if (st->version < 3 || !st->server_cpu_ns || !h) return -1;
+    return st->server_cpu_ns(h);
+}
+
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err)
 {
     if (key_bytes >= 1 && key_bytes <= IDB_ID_MAX) return 0;
