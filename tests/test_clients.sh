@@ -88,6 +88,13 @@ w1=$(field c1 pages_written) w16=$(field c16 pages_written)
 check "counter C=1: at most 160 misses of 16000 ($m1)" [ "$m1" -le 160 ]
 check "counter C=16: at least 14400 misses of 16000 ($m16)" [ "$m16" -ge 14400 ]
 check "counter C=16: 10x C=1's page writes ($w16 vs $w1)" [ "$w16" -ge $((10 * w1)) ]
+# and fill: a writer's next key goes just before the next writer's first key, inside a
+# leaf, not at its end: a full leaf splits in the middle and the half on the left is never
+# written again (about 1/2 full), where one writer's appends leave every leaf full
+f1=$(field c1 fill_factor) f16=$(field c16 fill_factor)
+check "counter C=1: leaves full (fill $f1 >= 0.95)" awk -v f="$f1" 'BEGIN { exit !(f >= 0.95) }'
+check "counter C=16: leaves about half full (fill $f16 in [0.45, 0.6])" \
+  awk -v f="$f16" 'BEGIN { exit !(f >= 0.45 && f <= 0.6) }'
 u1=$(field u1 cache_misses) u16=$(field u16 cache_misses)
 check "uuidv4: C=16's misses within 5% of C=1's ($u16 vs $u1)" \
   awk -v a="$u1" -v b="$u16" 'BEGIN { d = b - a; if (d < 0) d = -d; exit !(a > 0 && d <= 0.05 * a) }'
