@@ -9,6 +9,7 @@ set logscale x 2
 set xtics (0)
 do for [j = 1:words(xt)] { set xtics add (word(xt, j) word(xt, j) + 0) }
 set xrange [0.8:*]
+set offsets graph 0.04, graph 0.04, 0, 0
 set xlabel 'writers per shard (clients)'
 set key inside left bottom font ',9' samplen 2 spacing 1
 do for [row = 1:2] {
@@ -21,14 +22,14 @@ do for [row = 1:2] {
             set yrange [0:*]
             set ylabel 'inserts per second'
             plot for [i = 1:n] file index (i - 1) using 1:2 with linespoints lw 2 \
-                 dt (word(dashes, i) + 0) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
+                 dt 0 + word(dashes, i) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
                  title value(sprintf('t_%d', i))
         } else {
             set logscale y
             set yrange [*:*]
             set ylabel 'p99 of a single insert (µs, log scale)'
             plot for [i = 1:n] file index (i - 1) using 1:3 with linespoints lw 2 \
-                 dt (word(dashes, i) + 0) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
+                 dt 0 + word(dashes, i) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
                  title value(sprintf('t_%d', i))
         }
     }

@@ -8,6 +8,7 @@ set logscale x 2
 set xtics (0)
 do for [j = 1:words(xt)] { set xtics add (word(xt, j) word(xt, j) + 0) }
 set xrange [0.8:*]
+set offsets graph 0.04, graph 0.04, 0, 0
 set yrange [0:*]
 set xlabel 'writers per shard (clients)'
 set ylabel 'lock wait per order (µs)'
@@ -16,7 +17,7 @@ do for [p = 1:panels] {
     set title value(sprintf('title%d', p)) font ',12' noenhanced
     if (p > 1) { unset key }
     plot for [i = 1:n] sprintf('wait%d.dat', p) index (i - 1) using 1:4 with linespoints \
-         lw 2 dt (word(dashes, i) + 0) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
+         lw 2 dt 0 + word(dashes, i) pt ptype(i) ps 0.9 lc rgb word(colors, i) \
          title value(sprintf('t_%d', i))
 }
 unset multiplot

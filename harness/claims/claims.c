@@ -4,8 +4,9 @@
  * A claim holds when every check its experiment recorded passed; it "does not hold" when
  * one failed, and "holds with a caveat" when the checks pass but a measured side effect
  * qualifies the chapter's sentence (the caveat says which); "unknown" when the figures it
- * needs are missing (claim 8 on a store that cannot run here or cannot tell its waits). The strategy under test is
- * the one claims_opts hands in, else the registered strategy the chapter names.
+ * needs are missing (claim 8 on a store that cannot run here or cannot tell its waits).
+ * The strategy under test is the one claims_opts hands in, else the registered strategy
+ * the chapter names.
  */
 #include "claims_int.h"
 

@@ -103,7 +103,8 @@ int mx_report_ratio(const mx_results *r, struct mx_doc *d);
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c, plots_other.c, plots_counter.c or plots_clients.c. plots.c makes mx_plots[] of these lines. */
+ * plots_insert.c, plots_other.c, plots_counter.c or plots_clients.c. plots.c makes
+ * mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \

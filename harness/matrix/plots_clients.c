@@ -76,7 +76,8 @@ int mx_sweep_make(const mx_results *r, mx_sweep *s)
             s->batch[s->nst] = mx_table_ll(t, row, cb, -1);
             s->shards[s->nst++] = mx_table_ll(t, row, ck, -1);
         }
-        if (mx_table_ll(t, row, ci, -1) != s->ids[k] || mx_table_ll(t, row, ck, -1) != s->shards[k] ||
+        if (mx_table_ll(t, row, ci, -1) != s->ids[k] ||
+            mx_table_ll(t, row, ck, -1) != s->shards[k] ||
             mx_table_ll(t, row, cb, -1) != s->batch[k])
             continue;
         add_clients(s, c);
@@ -116,7 +117,8 @@ static int store_has(const mx_results *r, const mx_sweep *s, int k, const char *
 static int put_lines(FILE *v, const mx_sweep *s, idb_err *why)
 {
     fprintf(v, "n = %d\ncolors = '", s->nl);
-    for (int i = 0; i < s->nl; i++) fprintf(v, "%s%s", i ? " " : "", mx_color(s->lines[i].strategy));
+    for (int i = 0; i < s->nl; i++)
+        fprintf(v, "%s%s", i ? " " : "", mx_color(s->lines[i].strategy));
     fprintf(v, "'\ndashes = '");
     for (int i = 0; i < s->nl; i++) fprintf(v, "%s%d", i ? " " : "", s->lines[i].padded ? 2 : 1);
     fprintf(v, "'\n");
