@@ -24,8 +24,8 @@ static claim_row rows[CLAIMS_N];
 static int setup(void **state)
 {
     (void)state;
-    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH") };
-    idb_err err = { 0 };
+    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH"), .waits_store = "none" };
+    idb_err err = { 0 };           /* claim 8 on a real store: test_claim_waits.sh (slow) */
     if (!o.exe) { fprintf(stderr, "IDBENCH is not set\n"); return -1; }
     if (claims_run(&o, rows, &err) != 0) { fprintf(stderr, "claims: %s\n", err.msg); return -1; }
     return 0;
@@ -38,7 +38,7 @@ static void expect(int no, const char *subject, enum claim_verdict want)
     assert_int_equal(r->no, no);
     assert_string_equal(r->subject, subject);
     assert_true(r->experiment[0] && r->measured[0]);
-    assert_true(r->checks > 0);
+    assert_true(r->checks > 0 || want == CLAIM_UNKNOWN);
     if (r->verdict != want)
         fail_msg("claim %d (%s): %s, expected %s; failed checks: %s; measured: %s", no, subject,
                  claim_verdict_text(r->verdict), claim_verdict_text(want), r->failures,
@@ -73,6 +73,51 @@ static void test_claim_objectid(void **s)
 {
     (void)s;
     expect(CLAIM_OBJECTID, "objectid", CLAIM_HOLDS);
+}
+
+/* Claim 8 not run (waits store none): unknown, with why, and no check. */
+static void test_claim_waits_not_run(void **s)
+{
+    (void)s;
+    expect(CLAIM_WAITS, "uuidv7", CLAIM_UNKNOWN);
+    assert_int_equal(rows[CLAIM_WAITS - 1].checks, 0);
+    assert_string_equal(rows[CLAIM_WAITS - 1].unknown, "waits store none");
+}
+
+/* Claim 8's verdict from crafted figures, both ways: 4x the random wait per order at a
+ * share of 0.3 holds; equal waits (a store that serialises every writer, whatever the key)
+ * fail the ratio check; 1.6x at a share of 0.01 fails the share check alone; an empty
+ * figure is unknown, never a pass. */
+static void test_claim_waits_verdict(void **s)
+{
+    (void)s;
+    static const struct {
+        claim_wait_fig ordered, random;
+        enum claim_verdict want;
+        int failed;
+        const char *why;                         /* in failures or unknown */
+    } cases[] = {
+        { { 0.30, 4000 }, { 0.08, 1000 }, CLAIM_HOLDS, 0, "" },
+        { { 0.60, 1500 }, { 0.60, 1499 }, CLAIM_FAILS, 1, "is not 1.5x uuidv4's" },
+        { { 0.60, 1000 }, { 0.60, 1000 }, CLAIM_FAILS, 1, "is not 1.5x uuidv4's" },
+        { { 0.01, 1600 }, { 0.01, 1000 }, CLAIM_FAILS, 1, "wait share 0.010 is below 0.02" },
+        { { 0.30, 4000 }, { -1, -1 }, CLAIM_UNKNOWN, 0, "reported no wait figures" },
+        { { -1, -1 }, { -1, -1 }, CLAIM_UNKNOWN, 0, "reported no wait figures" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        claim_row r;
+        memset(&r, 0, sizeof r);
+        r.subject = "uuidv7";
+        claim_waits_judge(&r, "postgres", 16, &cases[i].ordered, &cases[i].random);
+        claim_verdict(&r);
+        if (r.verdict != cases[i].want || r.failed != cases[i].failed)
+            fail_msg("case %zu: %s with %d failed (%s%s)", i, claim_verdict_text(r.verdict),
+                     r.failed, r.failures, r.unknown);
+        const char *text = cases[i].want == CLAIM_UNKNOWN ? r.unknown : r.failures;
+        if (!strstr(text, cases[i].why)) fail_msg("case %zu: '%s' lacks '%s'", i, text,
+                                                  cases[i].why);
+    }
+    assert_string_equal(claim_verdict_text(CLAIM_UNKNOWN), "unknown");
 }
 
 /* verdict(): a failed check fails the claim, with or without a caveat; no check at all
@@ -141,7 +186,8 @@ static void test_markdown(void **s)
         assert_true(strncmp(line, head, strlen(head)) == 0);
         char *end = strchr(line, '\n'), *last = end - 2;
         while (last > line && *last != '|') last--;
-        assert_true(strncmp(last, "| holds", 7) == 0 || strncmp(last, "| does not hold", 15) == 0);
+        assert_true(strncmp(last, "| holds", 7) == 0 || strncmp(last, "| does not hold", 15) == 0 ||
+                    strncmp(last, "| unknown: ", 11) == 0);
         const char *m = rows[i].measured;
         for (const char *part = m; *part;) {
             const char *semi = strstr(part, "; ");
@@ -193,6 +239,8 @@ int main(void)
         cmocka_unit_test(test_claim_uuidv7),
         cmocka_unit_test(test_claim_snowflake),
         cmocka_unit_test(test_claim_objectid),
+        cmocka_unit_test(test_claim_waits_not_run),
+        cmocka_unit_test(test_claim_waits_verdict),
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_collide_formula),

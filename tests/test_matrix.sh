@@ -241,6 +241,53 @@ check "a block repeating a run: uuidv4 once" \
   test "$(grep -c '^uuidv4,pagesim,1,100,16,' "$tmp/w16/insert.csv")" -eq 1
 check "a block repeating a run: counter at 8 and 16 bytes" \
   test "$(grep -c '^counter,pagesim,1,100,' "$tmp/w16/insert.csv")" -eq 2
+# A clients sweep: [insert.clients] at clients 1, 2, 4 (one repeat of its own), counter at
+# 16 bytes beside it; every row keyed on clients (insert.csv, positions.csv, insert_runs.csv),
+# the headline rows untouched, the plots drawn and the report's sentence and tables.
+{ sed -e 's/^strategies = counter$/strategies = counter, uuidv7, uuidv4/' \
+      -e 's/^stores = null$/stores = sqlite, pagesim/' -e 's/^sizes = 100$/sizes = 400/' \
+      "$tmp/m/tiny.ini"
+  printf '[series]\nenabled = 0\n[insert.clients]\nclients = 1, 2, 4\nbatch = 20\nrepeat = 1\n'
+  printf '[insert.clients16]\nstrategies = counter\nkey_bytes = 16\nclients = 1, 4\nbatch = 20\n'
+  printf 'repeat = 1\n'; } >"$tmp/m/clients.ini"
+run 0 "a clients sweep" -- "$IDB" matrix "$tmp/m/clients.ini" --repeat 2 --out "$tmp/cl"
+check "clients sweep: 12 + 18 + 4 cells" grep -q '^matrix: 34 cells' "$tmp/err"
+ins=$tmp/cl/insert.csv
+col() { head -1 "$ins" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
+cc=$(col clients) cb=$(col batch) cr=$(col repeats) cw=$(col wait_share) ck=$(col key_bytes)
+check "insert.csv has a clients column after batch" [ "$cc" -eq $((cb + 1)) ]
+for st in sqlite pagesim; do
+  for s in counter uuidv7 uuidv4; do
+    check "clients sweep: $s on $st at 1, 2 and 4 writers" test "$(awk -F, -v s=$s -v st=$st \
+      -v b=$cb -v c=$cc -v k=$ck '$1 == s && $2 == st && $b == 20 && ($k == 16 || s == "counter") &&
+      ($k == 8 || s != "counter") { print $c }' "$ins" | sort -n | tr '\n' ' ')" = "1 2 4 "
+  done
+  check "clients sweep: counter at 16 bytes on $st at 1 and 4 writers" test "$(awk -F, -v st=$st \
+    -v k=$ck -v c=$cc '$1 == "counter" && $2 == st && $k == 16 { print $c }' "$ins" | sort -n | tr '\n' ' ')" = "1 4 "
+done
+check "clients sweep: its rows ran once ([insert.clients] repeat = 1), the others twice" \
+  test "$(awk -F, -v b=$cb -v r=$cr 'NR > 1 { print ($b == 20) "" $r }' "$ins" | sort -u | tr '\n' ' ')" = "02 11 "
+check "clients sweep: one-writer headline rows: 6 of batch 1000" \
+  test "$(awk -F, -v b=$cb -v c=$cc '$b == 1000 && $c == 1' "$ins" | wc -l)" -eq 6
+check "clients sweep: sqlite's wait_share in [0,1] above one writer, empty at one" \
+  test "$(awk -F, -v c=$cc -v w=$cw 'NR > 1 && $2 == "sqlite" {
+    if ($c > 1 && !($w != "" && $w >= 0 && $w <= 1)) bad++; if ($c == 1 && $w != "") bad++ }
+    END { print bad + 0 }' "$ins")" -eq 0
+check "clients sweep: pagesim measures no wait" \
+  test -z "$(awk -F, -v w=$cw '$2 == "pagesim" { printf "%s", $w }' "$ins")"
+check "positions.csv keyed on clients: 20 bins per (strategy, store, ids, clients) of batch 20" \
+  test "$(awk -F, 'NR > 1 && $2 == "sqlite" && $1 == "uuidv7" { n[$5]++ } END { print n[1], n[2], n[4] }' \
+    "$tmp/cl/positions.csv")" = "40 20 20"
+check "insert_runs.csv has the clients column" grep -q '^strategy,store,shards,ids,key_bytes,batch,clients,' \
+  "$tmp/cl/insert_runs.csv"
+for p in clients clients_wait; do
+  check "plot $p drawn" test -s "$tmp/cl/plots/$p.png" -a -s "$tmp/cl/plots/$p.svg"
+done
+check "report: the clients sentence" grep -q 'inserted .* `uuidv4`.s rate with 1 writer' "$tmp/cl/report.md"
+check "report: the cores" grep -q 'cores\? (meta.json): throughput cannot scale past about' "$tmp/cl/report.md"
+check "report: a table per clients value" grep -q '400 IDs, 1 shard(s), 4 writers per shard' "$tmp/cl/report.md"
+run 0 "compare of a clients sweep with itself" -- "$IDB" compare "$tmp/cl" "$tmp/cl"
+check "compare names the writers" grep -q 'clients=4' "$tmp/out"
 run 2 "--repeat 0" -- "$IDB" matrix "$tmp/m/small.ini" --repeat 0
 run 2 "--seed not a number" -- "$IDB" matrix "$tmp/m/small.ini" --seed x
 run 2 "unknown flag" -- "$IDB" matrix --frobnicate
@@ -298,6 +345,9 @@ check "bad matrices wrote nothing" test -z "$(ls -A "$tmp/cwd")"
 
 
 bad "an open-loop run on a model store" "bad.ini:2:" $'[openloop]\nstores = lmdb, pagesim'
+bad "clients in an open-loop block" "bad.ini:2:" $'[openloop]\nclients = 1, 4'
+bad "clients above the most" "bad.ini:2:" $'[insert]\nclients = 1, 300'
+bad "a block repeat above 100" "bad.ini:2:" $'[insert.x]\nrepeat = 101'
 bad "an open-loop rate of 0" "bad.ini:2:" $'[openloop]\nrates = 1000, 0'
 bad "an open-loop rate in hex" "bad.ini:2:" $'[openloop]\nrates = 0x10'
 

@@ -94,6 +94,51 @@ static void test_blocks_and_quick(void **state)
     free(m);
 }
 
+/* A block's clients list makes a cell per value, keyed on it (the one-writer run of a
+ * block that repeats another block's run is that run, not a second one), labelled
+ * clients=C above one writer; a block's repeat runs its cells that many times; clients
+ * above 1 outside [insert...] blocks are refused. */
+static void test_clients_block(void **state)
+{
+    (void)state;
+    const char *text = "[matrix]\nrepeat = 3\n[generation]\nenabled = 0\n[simulate]\n"
+                       "enabled = 0\n[claims]\nenabled = 0\n[insert]\nstores = null, pagesim\n"
+                       "strategies = counter\nsizes = 10\n[insert.c]\nclients = 1, 4, 16\n"
+                       "repeat = 1\n";
+    idb_matrix *m = malloc(sizeof *m);
+    idb_err err = { 0 };
+    char path[PATH_LEN];
+    if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
+    assert_int_equal(m->insert[1].n_clients, 3);
+    assert_int_equal(m->insert[1].repeat, 1);
+    assert_int_equal(m->insert[0].n_clients, 1);
+    assert_int_equal(m->insert[0].clients[0], 1);
+    mx_plan p;
+    assert_int_equal(mx_plan_make(m, &p, &err), 0);
+    int n[17] = { 0 }, labelled = 0, configs[17] = { 0 };
+    for (int i = 0; i < p.n; i++) {
+        const mx_cell *c = &p.cells[i];
+        if (c->kind != MX_INSERT || c->rate > 0) continue;
+        assert_true(c->clients == 1 || c->clients == 4 || c->clients == 16);
+        n[c->clients]++;
+        configs[c->clients] |= 1 << c->config;
+        labelled += strstr(c->label, " clients=") != NULL;
+        if (c->clients > 1) assert_int_equal(c->rep, 0);
+    }
+    assert_int_equal(n[1], 2 * 3);              /* the base block's, three repeats; C = 1 of
+                                                 * [insert.c] is the same run */
+    assert_int_equal(n[4], 2);                  /* two stores, one repeat */
+    assert_int_equal(n[16], 2);
+    assert_int_equal(labelled, 4);
+    assert_int_equal(configs[4] & configs[1], 0);   /* a configuration of its own */
+    assert_int_equal(configs[4] & configs[16], 0);
+    mx_plan_free(&p);
+    assert_int_equal(load(m, "[openloop]\nclients = 4\n", 0, path, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, ":2: clients 4 in [openloop]: more than one writer"));
+    assert_int_equal(load(m, "[series]\nenabled = 1\nclients = 1, 2\n", 0, path, &err), IDB_EINPUT);
+    free(m);
+}
+
 /* A later file overrides the keys of an earlier one, store options included. */
 static void test_later_file_overrides(void **state)
 {
@@ -130,7 +175,7 @@ static void test_errors(void **state)
         { "[insert]\nstrategies = counter, nosuch\n",
           ":2: unknown strategy 'nosuch' (see idbench list)" },
         { "[insert.x]\ncache_pages = 1\n", ":2: unknown key 'cache_pages' in [insert.x] (keys: "
-          "enabled, strategies, stores, sizes, shards, batch, shops, key_bytes)" },
+          "enabled, strategies, stores, sizes, shards, batch, shops, key_bytes, clients, repeat)" },
         { "[curve]\nstores = null\n", ":2: store null has no cache to draw a miss-ratio curve of" },
         { "[store.sqlite]\ncache_pages = lots\n",
           ":2: store sqlite: option cache_pages = 'lots': expected an integer" },
@@ -277,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_series_block),
         cmocka_unit_test(test_blocks_and_quick),
         cmocka_unit_test(test_later_file_overrides),
+        cmocka_unit_test(test_clients_block),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_runs_checked),
         cmocka_unit_test(test_shards_checked),

@@ -1,13 +1,15 @@
 /* claims.h — the chapter's claims about each strategy, each checked by an experiment.
  *
- * `idbench claims` runs seven experiments on the strategies' real output (the simulator
+ * `idbench claims` runs eight experiments on the strategies' real output (the simulator
  * with its counter server and skewed clocks, the insert runner on the deterministic
  * in-memory `pagesim` store, a birthday test on generated IDs, processes forked and
- * exec'd, and direct calls on manual clocks) and prints one markdown row per claim: the
- * claim, the experiment with the thresholds it checks, the figures (each marked measured
- * or computed from the format) and a verdict computed from the checks. Every experiment is
- * seeded: the same build gives the same table. `--quick` runs smaller experiments (for
- * tests): the same thresholds, and the birthday test at a lower power it states.
+ * exec'd, direct calls on manual clocks, and claim 8: many writers on a real store) and
+ * prints one markdown row per claim: the claim, the experiment with the thresholds it
+ * checks, the figures (each marked measured or computed from the format) and a verdict
+ * computed from the checks. Every experiment is seeded: the same build gives the same table,
+ * but for the timings of real servers (claim 1's, and claim 8's wait figures). `--quick`
+ * runs smaller experiments (for tests): the same thresholds, and the birthday test at a
+ * lower power it states.
  *
  * The strategy each claim is about is a parameter (claims_opts.subject), so a test can hand
  * a deliberately broken plug-in to one claim and see that claim fail.
@@ -20,16 +22,18 @@
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 7
+#define CLAIMS_N 8
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
-    CLAIM_SNOWFLAKE, CLAIM_OBJECTID,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS,
 };
 
-enum claim_verdict { CLAIM_HOLDS, CLAIM_FAILS, CLAIM_CAVEAT };
+/* CLAIM_UNKNOWN: the figures a claim needs are not there (a store that cannot run here or
+ * cannot tell): it neither holds nor fails. */
+enum claim_verdict { CLAIM_HOLDS, CLAIM_FAILS, CLAIM_CAVEAT, CLAIM_UNKNOWN };
 
 typedef struct claim_row {
     int no;                              /* 1..CLAIMS_N */
@@ -41,6 +45,7 @@ typedef struct claim_row {
     char caveat[CLAIM_TEXT_MAX];         /* why "holds with a caveat" ("" otherwise) */
     int checks, failed;                  /* checks made; checks that failed */
     char failures[CLAIM_TEXT_MAX];       /* the failed checks ("" when none failed) */
+    char unknown[CLAIM_TEXT_MAX];        /* why its figures are missing ("": they are not) */
 } claim_row;
 
 typedef struct claims_opts {
@@ -51,6 +56,9 @@ typedef struct claims_opts {
     /* The idbench binary the objectid claim runs as separate processes (`EXE gen NAME`);
      * NULL: /proc/self/exe (idbench itself). */
     const char *exe;
+    /* The store claim 8 (waits) runs on: NULL for postgres (skipped, "unknown", when its
+     * server is not installed), a store's name, or "none" (not run: "unknown"). */
+    const char *waits_store;
 } claims_opts;
 
 /* Run every experiment and fill rows[0..CLAIMS_N). Returns 0, or an IDB_E* code with err
@@ -66,12 +74,26 @@ int claims_run_one(int no, const claims_opts *o, claim_row *r, idb_err *err);
  * r->failures. Returns ok. */
 int claim_check(claim_row *r, int ok, const char *what, ...) __attribute__((format(printf, 3, 4)));
 
-/* Set r->verdict from its checks: "does not hold" when a check failed or none was made
- * (nothing measured cannot hold), else "holds with a caveat" when r->caveat is set, else
+/* Set r->verdict from its checks: "does not hold" when a check failed, "unknown" when none
+ * failed and r->unknown says why the figures are missing, "does not hold" when no check was
+ * made (nothing measured cannot hold), else "holds with a caveat" when r->caveat is set, else
  * "holds". */
 void claim_verdict(claim_row *r);
 
-/* "holds", "does not hold" or "holds with a caveat". */
+/* Claim 8's figures of one run (claim_waits.c): wait_share and wait_ns_per_order, -1 when
+ * the store left them empty. */
+typedef struct claim_wait_fig {
+    double share, ns_per_order;
+} claim_wait_fig;
+
+/* Claim 8's checks into r (r->subject is the ordered strategy) from the runs of the ordered
+ * and the random strategy on store with clients writers: the ordered wait per order at
+ * least 1.5x the random one's and its wait share at least 0.02; when a figure is unknown
+ * (< 0), no check and r->unknown says so. claim_verdict then gives the verdict. */
+void claim_waits_judge(claim_row *r, const char *store, int clients,
+                       const claim_wait_fig *ordered, const claim_wait_fig *random);
+
+/* "holds", "does not hold", "holds with a caveat" or "unknown". */
 const char *claim_verdict_text(enum claim_verdict v);
 
 /* Print rows as a markdown table to f: | # | claim | experiment | measured | verdict |,

@@ -24,6 +24,7 @@ typedef struct claim_ctx {
     int quick;
     const idb_strategy *st;              /* the strategy under test */
     const char *exe;                     /* the idbench binary (see claims_opts) */
+    const char *waits_store;             /* claim 8's store (see claims_opts) */
 } claim_ctx;
 
 /* Append printf-style text to buf (CLAIM_TEXT_MAX bytes; cut when full). */
@@ -50,5 +51,6 @@ int claim_uuidv4(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_uuidv7(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_snowflake(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_objectid(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_waits(const claim_ctx *c, claim_row *r, idb_err *err);
 
 #endif

@@ -1,13 +1,16 @@
-/* cmd_claims.c — `idbench claims [--quick]`: measures the chapter's claims (claims.h) and
- * prints them as one markdown table on stdout, only once every claim has run; how long
- * each claim took goes to stderr.
+/* cmd_claims.c — `idbench claims [--quick] [--waits-store STORE|none]`: measures the
+ * chapter's claims (claims.h) and prints them as one markdown table on stdout, only once
+ * every claim has run; how long each claim took goes to stderr. --waits-store: the store of
+ * claim 8 (many writers; default postgres), checked before anything runs.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "claims.h"
 #include "cli.h"
+#include "store.h"
 
 /* Seconds on the monotonic clock. */
 static double now_s(void)
@@ -17,20 +20,27 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* idbench claims [--quick]: the markdown table of the chapter's claims. */
+/* idbench claims [--quick] [--waits-store S]: the markdown table of the chapter's claims. */
 int cmd_claims(int argc, char **argv)
 {
-    static const struct option longopts[] = { { "quick", no_argument, NULL, 'q' }, { 0 } };
+    static const struct option longopts[] = { { "quick", no_argument, NULL, 'q' },
+                                              { "waits-store", required_argument, NULL, 'w' },
+                                              { 0 } };
     int quick = 0, c;
+    const char *waits = NULL;
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'q') quick = 1;
+        else if (c == 'w') waits = optarg;
         else return cli_usage("claims", "claims: unknown flag '%s'", argv[optind - 1]);
     }
     if (optind != argc) return cli_usage("claims", "claims takes no arguments");
+    if (waits && strcmp(waits, "none") && !idb_store_find(waits))
+        return cli_usage("claims", "claims: --waits-store: no store '%s' (see idbench list)",
+                         waits);
     static claim_row rows[CLAIMS_N];
-    claims_opts o = { .quick = quick };        /* the registered strategies; this binary */
+    claims_opts o = { .quick = quick, .waits_store = waits };   /* the registered strategies */
     idb_err err = { 0 };
     /* claims takes no input but --quick: a refusal inside a run is a runtime failure */
     for (int no = 1; no <= CLAIMS_N; no++) {

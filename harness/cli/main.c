@@ -25,7 +25,7 @@ const cli_command cli_commands[] = {
                   "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]",
       cmd_simulate },
     { "locality", "locality [-n N] [--seed N] [--out DIR]", cmd_locality },
-    { "claims", "claims [--quick]", cmd_claims },
+    { "claims", "claims [--quick] [--waits-store STORE|none]", cmd_claims },
     { "collide", "collide --bits B --rate R", cmd_collide },
     { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]",
       cmd_matrix },

@@ -48,6 +48,19 @@ typedef struct key_col {
     const char *col, *label;
 } key_col;
 
+/* Key columns with a default: their value in a file without the column (or with it
+ * empty); a value equal to it is left out of the label (clients: 1, the one writer of the
+ * runs made before insert --clients). */
+static const struct { const char *col, *def; } key_defaults[] = { { "clients", "1" } };
+
+/* The default of key column col (see key_defaults), or NULL. */
+static const char *key_default(const char *col)
+{
+    for (size_t i = 0; i < sizeof key_defaults / sizeof *key_defaults; i++)
+        if (!strcmp(key_defaults[i].col, col)) return key_defaults[i].def;
+    return NULL;
+}
+
 /* A file of every repeat's rows: its key columns (a cell is one value of them all). */
 typedef struct source {
     const char *file, *loop;
@@ -58,8 +71,8 @@ typedef struct source {
 static const source sources[] = {
     { "insert_runs.csv", "closed", 1,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
-        { "key_bytes", "key=" }, { "batch", NULL }, { "shops", NULL },
-        { "store_options", NULL }, { NULL, NULL } } },
+        { "key_bytes", "key=" }, { "clients", "clients=" }, { "batch", NULL },
+        { "shops", NULL }, { "store_options", NULL }, { NULL, NULL } } },
     { "openloop_runs.csv", "open", 0,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
         { "key_bytes", "key=" }, { "rate_per_s", "rate=" }, { "commit_ms", "commit_ms=" },
@@ -112,7 +125,7 @@ static int check_values(const side *s, int i, idb_err *err)
 {
     const mx_table *t = &s->t[i];
     for (int k = 0; sources[i].keys[k].col; k++)
-        if (mx_table_col(t, sources[i].keys[k].col) < 0)
+        if (mx_table_col(t, sources[i].keys[k].col) < 0 && !key_default(sources[i].keys[k].col))
             return idb_fail(err, IDB_EINPUT, "%s/%s: no column %s", s->dir, sources[i].file,
                             sources[i].keys[k].col);
     for (int m = 0; m < cmp_n_metrics; m++)
@@ -214,10 +227,12 @@ static int row_key(const mx_table *t, const source *src, int r, int within, char
     for (int k = 0; src->keys[k].col; k++) {
         if (within && !strcmp(src->keys[k].col, "strategy")) continue;
         const char *v = mx_table_str(t, r, mx_table_col(t, src->keys[k].col));
+        const char *def = key_default(src->keys[k].col);
+        if (!*v && def) v = def;
         if (append3(key, KEY_MAX, &kn, v, sep, ""))
             return idb_fail(err, IDB_EINPUT, "%s:%d: the row's key fields are too long",
                             src->file, t->line[r]);
-        if (src->keys[k].label && *v)
+        if (src->keys[k].label && *v && !(def && !strcmp(v, def)))
             append3(label, CMP_LABEL_MAX, &ln, ln ? " " : "", src->keys[k].label, v);
     }
     return 0;

@@ -46,6 +46,7 @@
 #define MX_FILES_MAX 8
 
 #define MX_BLOCK_KEYS_MAX 32     /* keys of a block: bits of mx_block.set */
+#define MX_CLIENTS_MAX 256       /* a block's clients values, at most (insert --clients) */
 
 /* Where a value was set: files[file] of the matrix, at line (0: a built-in default). */
 typedef struct mx_where {
@@ -67,6 +68,11 @@ typedef struct mx_block {
     int n_shards;
     int64_t batch, shops;
     int64_t key_bytes;                           /* pad keys to this width; 0 = their own */
+    int64_t clients[MX_LIST_MAX];                /* writers per shard (insert --clients);
+                                                  * above 1 in [insert...] blocks only */
+    int n_clients;
+    int64_t repeat;                              /* repeats of the block's runs; 0: [matrix]
+                                                  * repeat (at most that many) */
     int64_t cache_pages[MX_LIST_MAX];            /* curve blocks only */
     int n_cache_pages;
     double rates[MX_LIST_MAX];                   /* openloop blocks only: orders/s */
@@ -182,6 +188,7 @@ typedef struct mx_cell {
     int64_t ids, shards, batch, shops;
     int64_t cache_pages;                         /* MX_CURVE on a store without a curve hook */
     int64_t key_bytes;                           /* the block's key_bytes (0: the strategy's) */
+    int64_t clients;                             /* writers per shard (insert --clients) */
     double rate, commit_ms;                      /* MX_INSERT of an [openloop] block: > 0 */
     const mx_block *block;                       /* MX_CURVE: the block (its cache sizes);
                                                   * MX_SERIES: the block (its name) */
@@ -424,12 +431,26 @@ void mx_table_free(mx_table *t);
 
 /* Position of a strategy in `idbench list` order (names not in the registry after them). */
 int mx_strategy_rank(const char *name);
-/* The configuration the headline plots and sentences use from insert.csv: the fewest
- * shards, and at that the most IDs. 0 when the table has no rows. */
+/* The writers per shard of row r of an insert.csv or positions.csv table: its clients
+ * column, 1 when the file has none (made before insert --clients) or the field is empty;
+ * -1 when it is not a number. Every row lookup keys on it with the other key columns. */
+long long mx_row_clients(const mx_table *t, int r);
+/* The configuration the headline plots and sentences use from insert.csv: among the
+ * one-writer rows (clients 1), the fewest shards, and at that the most IDs. 0 when the
+ * table has no rows. */
 int mx_headline(const mx_table *t, long long *ids, long long *shards);
-/* The insert.csv row of (strategy, store) at configuration (ids, shards), or -1. */
+/* The one-writer (clients 1) insert.csv row of (strategy, store) at configuration (ids,
+ * shards), or -1. */
 int mx_insert_row(const mx_table *t, const char *strategy, const char *store, long long ids,
                   long long shards);
+/* A row of insert.csv (or positions.csv) by its key columns: ids, key_bytes and batch
+ * <= 0 match any value (the first row in file order then). */
+typedef struct mx_row_key {
+    const char *strategy, *store;
+    long long ids, shards, key_bytes, clients, batch;
+} mx_row_key;
+/* The first row of t matching k, or -1. */
+int mx_find_row(const mx_table *t, const mx_row_key *k);
 
 #define MX_PLOTS_MAX 32                          /* entries of the plot table */
 

@@ -75,7 +75,7 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
             o->ids == c->ids && o->shards == c->shards && o->batch == c->batch &&
             o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
             key_width(o) == key_width(c) && o->rate == c->rate &&
-            o->commit_ms == c->commit_ms) {
+            o->commit_ms == c->commit_ms && o->clients == c->clients) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
         }
@@ -93,6 +93,9 @@ static void run_label(mx_cell *c)
     if (c->key_bytes)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " key_bytes=%lld",
                  (long long)c->key_bytes);
+    if (c->clients > 1)
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " clients=%lld",
+                 (long long)c->clients);
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
@@ -113,13 +116,18 @@ typedef struct block_how {
     int open;                                    /* an [openloop] block: a run per rate */
 } block_how;
 
-/* Add the run of block b for strategy s, store st, size z, shards k, point q (an index
- * into b's cache sizes, for curve cells on a store without a curve hook; into b's rates
- * for open-loop runs), repeat rep, unless the same run is there already. Returns 0 or
- * IDB_ENOMEM. */
-static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s, int st,
-                   int z, int k, int q, int rep)
+/* Where a run stands in its block: strategy s, store st, size z, shards k, clients w, and
+ * point q (an index into b's cache sizes, for curve cells on a store without a curve hook;
+ * into b's rates for open-loop runs). */
+typedef struct run_at {
+    int s, st, z, k, w, q;
+} run_at;
+
+/* Add the run of block b at a, repeat rep, unless the same run is there already. Returns 0
+ * or IDB_ENOMEM. */
+static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, run_at a, int rep)
 {
+    int s = a.s, st = a.st, z = a.z, k = a.k, q = a.q;
     enum mx_kind kind = how.kind;
     const idb_store *store = b->stores[st];
     mx_cell *c = add_cell(p, cap, kind);
@@ -131,6 +139,7 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, int s
     c->batch = b->batch;
     c->shops = b->shops;
     c->key_bytes = b->key_bytes;
+    c->clients = b->n_clients > 0 ? b->clients[a.w] : 1;
     c->rep = rep;
     c->block = kind == MX_CURVE || kind == MX_SERIES ? b : NULL;
     c->cache_pages = (kind == MX_CURVE && !store->curve) ||
@@ -180,20 +189,25 @@ static int cache_points(const mx_block *b, block_how how, int st)
     return n > 0 ? n : 1;
 }
 
-/* Add the cells of one block (every size x shards x store x strategy) for repeat rep, but
- * none of a store that cannot run here (store_ok). Returns 0 or IDB_ENOMEM. */
+/* Add the cells of one block (every size x shards x store x strategy x clients) for
+ * repeat rep, but none of a store that cannot run here (store_ok), and none when the
+ * block's own repeat is below rep + 1. Returns 0 or IDB_ENOMEM. */
 static int add_block(const idb_matrix *m, mx_plan *p, int *cap, const mx_block *b,
                      block_how how, int rep)
 {
-    for (int z = 0; z < b->n_sizes; z++)
-        for (int k = 0; k < b->n_shards; k++)
-            for (int st = 0; st < b->n_stores; st++)
-                for (int s = 0; s < b->n_strategies && store_ok(m, p, b->stores[st]); s++) {
-                    if (b->key_bytes && b->strategies[s]->bits / 8 > b->key_bytes)
+    if (b->repeat > 0 && rep >= b->repeat) return 0;
+    int nw = b->n_clients > 0 ? b->n_clients : 1;
+    run_at a;
+    for (a.z = 0; a.z < b->n_sizes; a.z++)
+        for (a.k = 0; a.k < b->n_shards; a.k++)
+            for (a.st = 0; a.st < b->n_stores; a.st++)
+                for (a.s = 0; a.s < b->n_strategies && store_ok(m, p, b->stores[a.st]); a.s++) {
+                    if (b->key_bytes && b->strategies[a.s]->bits / 8 > b->key_bytes)
                         continue;                /* wider than the block's key_bytes */
-                    int points = how.open ? b->n_rates : cache_points(b, how, st);
-                    for (int q = 0; q < points; q++)
-                        if (add_run(p, cap, b, how, s, st, z, k, q, rep)) return IDB_ENOMEM;
+                    int points = how.open ? b->n_rates : cache_points(b, how, a.st);
+                    for (a.w = 0; a.w < nw; a.w++)
+                        for (a.q = 0; a.q < points; a.q++)
+                            if (add_run(p, cap, b, how, a, rep)) return IDB_ENOMEM;
                 }
     return 0;
 }
@@ -346,6 +360,7 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         .strategy = c->strategy, .store = c->store, .ids = c->ids, .batch = (int)c->batch,
         .shards = (int)c->shards, .shops = (int)c->shops, .shop_skew = 1.0, .dir = dir,
         .seed = (uint64_t)x->m->seed, .rate = c->rate, .commit_ms = c->commit_ms,
+        .clients = (int)c->clients,
     };
     char cache_kv[64], width_kv[64];
     const mx_store_opts *so = mx_store_options(x->m, c->store);

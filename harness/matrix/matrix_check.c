@@ -159,6 +159,28 @@ static int check_window(const idb_matrix *m, const mx_block *b, idb_err *err)
                     "%lld", where, (long long)b->window, b->name, (long long)b->batch);
 }
 
+/* The clients of block b (closed is 1 for an [insert...] block): above 1 only in a closed
+ * loop of whole runs (insert --clients refuses --rate, --curve and --series), and on each
+ * store of b only as many as it takes (store.h: idb_store_clients). */
+static int check_clients(const idb_matrix *m, const mx_block *b, int closed, idb_err *err)
+{
+    char where[MX_PATH_MAX + 16];
+    where_text(m, block_at(b, "clients"), where, sizeof where);
+    for (int w = 0; b->enabled && w < b->n_clients; w++) {
+        if (b->clients[w] <= 1) continue;
+        if (!closed)
+            return idb_fail(err, IDB_EINPUT, "%s: clients %lld in [%s]: more than one writer "
+                            "per shard runs in [insert...] blocks only", where,
+                            (long long)b->clients[w], b->name);
+        for (int j = 0; j < b->n_stores; j++)
+            if (idb_store_clients(b->stores[j]) < b->clients[w])
+                return idb_fail(err, IDB_EINPUT, "%s: clients %lld in [%s]: store %s takes %d "
+                                "writer(s) at once", where, (long long)b->clients[w], b->name,
+                                b->stores[j]->name, idb_store_clients(b->stores[j]));
+    }
+    return 0;
+}
+
 /* Every run of every enabled [insert...], [curve...], [openloop...] and [series...] block,
  * before anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
@@ -172,6 +194,7 @@ static int check_runs(const idb_matrix *m, idb_err *err)
         for (int i = 0; i < kinds[k].n && !rc; i++) {
             const mx_block *b = &kinds[k].v[i];
             if (kinds[k].v == m->series) rc = check_window(m, b, err);
+            if (!rc) rc = check_clients(m, b, kinds[k].v == m->insert, err);
             for (int j = 0; b->enabled && j < b->n_stores && !rc; j++) {
                 rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
                 if (!rc && kinds[k].v == m->openloop)

@@ -202,28 +202,48 @@ int mx_strategy_rank(const char *name)
     return i + 1;
 }
 
-/* Fewest shards first, then most IDs (see matrix.h). */
+/* Row r's writers per shard: its clients column, 1 without one (see matrix.h). */
+long long mx_row_clients(const mx_table *t, int r)
+{
+    int c = mx_table_col(t, "clients");
+    return c < 0 || !*mx_table_str(t, r, c) ? 1 : mx_table_ll(t, r, c, -1);
+}
+
+/* Fewest shards first, then most IDs, among one-writer rows (see matrix.h). */
 int mx_headline(const mx_table *t, long long *ids, long long *shards)
 {
     int cids = mx_table_col(t, "ids"), csh = mx_table_col(t, "shards");
     *ids = *shards = 0;
     for (int r = 0; r < t->nrow; r++) {
         long long k = mx_table_ll(t, r, csh, 0), n = mx_table_ll(t, r, cids, 0);
-        if (k <= 0 || n <= 0) continue;                  /* not a configuration */
+        if (k <= 0 || n <= 0 || mx_row_clients(t, r) != 1) continue;   /* not a headline */
         if (*shards == 0 || k < *shards || (k == *shards && n > *ids)) { *shards = k; *ids = n; }
     }
     return t->nrow > 0;
 }
 
-/* The insert.csv row of (strategy, store) at configuration (ids, shards), or -1. */
+/* The one-writer insert.csv row of (strategy, store) at (ids, shards), or -1. */
 int mx_insert_row(const mx_table *t, const char *strategy, const char *store, long long ids,
                   long long shards)
 {
+    mx_row_key k = { strategy, store, ids, shards, 0, 1, 0 };
+    return mx_find_row(t, &k);
+}
+
+/* The first row of t that matches k (see matrix.h). */
+int mx_find_row(const mx_table *t, const mx_row_key *k)
+{
     int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
     int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
+    int cw = mx_table_col(t, "key_bytes"), cb = mx_table_col(t, "batch");
     for (int r = 0; r < t->nrow; r++)
-        if (!strcmp(mx_table_str(t, r, cs), strategy) && !strcmp(mx_table_str(t, r, cst), store) &&
-            mx_table_ll(t, r, ci, -1) == ids && mx_table_ll(t, r, ck, -1) == shards)
+        if (!strcmp(mx_table_str(t, r, cs), k->strategy) &&
+            !strcmp(mx_table_str(t, r, cst), k->store) &&
+            (k->ids <= 0 || mx_table_ll(t, r, ci, -1) == k->ids) &&
+            mx_table_ll(t, r, ck, -1) == k->shards &&
+            (k->key_bytes <= 0 || mx_table_ll(t, r, cw, -1) == k->key_bytes) &&
+            (k->batch <= 0 || mx_table_ll(t, r, cb, -1) == k->batch) &&
+            mx_row_clients(t, r) == k->clients)
             return r;
     return -1;
 }

@@ -3,7 +3,8 @@
  * Sections and keys (workloads/matrix.ini documents each with its default):
  *   [matrix]      seed, repeat, cell_timeout_s
  *   [generation]  enabled, min_time
- *   [insert]      enabled, strategies, stores, sizes, shards, batch, shops
+ *   [insert]      enabled, strategies, stores, sizes, shards, batch, shops, key_bytes,
+ *                 clients (writers per shard: a run per value), repeat (0: [matrix]'s)
  *   [insert.NAME] another block of insert runs; keys it does not set come from [insert]
  *   [curve]       the same keys plus cache_pages; [curve.NAME] like [insert.NAME]
  *   [openloop]    the insert keys plus rates, commit_ms: open-loop runs (insert --rate) at
@@ -96,6 +97,10 @@ static const idb_key keys[] = {
       .max = 1 << 24, B(shops) },
     { .section = "insert", .name = "key_bytes", .type = IDB_KEY_INT, .def = "0", .min = 0,
       .max = IDB_ID_MAX, B(key_bytes) },
+    { .section = "insert", .name = "clients", .type = IDB_KEY_INTS, .def = "1", .min = 1,
+      .max = MX_CLIENTS_MAX, B(clients), IDB_KEY_COUNT(mx_block, n_clients) },
+    { .section = "insert", .name = "repeat", .type = IDB_KEY_INT, .def = "0", .min = 0,
+      .max = 100, B(repeat) },
     { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
       B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
     { .section = "openloop", .name = "rates", .type = IDB_KEY_DOUBLES, .def = "1000, 4000",

@@ -123,7 +123,7 @@ long long mx_store_ids(const mx_results *r, const char *store)
     long long most = -1;
     for (int row = 0; row < t->nrow; row++) {
         if (strcmp(mx_table_str(t, row, cst), store) != 0 ||
-            mx_table_ll(t, row, ck, -1) != r->shards)
+            mx_table_ll(t, row, ck, -1) != r->shards || mx_row_clients(t, row) != 1)
             continue;
         long long ids = mx_table_ll(t, row, ci, -1);
         if (ids == r->ids) return ids;

@@ -43,8 +43,11 @@ typedef struct col_spec {
     const char *name;
     enum col_kind kind;
     double lo, hi;
-    int empty_ok;                                /* an empty field is "unknown" */
+    int empty_ok;                                /* an empty field is "unknown"; ABSENT_OK:
+                                                  * and a file may lack the column (made
+                                                  * before it existed) */
 } col_spec;
+#define ABSENT_OK 2
 
 #define NAME(c) { c, COL_NAME, 0, 0, 0 }
 #define TEXT(c) { c, COL_TEXT, 0, 0, 1 }
@@ -57,6 +60,9 @@ typedef struct col_spec {
 #define IDS INT("ids", 1, COUNT_MAX)
 #define SHARDS INT("shards", 1, SHARDS_MAX)
 #define END { NULL, COL_TEXT, 0, 0, 0 }
+/* Columns added with insert --clients (issue 24): absent from older results. */
+#define NEWER(c, kind, lo, hi) { c, kind, lo, hi, ABSENT_OK }
+#define CLIENTS NEWER("clients", COL_INT, 1, THREADS_MAX)
 
 static const col_spec insert_cols[] = {
     NAME("strategy"), NAME("store"), SHARDS, IDS, INT("key_bytes", 1, IDB_ID_MAX),
@@ -66,10 +72,13 @@ static const col_spec insert_cols[] = {
     COUNT("leaf_pages"), COUNT("depth"), SHARE("fill_factor"), COUNT("file_bytes"),
     COUNT("pages_written"), MEASURE("write_bytes_per_id"), COUNT("cache_misses"),
     SHARE("tail_insert_frac"), SHARE("insert_pos_p50"), INT("shops", 1, INT31_MAX),
-    INT("repeats", 1, REPEATS_MAX), TEXT("store_options"), END,
+    INT("repeats", 1, REPEATS_MAX), TEXT("store_options"), CLIENTS,
+    NEWER("wait_share", COL_NUM, 0, 1), NEWER("wait_ns_per_order", COL_NUM, 0, MEASURE_MAX),
+    NEWER("failed_txns", COL_INT, 0, COUNT_MAX), NEWER("retries", COL_INT, 0, COUNT_MAX), END,
 };
 static const col_spec positions_cols[] = {
-    NAME("strategy"), NAME("store"), SHARDS, IDS, NUM("bin_lo", 0, 1), NUM("bin_hi", 0, 1),
+    NAME("strategy"), NAME("store"), SHARDS, IDS, CLIENTS, NUM("bin_lo", 0, 1),
+    NUM("bin_hi", 0, 1),
     INT("count", 0, COUNT_MAX), NUM("share", 0, 1), END,
 };
 static const col_spec curve_cols[] = {
@@ -143,6 +152,7 @@ static int check_table(const mx_table *t, const char *file, const col_spec *cols
 {
     for (const col_spec *c = cols; c->name; c++) {
         int col = mx_table_col(t, c->name);
+        if (col < 0 && c->empty_ok == ABSENT_OK) continue;
         if (col < 0)
             return idb_fail(err, IDB_EINPUT, "%s: no column %s (not a results file of this "
                                              "idbench)", file, c->name);

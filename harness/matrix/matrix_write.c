@@ -2,12 +2,16 @@
  * and renamed, so a reader never sees half a file and a failure leaves the old one.
  *
  * insert.csv    one row per closed-loop configuration (strategy x store x shards x ids x
- *               batch x shops): the insert contract's fields, each the median over the
- *               repeats that succeeded; timing fields also as NAME_min / NAME_max; then
- *               shops, repeats (how many succeeded) and store_options (blank-separated k=v).
+ *               batch x clients x shops): the insert contract's fields, each the median
+ *               over the repeats that succeeded; timing fields also as NAME_min /
+ *               NAME_max; then shops, repeats (how many succeeded) and store_options
+ *               (blank-separated k=v). clients is a key column (insert --clients: the
+ *               writers per shard); wait_share, wait_ns_per_order, failed_txns and retries
+ *               are its figures (empty wait columns: one writer, or a store that cannot tell).
  * openloop.csv  the same for the open-loop configurations ([openloop]: insert --rate), a
- *               commit_ms column after batch, rate_per_s and order_lat_* filled in.
- * positions.csv where new keys landed (closed loop): per configuration and position bin,
+ *               commit_ms column after clients, rate_per_s and order_lat_* filled in.
+ * positions.csv where new keys landed (closed loop): per configuration (clients included)
+ *               and position bin,
  *               the inserts summed over repeats (count) and their share of all inserts.
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
@@ -79,6 +83,10 @@ static const num_field fields[] = {
     { "wal_bytes", R(st.wal_bytes), 1, 0, 0 },
     { "fpi", R(st.fpi), 1, 0, 0 },
     { "client_write_bytes_per_id", R(client_write_bytes_per_id), 0, 0, 1 },
+    { "wait_share", R(wait_share), 0, 0, 4 },
+    { "wait_ns_per_order", R(wait_ns_per_order), 0, 0, 1 },
+    { "failed_txns", R(failed_txns), 1, 0, 0 },
+    { "retries", R(retries), 1, 0, 0 },
 };
 #define NFIELDS (sizeof fields / sizeof *fields)
 
@@ -124,7 +132,7 @@ static int gather(const mx_plan *p, enum mx_kind kind, int cfg, const mx_cell **
 /* The header of insert.csv, or with open of openloop.csv (a commit_ms column more). */
 static void insert_header(FILE *f, int open)
 {
-    fprintf(f, "strategy,store,shards,ids,key_bytes,batch%s", open ? ",commit_ms" : "");
+    fprintf(f, "strategy,store,shards,ids,key_bytes,batch,clients%s", open ? ",commit_ms" : "");
     for (size_t k = 0; k < NFIELDS; k++) {
         fprintf(f, ",%s", fields[k].name);
         if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
@@ -137,8 +145,9 @@ static void insert_header(FILE *f, int open)
 static void insert_row(FILE *f, const mx_cell *const *r, int n)
 {
     const mx_cell *c = r[0];
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
-            (long long)c->ids, c->res->key_bytes, (long long)c->batch);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
+            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
+            (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     double v[MX_REPEATS_MAX];
     for (size_t k = 0; k < NFIELDS; k++) {
@@ -198,7 +207,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
         return idb_fail(err, IDB_EIO, "cannot write %s: %s", f ? ppath : path, strerror(errno));
     }
     insert_header(f, 0);
-    fputs("strategy,store,shards,ids,bin_lo,bin_hi,count,share\n", pf);
+    fputs("strategy,store,shards,ids,clients,bin_lo,bin_hi,count,share\n", pf);
     const mx_cell *r[MX_REPEATS_MAX];
     for (int cfg = 0; cfg < p->n_configs; cfg++) {
         int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
@@ -212,10 +221,10 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
                 total += r[i]->res->pos_hist[b];
             }
         for (int b = 0; b < IDB_LOC_BUCKETS; b++)
-            fprintf(pf, "%s,%s,%lld,%lld,%.2f,%.2f,%lld,%.6f\n", r[0]->strategy->name,
+            fprintf(pf, "%s,%s,%lld,%lld,%lld,%.2f,%.2f,%lld,%.6f\n", r[0]->strategy->name,
                     r[0]->store->name, (long long)r[0]->shards, (long long)r[0]->ids,
-                    (double)b / IDB_LOC_BUCKETS, (double)(b + 1) / IDB_LOC_BUCKETS,
-                    (long long)count[b],
+                    (long long)r[0]->res->clients, (double)b / IDB_LOC_BUCKETS,
+                    (double)(b + 1) / IDB_LOC_BUCKETS, (long long)count[b],
                     total ? (double)count[b] / (double)total : 0.0);
     }
     int bad = idb_atomic_commit(&a, 0);
@@ -229,7 +238,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
 /* The header of insert_runs.csv, or with open of openloop_runs.csv: one repeat a row. */
 static void runs_header(FILE *f, int open)
 {
-    fprintf(f, "strategy,store,shards,ids,key_bytes,batch%s", open ? ",commit_ms" : "");
+    fprintf(f, "strategy,store,shards,ids,key_bytes,batch,clients%s", open ? ",commit_ms" : "");
     for (size_t k = 0; k < NFIELDS; k++) fprintf(f, ",%s", fields[k].name);
     fputs(",shops,repeat,store_options\n", f);
 }
@@ -237,8 +246,9 @@ static void runs_header(FILE *f, int open)
 /* One row of insert_runs.csv (openloop_runs.csv) for the finished cell c. */
 static void runs_row(FILE *f, const mx_cell *c)
 {
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,", c->strategy->name, c->store->name, (long long)c->shards,
-            (long long)c->ids, c->res->key_bytes, (long long)c->batch);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
+            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
+            (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     for (size_t k = 0; k < NFIELDS; k++) {
         double v = field_value(&fields[k], c->res);

@@ -122,13 +122,14 @@ int mx_prep_wal_fpi(const mx_results *r, const char *scratch, FILE *v, idb_err *
     return rc;
 }
 
-/* 1 when positions.csv row row is of store at the headline configuration. */
+/* 1 when positions.csv row row is of store at the headline configuration (one writer). */
 static int pos_headline(const mx_results *r, int row, const char *store)
 {
     const mx_table *t = &r->pos;
     return !strcmp(mx_table_str(t, row, mx_table_col(t, "store")), store) &&
            mx_table_ll(t, row, mx_table_col(t, "ids"), -1) == r->ids &&
-           mx_table_ll(t, row, mx_table_col(t, "shards"), -1) == r->shards;
+           mx_table_ll(t, row, mx_table_col(t, "shards"), -1) == r->shards &&
+           mx_row_clients(t, row) == 1;
 }
 
 /* positions: per strategy a block of (bin centre, % of inserts), on the store the

@@ -147,27 +147,31 @@ static void insert_row(mx_doc *d, const mx_table *t, int r)
     d->ops->row(d, cells);
 }
 
-/* The insert.csv medians (min–max), one table per (ids, shards). */
+/* The insert.csv medians (min–max), one table per (ids, shards, clients). */
 static void insert_tables(mx_doc *d)
 {
     const mx_table *t = &d->r->ins;
     int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
-    char done[INSERT_TABLES_MAX][32];
+    char done[INSERT_TABLES_MAX][64];
     int nd = 0;
     for (int r0 = 0; r0 < t->nrow; r0++) {
-        char key[32], caption[LINE_LEN];
-        snprintf(key, sizeof key, "%s/%s", mx_table_str(t, r0, ci), mx_table_str(t, r0, ck));
+        char key[64], caption[LINE_LEN], writers[48] = "";
+        long long c0 = mx_row_clients(t, r0);
+        snprintf(key, sizeof key, "%.20s/%.20s/%lld", mx_table_str(t, r0, ci),
+                 mx_table_str(t, r0, ck), c0);
         int seen = 0;
         for (int i = 0; i < nd; i++) seen |= !strcmp(done[i], key);
         if (seen || nd == INSERT_TABLES_MAX) continue;
         strcpy(done[nd++], key);
-        snprintf(caption, sizeof caption, "%s IDs, %s shard(s)", mx_table_str(t, r0, ci),
-                 mx_table_str(t, r0, ck));
+        if (c0 != 1) snprintf(writers, sizeof writers, ", %lld writers per shard", c0);
+        snprintf(caption, sizeof caption, "%s IDs, %s shard(s)%s", mx_table_str(t, r0, ci),
+                 mx_table_str(t, r0, ck), writers);
         d->ops->heading(d, 3, caption);
         d->ops->table(d, INSERT_COLS, insert_head, "llrrrrrrrrr");
         for (int r = r0; r < t->nrow; r++)
             if (!strcmp(mx_table_str(t, r, ci), mx_table_str(t, r0, ci)) &&
-                !strcmp(mx_table_str(t, r, ck), mx_table_str(t, r0, ck)))
+                !strcmp(mx_table_str(t, r, ck), mx_table_str(t, r0, ck)) &&
+                mx_row_clients(t, r) == c0)
                 insert_row(d, t, r);
     }
 }

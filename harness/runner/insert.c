@@ -315,8 +315,9 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
 
 /* --clients C > 1: every order drawn and its ID made first, batch by batch as the closed
  * loop does (the same draws, so the same rows and IDs; generation timed, padding not),
- * then the C writers per shard (insert_clients.c), then each shard's keys kept in the
- * order their transactions committed (locality). */
+ * then the C writers per shard (insert_clients.c; on a model store the interleaving of
+ * insert_interleave.c), then each shard's keys kept in the order their transactions
+ * committed (locality; a model's: the order its tree received them). */
 static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -341,7 +342,9 @@ static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
     }
     res->seconds = (double)gen_ns / 1e9;
     res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
-    if (!rc) rc = idb_run_clients(r, rows, row_shard, order, res, err);
+    if (!rc)                                   /* a model: interleaved, untimed */
+        rc = (cfg->store->model ? idb_run_interleaved : idb_run_clients)(r, rows, row_shard,
+                                                                         order, res, err);
     for (int64_t i = 0; i < cfg->ids && !rc; i++)     /* bookkeeping: not timed */
         rc = keep_key(&r->shards[row_shard[order[i]]], &rows[order[i]].id, r->width,
                       cfg->ids, err);

@@ -75,4 +75,11 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err);
 int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
                     idb_insert_result *res, idb_err *err);
 
+/* idb_run_clients on a model store (insert_interleave.c): no threads and no time; the rows
+ * of each round of C transactions reach the tree interleaved, deterministically, one per
+ * client in turn; order[] gets the rows' places in that arrival order; failed_txns and
+ * retries 0. Returns 0 or the store's code. */
+int idb_run_interleaved(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
+                        idb_insert_result *res, idb_err *err);
+
 #endif

@@ -30,6 +30,13 @@
  * pools of C >= m" bound per page (pagesim_curve.c). The two agree exactly; the tests check
  * it. The tracker keeps about 50 bytes per page, not a trace of every access.
  *
+ * Many writers (store.h version 2, insert --clients C): open_client gives a handle on the
+ * same tree (no copy); the model is not thread-safe and needs none: as a model store it is
+ * driven from one thread by the runner's interleaving (insert_interleave.c), which feeds
+ * the rows of C concurrent transactions to the C handles in turn, as a server's tree would
+ * receive them. The handles are bookkeeping only: every count is the tree's, so stats()
+ * and the other hooks report the whole store from any of them.
+ *
  * Rows keep their fields in a compact side table indexed by insertion number
  * (pagesim_rows.c); leaf cells hold the key and that number, so scan() returns rows in key
  * order. Memory: the tree's keys at their own width plus 4 bytes a cell (pagesim_tree.c),
@@ -69,6 +76,8 @@ static const idb_opt_decl pagesim_options[] = {
 };
 
 typedef struct pagesim {
+    struct pagesim *main;        /* a client handle (open_client): the store it writes to;
+                                  * NULL in the store open() made */
     int kb;
     int64_t page_size, capacity, leaf_cell;
     pst_tree *tree;
@@ -88,11 +97,22 @@ static void on_access(void *ctx, uint32_t page, unsigned flags)
     psl_access(s->lru, page, flags);
 }
 
-/* Free everything s owns, and s. */
+/* The store a handle writes to: itself, or the store of a client handle. */
+static pagesim *store_of(void *h)
+{
+    pagesim *s = h;
+    return s->main ? s->main : s;
+}
+
+/* Free everything s owns, and s (a client handle owns nothing but itself). */
 static void pagesim_close(void *h)
 {
     pagesim *s = h;
     if (!s) return;
+    if (s->main) {
+        free(s);
+        return;
+    }
     pst_free(s->tree);
     psl_free(s->lru);
     psc_free(s->curve);
@@ -163,7 +183,7 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
  * with the row's number. A refused key leaves the store unchanged. */
 static int pagesim_insert(void *h, const idb_row *row, idb_err *err)
 {
-    pagesim *s = h;
+    pagesim *s = store_of(h);
     if (row->id.len != s->kb)
         return idb_fail(err, IDB_EINPUT, "pagesim: a %d-byte key in a store of %d-byte keys",
                         row->id.len, s->kb);
@@ -187,7 +207,7 @@ static int pagesim_commit(void *h, idb_err *err) { (void)h; (void)err; return 0;
 static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
 {
     (void)err;
-    pagesim *s = h;
+    pagesim *s = store_of(h);
     pst_counts c;
     pst_get_counts(s->tree, &c);
     int64_t misses, writes;
@@ -208,7 +228,7 @@ static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
  * to the run's), the pool's size in bytes. No side effects. */
 static int pagesim_progress(void *h, idb_store_progress *p, idb_err *err)
 {
-    pagesim *s = h;
+    pagesim *s = store_of(h);
     idb_store_stats st;
     int rc = pagesim_stats(h, &st, err);
     *p = (idb_store_progress){ .index_bytes = st.file_bytes,
@@ -222,7 +242,7 @@ static int pagesim_progress(void *h, idb_store_progress *p, idb_err *err)
 static int pagesim_curve(void *h, const int64_t *cache_pages, int n, idb_curve_point *out,
                          idb_err *err)
 {
-    pagesim *s = h;
+    pagesim *s = store_of(h);
     if (n < 0) return idb_fail(err, IDB_EINPUT, "pagesim: negative number of cache sizes");
     for (int i = 0; i < n; i++)
         if (cache_pages[i] < 1)
@@ -264,13 +284,24 @@ static int pagesim_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void 
                         idb_err *err)
 {
     (void)err;
-    scan_ctx c = { .s = h, .fn = fn, .ctx = ctx };
-    pst_scan(((pagesim *)h)->tree, scan_cell, &c);
+    scan_ctx c = { .s = store_of(h), .fn = fn, .ctx = ctx };
+    pst_scan(c.s->tree, scan_cell, &c);
+    return 0;
+}
+
+/* Another handle on the store h for client c (store.h: open_client): the same tree. */
+static int pagesim_open_client(void *h, int c, void **client, idb_err *err)
+{
+    (void)c;
+    pagesim *s = calloc(1, sizeof *s);
+    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    s->main = store_of(h);
+    *client = s;
     return 0;
 }
 
 const idb_store idb_store_pagesim = {
-    .version = 1,                 /* one writer: no open_client yet (store.h) */
+    .version = 2,                 /* C writers, interleaved by the runner (see the header) */
     .name = "pagesim",
     .summary = "in-memory page-level B+tree model: fill, splits, LRU misses and writes",
     .options = pagesim_options,
@@ -284,4 +315,6 @@ const idb_store idb_store_pagesim = {
     .check = pagesim_check,
     .model = 1,
     .progress = pagesim_progress,
+    .clients = IDB_STORE_CLIENTS_ANY,
+    .open_client = pagesim_open_client,
 };
