@@ -89,6 +89,20 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *er
 /* Stop s's private server (orderly) and forget it; NULL server is fine. */
 void md_server_stop(md_store *s);
 
+/* Connect s->db to the server at s->socket as user (NULL: the login user), without a
+ * password. Returns 0, IDB_ENOMEM or IDB_EIO ("cannot connect to the server at ..."). */
+int md_connect(md_store *s, const char *user, idb_err *err);
+
+/* The CREATE TABLE orders statement for s's key_bytes, row_bytes and secondary into sql
+ * (MD_SQL_MAX bytes): InnoDB, the options of the header of store_mariadb.c. The spider
+ * store takes its columns for its backends' tables and its head's Spider table. */
+void md_table_sql(const md_store *s, char *sql);
+
+/* Prepare the INSERT into orders on s->db (its database selected), bind it to s's row
+ * fields, turn autocommit off (s->payload must hold row_bytes + 1 bytes). Returns 0,
+ * IDB_ENOMEM or IDB_EIO. */
+int md_prepare(md_store *s, idb_err *err);
+
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);
 
