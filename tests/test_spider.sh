@@ -6,9 +6,10 @@
 #   - counter and uuidv7 over range/space: every insert on backend 0 (hot_share 1);
 #   - counter over range/sample (points from the run's own IDs): shares 1/4 each, yet one
 #     backend takes every row of a window (hot_share_window_max 1);
-#   - counter over hash (id mod 4) and over key (MariaDB's hash of the key): shares within
-#     1/4 +- 5 standard deviations of the binomial share (n = N rows, p = 1/4:
-#     sd = sqrt(p (1 - p) / n)), hash exactly 1/4 (a counter mod 4);
+#   - counter over hash (id mod 4) and uuidv4 over key (MariaDB's hash of the key): shares
+#     within 1/4 +- 5 standard deviations of the binomial share (n = N rows, p = 1/4:
+#     sd = sqrt(p (1 - p) / n)), hash exactly 1/4 (a counter mod 4); counter over key is
+#     run and reported (MariaDB's KEY hash of consecutive integers is uneven);
 #   - shares sum to 1 in every run;
 #   - a run killed (SIGKILL) mid-way leaves no server running, and `idbench clean DIR`
 #     removes what it left (its records) and stops nothing else.
@@ -87,15 +88,19 @@ check "range/sample: shares sum to 1" test "$(shares_sum)" = "1.0000"
 # --- hash and key: even within the binomial tolerance
 tol=$(awk -v n=$N 'BEGIN { printf "%.4f", 5 * sqrt(0.25 * 0.75 / n) }')
 lo=$(awk -v t="$tol" 'BEGIN { print 0.25 - t }') hi=$(awk -v t="$tol" 'BEGIN { print 0.25 + t }')
-for part in hash key; do
-  expect 0 "counter over $part" -- "$IDB" insert --store spider --strategy counter -n $N \
+for run in hash:counter key:uuidv4 key:counter; do
+  part=${run%%:*} strategy=${run#*:}
+  expect 0 "$strategy over $part" -- "$IDB" insert --store spider --strategy $strategy -n $N \
     -s partition=$part
-  echo "$part: backend_shares $(out_field backend_shares), hot_share $(out_field hot_share)," \
-    "tolerance +-$tol"
+  echo "$strategy over $part: backend_shares $(out_field backend_shares), hot_share" \
+    "$(out_field hot_share), tolerance +-$tol"
+  check "$part: shares sum to 1" test "$(shares_sum)" = "1.0000"
+  # MariaDB's KEY() hash of consecutive integers is not uniform (measured: 0.148, 0.452,
+  # 0.148, 0.252 for a counter's 4,000 keys over 4 backends): reported, not asserted.
+  [ "$run" = key:counter ] && continue
   for s in $(out_field backend_shares | tr ';' ' '); do
     check "$part: share $s within 0.25 +- $tol" within "$s" "$lo" "$hi"
   done
-  check "$part: shares sum to 1" test "$(shares_sum)" = "1.0000"
   check "$part: hot_share within tolerance" within "$(out_field hot_share)" 0.25 "$hi"
   [ $part = hash ] && check "hash of a counter (id mod 4): exactly even" \
     test "$(out_field backend_shares)" = "0.2500;0.2500;0.2500;0.2500"
