@@ -138,6 +138,41 @@ TEST(test_store_clients_versions)
         assert_true(idb_store_clients(*t) >= 1);
 }
 
+/* Always 4: the options test_sample_parts_versions's stand-in hook sees are ignored. */
+static int four_parts(const idb_opts *o) { (void)o; return 4; }
+
+/* Interface version 3 (store.h): sample_parts needs set_bounds; a version-2 plug-in's
+ * later fields are never read (no parts asked of it); spider asks for parts only with
+ * split=sample over partition=range and more than one backend. */
+TEST(test_sample_parts_versions)
+{
+    idb_store s = *idb_store_find("null");
+    const idb_store *const table[] = { &s, NULL };
+    idb_err err = { 0 };
+    static idb_opts o;
+    s.name = "halfsample";
+    s.sample_parts = four_parts;
+    s.set_bounds = NULL;
+    assert_int_equal(idb_store_check_table(table, &err), IDB_EINPUT);
+    assert_non_null(strstr(err.msg, "set_bounds"));
+    assert_int_equal(idb_store_sample_parts(&s, &o), 4);
+    s.version = 2;                          /* stops before sample_parts: never read */
+    assert_int_equal(idb_store_check_table(table, &err), 0);
+    assert_int_equal(idb_store_sample_parts(&s, &o), 0);
+    const idb_store *sp = idb_store_find("spider");
+    assert_non_null(sp);
+    static const struct { const char *kv[3]; int parts; } cases[] = {
+        { { "split=sample", "backends=5", "partition=range" }, 5 },
+        { { "split=space", "backends=5", "partition=range" }, 0 },
+        { { "split=sample", "backends=1", "partition=range" }, 0 },
+        { { "split=space", "backends=3", "partition=key" }, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        assert_int_equal(idb_opts_parse(&o, sp->options, cases[i].kv, 3, "spider", &err), 0);
+        assert_int_equal(idb_store_sample_parts(sp, &o), cases[i].parts);
+    }
+}
+
 /* cross_process must be a value of enum idb_xproc, and a condition naming an option needs
  * the strategy to declare it (uuidv4 declares none); the names are the list's. */
 TEST(test_strategy_cross_process)
@@ -248,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_strategy_fork_rule),
         cmocka_unit_test(test_store_version_and_functions),
         cmocka_unit_test(test_store_clients_versions),
+        cmocka_unit_test(test_sample_parts_versions),
         cmocka_unit_test(test_strategy_declared_behaviour),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),

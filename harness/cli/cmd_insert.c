@@ -52,7 +52,7 @@ static void print_f(double v, const char *fmt, const char *sep)
 }
 
 /* The result fields, in the contract's order: name, and how to print it. */
-enum kind { K_STR, K_I64, K_F1, K_F3, K_F4, K_F0 };
+enum kind { K_STR, K_I64, K_F1, K_F3, K_F4, K_F0, K_LIST };   /* K_LIST: a string, "" unknown */
 typedef struct field { const char *name; enum kind kind; const void *p; } field;
 
 /* Fill f (room for FIELDS_MAX) with the run's fields; returns how many. */
@@ -106,6 +106,14 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "counter_down_ms", K_F1, &r->counter_down_ms },
         { "wait_share_none", K_F4, &r->wait_share_none },
         { "server_cpu_ns_per_order", K_F1, &r->server_cpu_ns_per_order },
+        { "backend_shares", K_LIST, r->backend_shares },
+        { "hot_share", K_F4, &r->hot_share },
+        { "hot_share_window_max", K_F4, &r->hot_share_window_max },
+        { "backend_pages_written_sum", K_I64, &r->backend_pages_written_sum },
+        { "backend_pages_written_max", K_I64, &r->backend_pages_written_max },
+        { "backend_cache_misses_sum", K_I64, &r->backend_cache_misses_sum },
+        { "backend_cache_misses_max", K_I64, &r->backend_cache_misses_max },
+        { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
@@ -122,8 +130,10 @@ static void print_value(const field *f, int json, const char *sep)
     static const char *fmts[] = {
         [K_F0] = "%.0f", [K_F1] = "%.1f", [K_F3] = "%.3f", [K_F4] = "%.4f",
     };
-    if (f->kind == K_STR) {
-        printf(json ? "\"%s\"%s" : "%s%s", (const char *)f->p, sep);
+    if (f->kind == K_STR || f->kind == K_LIST) {
+        const char *v = f->p;
+        if (json && f->kind == K_LIST && !v[0]) printf("null%s", sep);
+        else printf(json ? "\"%s\"%s" : "%s%s", v, sep);
         return;
     }
     int64_t iv = f->kind == K_I64 ? *(const int64_t *)f->p : 0;

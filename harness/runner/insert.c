@@ -19,6 +19,10 @@
  * idb_random_seed_thread), so the same seed gives the same keys; each key is padded to the
  * store option key_bytes (store.h) after its generation is timed; order_breaks counts the
  * keys not above their shard's previous key, in insert order.
+ * IDs made ahead: a store that cuts the key space at the quantiles of the run's own keys
+ * (store.h version 3: sample_parts, the spider store's split=sample) gets every order's ID
+ * before the stores open (make_ahead: generation timed into gen_ns_per_id all the same),
+ * the split points after open (give_bounds), and the timed loop takes those rows in order.
  * Memory: each shard's keys (for locality) are kept at the key's own width and grow with
  * what the shard receives, so the harness's memory is linear in the IDs and does not grow
  * with the shard count: per ID, key_bytes for the keys plus 8 for its latency (none on a
@@ -44,6 +48,7 @@
 #include "rundir.h"
 #include "series.h"
 #include "waits.h"
+#include "split.h"
 #include "zipf.h"
 
 /* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
@@ -153,6 +158,8 @@ static void close_run(run *r)
     free(r->shop_orders);
     free(r->lat);
     free(r->commit_lat);
+    free(r->ahead);
+    free(r->ahead_shard);
     idb_series_free(r->series);
 }
 
@@ -269,17 +276,21 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     int rc = 0;
     while (done < cfg->ids && !rc) {
         int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
-        int64_t created = idb_clock_now_ms(idb_clock_real());
-        for (int i = 0; i < b; i++)                   /* the workload: not timed */
-            draw_row(r, &rng, created, &rows[i], &row_shard[i]);
-        int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
-        for (int i = 0; i < b && !rc; i++)
-            rc = order_id(r, done + i, row_shard[i], &rows[i].id, err);
-        int64_t t = idb_mono_ns();
-        gen_ns += t - t0 - (r->fault_ns - f0);
-        for (int i = 0; i < b && !rc; i++)
-            if (rows[i].id.len) pad_key(&rows[i].id, r->width);   /* 0: a failed order */
-        t = idb_mono_ns();                            /* padding is the harness's: not timed */
+        if (r->ahead) {                               /* made ahead (store.h version 3) */
+            memcpy(rows, r->ahead + done, (size_t)b * sizeof *rows);
+            memcpy(row_shard, r->ahead_shard + done, (size_t)b * sizeof *row_shard);
+        } else {
+            int64_t created = idb_clock_now_ms(idb_clock_real());
+            for (int i = 0; i < b; i++)               /* the workload: not timed */
+                draw_row(r, &rng, created, &rows[i], &row_shard[i]);
+            int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
+            for (int i = 0; i < b && !rc; i++)
+                rc = order_id(r, done + i, row_shard[i], &rows[i].id, err);
+            gen_ns += idb_mono_ns() - t0 - (r->fault_ns - f0);
+            for (int i = 0; i < b && !rc; i++)
+                if (rows[i].id.len) pad_key(&rows[i].id, r->width);   /* 0: a failed order */
+        }
+        int64_t t = idb_mono_ns();                    /* padding is the harness's: not timed */
         for (int i = 0; i < b && !rc; i++) {
             if (rows[i].id.len == 0) continue;        /* a failed order */
             int64_t prev = t;
@@ -307,9 +318,68 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
     free(rows);
     free(row_shard);
     free(dup);
+    gen_ns += r->ahead_gen_ns;                        /* 0 unless the IDs were made ahead */
     res->seconds = (double)(gen_ns + ins_ns + commit_ns) / 1e9;
     res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
     res->inserts_per_s = (double)cfg->ids / ((double)(ins_ns + commit_ns) / 1e9);
+    return rc;
+}
+
+/* Every order of the run drawn and its ID made, batch by batch as the closed loop does
+ * (the same draws, so the same rows and IDs), into rows[0..ids) and row_shard; the
+ * generation's time added to *gen_ns (padding to the key width not timed). */
+static int generate_all(run *r, idb_row *rows, int *row_shard, int64_t *gen_ns, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    idb_rng rng;
+    idb_rng_seed(&rng, cfg->seed);
+    int rc = 0;
+    for (int64_t done = 0; done < cfg->ids && !rc; done += cfg->batch) {
+        int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
+        int64_t created = idb_clock_now_ms(idb_clock_real());
+        for (int i = 0; i < b; i++)
+            draw_row(r, &rng, created, &rows[done + i], &row_shard[done + i]);
+        int64_t t0 = idb_mono_ns();
+        for (int i = 0; i < b && !rc; i++)
+            rc = r->cfg->strategy->next(r->shards[row_shard[done + i]].inst,
+                                        &rows[done + i].id, err);
+        *gen_ns += idb_mono_ns() - t0;
+        for (int i = 0; i < b && !rc; i++) pad_key(&rows[done + i].id, r->width);
+    }
+    return rc;
+}
+
+/* A store that cuts the key space at the quantiles of the run's own keys (store.h version
+ * 3: sample_parts P > 0): every order made ahead (generate_all: r->ahead, timed into
+ * r->ahead_gen_ns), a sorted copy of the keys cut into P parts (split.h) into r->points,
+ * freed again. The timed loop then takes the rows made ahead. */
+static int make_ahead(run *r, const idb_opts *store_opts, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    r->parts = idb_store_sample_parts(cfg->store, store_opts);
+    if (r->parts <= 0) return 0;
+    size_t w = (size_t)r->width, n = (size_t)cfg->ids;
+    r->ahead = malloc(n * sizeof *r->ahead);
+    r->ahead_shard = malloc(n * sizeof *r->ahead_shard);
+    uint8_t *keys = malloc(n * w);
+    int rc = r->ahead && r->ahead_shard && keys ? 0
+           : idb_fail(err, IDB_ENOMEM, "out of memory for %lld IDs made ahead", cfg->ids);
+    if (!rc) rc = generate_all(r, r->ahead, r->ahead_shard, &r->ahead_gen_ns, err);
+    for (size_t i = 0; !rc && i < n; i++) memcpy(keys + i * w, r->ahead[i].id.b, w);
+    if (!rc) {
+        idb_keys_sort(keys, cfg->ids, r->width);
+        rc = idb_split_sample(r->parts, r->width, keys, cfg->ids, r->points, err);
+    }
+    free(keys);
+    return rc;
+}
+
+/* Hand the split points made ahead to every shard's store (store.h: set_bounds). */
+static int give_bounds(run *r, idb_err *err)
+{
+    int rc = 0;
+    for (int k = 0; r->parts > 0 && k < r->cfg->shards && !rc; k++)
+        rc = r->cfg->store->set_bounds(r->shards[k].store, r->points, r->parts - 1, err);
     return rc;
 }
 
@@ -321,25 +391,12 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
 static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    idb_rng rng;
-    idb_rng_seed(&rng, cfg->seed);
     idb_row *rows = malloc((size_t)cfg->ids * sizeof *rows);
     int *row_shard = malloc((size_t)cfg->ids * sizeof *row_shard);
     int64_t *order = malloc((size_t)cfg->ids * sizeof *order);
     int rc = rows && row_shard && order ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
     int64_t gen_ns = 0;
-    for (int64_t done = 0; done < cfg->ids && !rc; done += cfg->batch) {
-        int b = (int)(cfg->ids - done < cfg->batch ? cfg->ids - done : cfg->batch);
-        int64_t created = idb_clock_now_ms(idb_clock_real());
-        for (int i = 0; i < b; i++)
-            draw_row(r, &rng, created, &rows[done + i], &row_shard[done + i]);
-        int64_t t0 = idb_mono_ns();
-        for (int i = 0; i < b && !rc; i++)
-            rc = r->cfg->strategy->next(r->shards[row_shard[done + i]].inst,
-                                        &rows[done + i].id, err);
-        gen_ns += idb_mono_ns() - t0;
-        for (int i = 0; i < b && !rc; i++) pad_key(&rows[done + i].id, r->width);
-    }
+    if (!rc) rc = generate_all(r, rows, row_shard, &gen_ns, err);
     res->seconds = (double)gen_ns / 1e9;
     res->gen_ns_per_id = (double)gen_ns / (double)cfg->ids;
     if (!rc)                                   /* a model: interleaved, untimed */
@@ -577,6 +634,11 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     if (!rc)                                   /* the options kept for the output */
         rc = idb_insert_check_store(cfg, &res->store_opts, &r.width, err);
     if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &r.dev, err);
+    if (!rc && cfg->window > 0 && idb_opts_declared(cfg->store->options, IDB_STORE_WINDOW)) {
+        char w[32];                            /* --window for a store's own windows */
+        snprintf(w, sizeof w, "%lld", cfg->window);
+        rc = idb_opts_set(&res->store_opts, IDB_STORE_WINDOW, w, cfg->store->name, err);
+    }
     if (!rc && cfg->series &&
         !(r.series = idb_series_new(cfg->series, cfg->strategy->name, cfg->store->name, &r.dev)))
         rc = idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -591,7 +653,9 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
     rc = start_counter(&r, err);
     if (!rc) rc = make_instances(&r, err);
+    if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
+    if (!rc) rc = give_bounds(&r, err);
     if (!rc) rc = measure(&r, res, err);
     idb_random_unseed();
     close_run(&r);

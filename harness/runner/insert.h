@@ -49,7 +49,9 @@ typedef struct idb_insert_config {
     int arrivals;
     double commit_ms;
     /* Throughput over time (series.h): a row per `window` inserts to the CSV file `series`
-     * (both or neither; closed loop only; window a multiple of batch). */
+     * (both or neither; closed loop only; window a multiple of batch). A store that declares
+     * the option `window` (store.h: IDB_STORE_WINDOW; spider) takes `window` alone too, for
+     * its own windows of rows. */
     long long window;
     const char *series;
     /* The fault --fault kill-counter@N[:RESTART_MS] (0: none): the run's counter server
@@ -125,6 +127,17 @@ typedef struct idb_insert_result {
     /* --fault kill-counter@N:MS: the time from the kill to the end of the restart, measured
      * (at least MS, as the fault asks); -1 without the fault or before a restart. */
     double counter_down_ms;
+    /* A store over backend servers (store.h: backends; spider), from its stats; unknown
+     * (-1, "") for every other store: the backends, each one's share of the rows
+     * ("0.2500;0.2500;..." in backend order) and CPU seconds ("1.23;0.45;..."), the
+     * largest share, the largest within any --window of rows, the head's CPU seconds, and
+     * the backends' pages written and cache misses, summed and the largest. */
+    int64_t backends;
+    char backend_shares[IDB_STORE_BACKENDS_MAX * 8];
+    char backend_cpu_s[IDB_STORE_BACKENDS_MAX * 12];
+    double hot_share, hot_share_window_max, head_cpu_s;
+    int64_t backend_pages_written_sum, backend_pages_written_max;
+    int64_t backend_cache_misses_sum, backend_cache_misses_max;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then

@@ -86,8 +86,12 @@ static int open_ok(const idb_insert_config *cfg, idb_err *err)
 /* The --window / --series pair (series.h). Returns 0 or IDB_EINPUT. */
 static int series_ok(const idb_insert_config *cfg, idb_err *err)
 {
-    if (!cfg->series != !cfg->window)
+    int store_window = idb_opts_declared(cfg->store->options, IDB_STORE_WINDOW);
+    if (cfg->series && !cfg->window)
         return idb_fail(err, IDB_EINPUT, "--window and --series go together");
+    if (cfg->window && !cfg->series && !store_window)
+        return idb_fail(err, IDB_EINPUT, "--window and --series go together (--window alone "
+                        "is for a store with windows of its own: spider)");
     if (cfg->series && cfg->n_curve > 0)
         return idb_fail(err, IDB_EINPUT, "--series and --curve are separate runs");
     return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
@@ -134,6 +138,26 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
     return 0;
 }
 
+/* A store that cuts the run's own keys into parts (store.h version 3: sample_parts with
+ * the options o) needs them all made ahead: the closed loop with one writer, no fault, and
+ * at least one order per part. 0 or IDB_EINPUT. */
+static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err *err)
+{
+    int parts = idb_store_sample_parts(cfg->store, o);
+    if (parts <= 0) return 0;
+    static const char *const alone[] = { "--rate", "--fault", "--clients" };
+    int used[] = { cfg->rate > 0, cfg->kill_counter_at != 0, cfg->clients > 1 };
+    for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+        if (used[i])
+            return idb_fail(err, IDB_EINPUT, "store %s: split points from the run's own IDs "
+                            "(made ahead) take the closed loop with one writer, not %s",
+                            cfg->store->name, alone[i]);
+    if (cfg->ids < parts)
+        return idb_fail(err, IDB_EINPUT, "store %s: %lld IDs cannot be cut into %d parts at "
+                        "their quantiles", cfg->store->name, cfg->ids, parts);
+    return 0;
+}
+
 /* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
@@ -154,6 +178,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
     int width;
     int rc = idb_insert_check_store(cfg, o, &width, err);
+    if (!rc) rc = check_ahead(cfg, o, err);
     free(o);
     idb_device dev;
     if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);

@@ -3,6 +3,7 @@
  * the latency percentiles, locality and the repeated IDs; a model store's time figures
  * blanked.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,38 @@ static void server_rates(idb_insert_result *res, double frag, double leaves, lon
     res->splits_per_id = sum->splits < 0 ? -1 : (double)sum->splits / (double)ids;
 }
 
+/* The backend figures of a store over backend servers (store.h: backends) from shard 0's
+ * stats s (such a store takes one shard) into res; unknown (-1, "") without backends. */
+static void backend_figures(idb_insert_result *res, const idb_store_stats *s)
+{
+    int64_t *i64[] = { &res->backends, &res->backend_pages_written_sum,
+                       &res->backend_pages_written_max, &res->backend_cache_misses_sum,
+                       &res->backend_cache_misses_max };
+    double *dbl[] = { &res->hot_share, &res->hot_share_window_max, &res->head_cpu_s };
+    res->backend_shares[0] = res->backend_cpu_s[0] = 0;
+    if (s->backends <= 0) {
+        for (size_t k = 0; k < sizeof i64 / sizeof *i64; k++) *i64[k] = -1;
+        for (size_t k = 0; k < sizeof dbl / sizeof *dbl; k++) *dbl[k] = -1;
+        return;
+    }
+    int64_t v64[] = { s->backends, s->pages_written, s->backend_pages_written_max,
+                      s->cache_misses, s->backend_cache_misses_max };
+    double vd[] = { s->hot_share, s->hot_share_window_max, s->head_cpu_s };
+    for (size_t k = 0; k < sizeof i64 / sizeof *i64; k++) *i64[k] = v64[k];
+    for (size_t k = 0; k < sizeof dbl / sizeof *dbl; k++) *dbl[k] = vd[k];
+    size_t n = 0, m = 0, ns = sizeof res->backend_shares, nc = sizeof res->backend_cpu_s;
+    for (int j = 0; j < s->backends && j < IDB_STORE_BACKENDS_MAX && n < ns && m < nc; j++) {
+        const char *sep = j ? ";" : "";
+        n += (size_t)snprintf(res->backend_shares + n, ns - n, "%s%.4f", sep,
+                              s->backend_share[j]);
+        if (s->backend_cpu_s[j] < 0)
+            m += (size_t)snprintf(res->backend_cpu_s + m, nc - m, "%s", sep);
+        else
+            m += (size_t)snprintf(res->backend_cpu_s + m, nc - m, "%s%.2f", sep,
+                                   s->backend_cpu_s[j]);
+    }
+}
+
 /* After the timed part, stores still open: their stats summed over shards, the curve. */
 int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
 {
@@ -66,6 +99,7 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
         if (rc) return rc;
         idb_waits_add(&sum->waits, &s.waits, k);
         add_server(sum, &s, k, &frag, &leaves);
+        if (k == 0) backend_figures(res, &s);
         int64_t *acc[] = { &sum->leaf_pages, &sum->branch_pages, &sum->file_bytes,
                            &sum->pages_written, &sum->cache_misses, &sum->splits,
                            &sum->checkpoint_pages, &sum->wal_frames, &sum->read_pages };

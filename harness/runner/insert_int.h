@@ -8,6 +8,7 @@
 #include "zipf.h"
 #include "device.h"
 #include "series.h"
+#include "split.h"
 
 typedef struct shard {
     void *inst;                        /* strategy instance */
@@ -39,6 +40,12 @@ typedef struct run {
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
     int64_t failed, dups;              /* failed_orders, duplicate_rows */
     shard refused;                     /* keys a shard's store refused (dups of them) */
+    /* A store that splits at the quantiles of the run's own keys (store.h version 3): */
+    int parts;                         /* its parts (0: none, nothing made ahead) */
+    idb_row *ahead;                    /* every order, its ID made ahead (ids rows) */
+    int *ahead_shard;                  /* each one's shard */
+    int64_t ahead_gen_ns;              /* the time making those IDs took */
+    idb_id points[IDB_SPLIT_PARTS_MAX];   /* the parts - 1 split points */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills

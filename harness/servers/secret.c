@@ -40,6 +40,14 @@ static int random_hex(char *buf, idb_err *err)
     return 0;
 }
 
+int idb_server_secret_new(char *buf, size_t cap, idb_err *err)
+{
+    if (cap < 2 * SRV_SECRET_BYTES + 1)
+        return idb_fail(err, IDB_EINPUT, "a secret needs %d bytes of room",
+                        2 * SRV_SECRET_BYTES + 1);
+    return random_hex(buf, err);
+}
+
 /* Write text into a new file name in the server directory dfd (path, for messages), as
  * idbench's user: an old one (or a symlink) there is removed first, the new one made with
  * O_EXCL|O_NOFOLLOW through dfd, mode 0600, so that nothing the server user (who owns the

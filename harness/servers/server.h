@@ -21,6 +21,8 @@
 #ifndef IDB_SERVER_H
 #define IDB_SERVER_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 typedef struct idb_server idb_server;
@@ -72,6 +74,12 @@ const char *idb_server_user(const idb_server *s);
  * idbench's user; read it with idb_secret_read of secret.h), or "" when the server has no
  * TCP listener and so no password. Owned by s. */
 const char *idb_server_secret_file(const idb_server *s);
+
+/* A new secret like a server's TCP password (secret.c: 16 bytes of getrandom(2) as 32 hex
+ * characters) into buf (cap >= 33 bytes), for a password idbench sets between its own
+ * servers (the spider store's head logs in to its backends with one). Returns 0, IDB_EINPUT
+ * (cap too small) or IDB_EIO (getrandom failed). */
+int idb_server_secret_new(char *buf, size_t cap, idb_err *err);
 
 /* The server's version from its binary, e.g. "PostgreSQL 15.18", "MariaDB 10.11.14",
  * "Redis 7.0.15". Owned by s. */

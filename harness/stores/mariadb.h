@@ -49,6 +49,8 @@ typedef struct md_store {
     struct idb_server *server;     /* the private server, or NULL on a user's server */
     struct md_store *main;         /* a client's open()'s handle; NULL on that handle */
     int isolation;                 /* isolation= (enum index: md_isolation_sql's) */
+#define MD_ISOLATION_DEFAULT 1     /* repeatable_read: InnoDB's own, isolation='s default */
+#define MD_LOCK_WAIT_DEFAULT_S 50  /* InnoDB's innodb_lock_wait_timeout default */
     int64_t lock_wait_s;           /* lock_wait_timeout= (innodb_lock_wait_timeout) */
     /* mariadb_waits.c: this session's wait time by class when it began (ps), whether
      * it could be read; on open()'s handle the sessions' sums, whether one failed, and
@@ -116,6 +118,19 @@ void md_waits_end(md_store *s);
 /* In open()'s handle's stats(): its own session's waits added, then every session's sums
  * into w (ns; kind IDB_WAITS_NONE when one session's could not be read). */
 void md_waits_stats(md_store *s, idb_store_waits *w);
+/* Connect s->db to the server at s->socket as user (NULL: the login user), without a
+ * password. Returns 0, IDB_ENOMEM or IDB_EIO ("cannot connect to the server at ..."). */
+int md_connect(md_store *s, const char *user, idb_err *err);
+
+/* The CREATE TABLE orders statement for s's key_bytes, row_bytes and secondary into sql
+ * (MD_SQL_MAX bytes): InnoDB, the options of the header of store_mariadb.c. The spider
+ * store takes its columns for its backends' tables and its head's Spider table. */
+void md_table_sql(const md_store *s, char *sql);
+
+/* Prepare the INSERT into orders on s->db (its database selected), bind it to s's row
+ * fields, turn autocommit off (s->payload must hold row_bytes + 1 bytes). Returns 0,
+ * IDB_ENOMEM or IDB_EIO. */
+int md_prepare(md_store *s, idb_err *err);
 
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);

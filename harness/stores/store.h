@@ -21,8 +21,18 @@
  * A version-1 plug-in (no fields after `progress`) still loads: it takes one client, and
  * the runner refuses --clients above 1 for it with one line.
  *
- * Version 3 adds server_cpu_ns (the CPU time of the store's private servers, read by the
- * runner around the timed part); a version-2 plug-in ends at `rollback` and still loads.
+ * Version 3 adds, after the version-2 fields:
+ *   server_cpu_ns the CPU time of the store's private servers, read by the runner around
+ *                 the timed part;
+ *   sample_parts  how many parts a store with these options cuts the key space into at the
+ *                 quantiles of the run's own keys (0: it needs no keys ahead: the spider
+ *                 store's split=sample);
+ *   set_bounds    the P - 1 split points (split.h) handed to the store after open().
+ * With sample_parts(o) = P > 0 the runner makes every order's ID before it opens the
+ * stores (generation timed as always, one writer, the closed loop), cuts them at their
+ * quantiles (idb_split_sample) and calls set_bounds() once after open() and before the
+ * first insert; the inserts then take those IDs in the same order. A version-1 or -2
+ * plug-in stops before these fields: it still loads and is never asked.
  * Any version may fill idb_store_stats.waits (lock and latch waits it measured itself).
  */
 #ifndef IDB_STORE_H
@@ -37,6 +47,7 @@
 
 #define IDB_STORE_VERSION 3
 #define IDB_STORE_CLIENTS_ANY 4096   /* clients: as many writers as the runner starts */
+#define IDB_STORE_BACKENDS_MAX 16    /* backend servers of one store (idb_store_stats) */
 
 /* One order. The store adds a payload of its `row_bytes` option (deterministic bytes). */
 typedef struct idb_row {
@@ -116,6 +127,20 @@ typedef struct idb_store_stats {
     int users_server;         /* 1: the rows went to a server idbench did not start (dsn=):
                                * its writes are not idbench's to see (write_bytes_per_id) */
     idb_store_waits waits;    /* lock and latch waits the store measured (kind 0: none) */
+    /* A store over several backend servers (spider). backends 0 (every other store, every
+     * zero-initialised stats): none of the figures below; the runner reports them unknown.
+     * Shares are of the rows the backends hold after the run (counted there). */
+    int backends;
+    double backend_share[IDB_STORE_BACKENDS_MAX];   /* backend j's share of the rows */
+    double hot_share;                /* the largest of them */
+    double hot_share_window_max;     /* the largest share of one backend within any window
+                                      * of `window` consecutive rows, in insert order */
+    double backend_cpu_s[IDB_STORE_BACKENDS_MAX];   /* CPU seconds of backend j's server
+                                                     * in the run, -1 unknown */
+    double head_cpu_s;               /* the same for the head server */
+    int64_t backend_pages_written_max;   /* the largest backend's pages_written (the sum
+                                          * is pages_written) */
+    int64_t backend_cache_misses_max;    /* the same for cache_misses */
 } idb_store_stats;
 
 /* A store's running figures while a run goes on (the progress hook): cumulative since
@@ -195,13 +220,26 @@ typedef struct idb_store {
      * in a way the runner can act on; a store that cannot roll back closes its txn. */
     void (*rollback)(void *h);
 
-    /* --- version 3 --- */
+    /* --- version 3 (see the header). A version-2 plug-in stops above. --- */
     /* Optional: the CPU time (ns) the private server(s) behind h have used so far (user +
      * system, from /proc: server.h idb_server_cpu_ns), or -1 when h writes to a server
      * idbench did not start (dsn=, socket=). The runner reads it before and after the timed
      * part (server_cpu_ns_per_order). */
     int64_t (*server_cpu_ns)(void *h);
+    /* Optional: with options o (parsed and checked), the number of parts P (2 ..
+     * IDB_SPLIT_PARTS_MAX of split.h) the store cuts the key space into at the quantiles of
+     * the run's own keys, or 0 when it needs none. */
+    int (*sample_parts)(const idb_opts *o);
+    /* Needed with sample_parts: the n = P - 1 split points (ascending, the store's key
+     * width), once, after open() and before the first insert. Returns 0, IDB_EINPUT (points
+     * that are not P - 1 ascending keys of the width) or IDB_EIO (the store's layout could
+     * not be made). */
+    int (*set_bounds)(void *h, const idb_id *points, int n, idb_err *err);
 } idb_store;
+
+/* The parts store st cuts the run's own keys into with options o (version 3's
+ * sample_parts), 0 for a store before version 3 or without the hook (stores.c). */
+int idb_store_sample_parts(const idb_store *st, const idb_opts *o);
 
 /* Writers store st takes at once: its `clients` when it is version 2+ and has open_client,
  * else 1 (stores.c). */
@@ -217,6 +255,10 @@ int64_t idb_store_server_cpu_ns(const idb_store *st, void *h);
  * servers. */
 #define IDB_STORE_SHARD "shard"
 #define IDB_STORE_SHARDS "shards"
+/* An INT option a store may declare to learn the run's --window (rows; the runner sets it
+ * when --window is given, else the store's default stands): the spider store's
+ * hot_share_window_max. */
+#define IDB_STORE_WINDOW "window"
 
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */
 extern const idb_store *const idb_stores[];
@@ -224,7 +266,8 @@ const idb_store *idb_store_find(const char *name);
 
 /* Check every store of table (NULL-terminated; idb_stores at start-up) against this
  * interface: a name, version 1 to 3 (IDB_STORE_VERSION), the five required functions set,
- * and from version 2, clients above 1 only with open_client.
+ * from version 2, clients above 1 only with open_client, and from version 3, sample_parts
+ * only with set_bounds.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
 int idb_store_check_table(const idb_store *const *table, idb_err *err);
 

@@ -231,8 +231,8 @@ static int md_session(md_store *s, idb_err *err)
     return rc ? rc : md_exec(s, sql, IDB_EIO, "innodb_lock_wait_timeout", err);
 }
 
-/* Connect s->db to s->socket as user (NULL: the login user). */
-static int md_connect(md_store *s, const char *user, idb_err *err)
+/* Connect s->db to s->socket as user (NULL: the login user) (mariadb.h). */
+int md_connect(md_store *s, const char *user, idb_err *err)
 {
     unsigned timeout = MD_CONNECT_TIMEOUT_S;
     s->db = mysql_init(NULL);
@@ -244,8 +244,8 @@ static int md_connect(md_store *s, const char *user, idb_err *err)
     return md_session(s, err);
 }
 
-/* The CREATE TABLE statement for s into sql (MD_SQL_MAX bytes). */
-static void table_sql(const md_store *s, char *sql)
+/* The CREATE TABLE statement for s into sql (MD_SQL_MAX bytes) (mariadb.h). */
+void md_table_sql(const md_store *s, char *sql)
 {
     char idtype[32];
     if (s->key_bytes == 8) snprintf(idtype, sizeof idtype, "BIGINT UNSIGNED");
@@ -283,8 +283,6 @@ static void bind_insert(md_store *s)
                          .buffer_length = s->payload_len, .length = &s->payload_len };
 }
 
-static int md_prepare(md_store *s, idb_err *err);
-
 /* Create s's database and table, prepare the INSERT, turn autocommit off. */
 static int md_schema(md_store *s, idb_err *err)
 {
@@ -294,13 +292,14 @@ static int md_schema(md_store *s, idb_err *err)
     if (rc) return rc;
     s->created_db = 1;
     if (mysql_select_db(s->db, s->dbname) != 0) return md_fail(s->db, IDB_EIO, "USE", err);
-    table_sql(s, sql);
+    md_table_sql(s, sql);
     rc = md_exec(s, sql, IDB_EIO, "creating the table", err);
     return rc ? rc : md_prepare(s, err);
 }
 
-/* Prepare and bind the INSERT on s->db (its database selected), turn autocommit off. */
-static int md_prepare(md_store *s, idb_err *err)
+/* Prepare and bind the INSERT on s->db (its database selected), turn autocommit off
+ * (mariadb.h). */
+int md_prepare(md_store *s, idb_err *err)
 {
     static const char ins[] = "INSERT INTO orders (id, shop, display_no, created_ms, "
                               "total_cents, payload) VALUES (?, ?, ?, ?, ?, ?)";

@@ -14,6 +14,7 @@
     X(null) \
     X(postgres) \
     X(mariadb) \
+    X(spider) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;
 #define ENTRY(name) &idb_store_##name,
@@ -45,6 +46,9 @@ int idb_store_check_table(const idb_store *const *table, idb_err *err)
         if (s->version >= 2 && (s->clients < 0 || (s->clients > 1 && !s->open_client)))
             return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: it takes "
                             "%d clients but has no open_client", s->name, s->clients);
+        if (s->version >= 3 && s->sample_parts && !s->set_bounds)
+            return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: it has "
+                            "sample_parts but no set_bounds", s->name);
     }
     return 0;
 }
@@ -63,6 +67,13 @@ int64_t idb_store_server_cpu_ns(const idb_store *st, void *h)
 {
     if (st->version < 3 || !st->server_cpu_ns || !h) return -1;
     return st->server_cpu_ns(h);
+}
+
+/* Parts st cuts the run's keys into (see store.h). Version 2 ends at `rollback`. */
+int idb_store_sample_parts(const idb_store *st, const idb_opts *o)
+{
+    if (st->version < 3 || !st->sample_parts) return 0;
+    return st->sample_parts(o);
 }
 
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err)
