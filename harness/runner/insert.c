@@ -40,6 +40,7 @@
 #include "metrics.h"
 #include "openloop.h"
 #include "random.h"
+#include "readrec.h"
 #include "repeats.h"
 #include "rundir.h"
 #include "series.h"
@@ -146,6 +147,8 @@ static void close_run(run *r)
         free(r->shards[k].keys);
     }
     free(r->refused.keys);
+    if (r->rec) idb_readrec_free(r->rec);
+    free(r->rec);
     free(r->shards);
     idb_zipf_free(&r->zipf);
     free(r->shop_shard);
@@ -294,10 +297,13 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             r->commit_lat[r->ncommits++] = t - prev;
             commit_ns += t - prev;
         }
-        for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
+        for (int i = 0; i < b && !rc; i++) {          /* bookkeeping for locality: not timed */
             if (rows[i].id.len)
                 rc = keep_key(dup[i] ? &r->refused : &r->shards[row_shard[i]], &rows[i].id,
                               r->width, cfg->ids, err);
+            if (!rc && r->rec && rows[i].id.len && !dup[i])   /* the insert record */
+                rc = idb_readrec_add(r->rec, &rows[i], row_shard[i], err);
+        }
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
@@ -344,6 +350,8 @@ static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
     for (int64_t i = 0; i < cfg->ids && !rc; i++)     /* bookkeeping: not timed */
         rc = keep_key(&r->shards[row_shard[order[i]]], &rows[order[i]].id, r->width,
                       cfg->ids, err);
+    for (int64_t i = 0; i < cfg->ids && !rc && r->rec; i++)   /* the record: creation order */
+        rc = idb_readrec_add(r->rec, &rows[i], row_shard[i], err);
     if (!rc && cfg->progress) cfg->progress(cfg->progress_ctx, cfg->ids, cfg->ids);
     free(rows);
     free(row_shard);
@@ -382,6 +390,7 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t2 = idb_mono_ns();
     o->ins_ns += t2 - t1;
     r->lat[r->nlat++] = t2 - t1;
+    if (!rc && !dup && r->rec) rc = idb_readrec_add(r->rec, &row, k, err);
     return rc ? rc : keep_key(dup ? &r->refused : &r->shards[k], &row.id, r->width,
                               r->cfg->ids, err);
 }
@@ -542,7 +551,14 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     res->key_bytes = r.width;
 
     idb_rundir rd;
-    if ((rc = alloc_run(&r, err)) || (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
+    if (!(rc = alloc_run(&r, err)) && cfg->record) {      /* before any file: may refuse */
+        r.rec = malloc(sizeof *r.rec);
+        rc = !r.rec ? idb_fail(err, IDB_ENOMEM, "out of memory")
+                    : idb_readrec_init(r.rec, cfg->strategy->name, cfg->store->name, r.width,
+                                       cfg->shards, cfg->seed, cfg->store_kv, cfg->n_store_kv,
+                                       err);
+    }
+    if (rc || (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
         close_run(&r);
         return rc;
     }
@@ -551,6 +567,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = measure(&r, res, err);
+    if (!rc && r.rec) rc = idb_readrec_write(r.rec, cfg->dir, err);   /* after the figures */
     idb_random_unseed();
     close_run(&r);
     idb_ctrsrv_stop(&r.cs);                            /* after the instances' goodbyes */

@@ -1,4 +1,5 @@
-/* store.h — the store plug-in interface (version 2): where the insert runner puts rows.
+/* store.h — the store plug-in interface (version 3): where the insert runner puts rows and
+ * where `idbench read` looks them up.
  *
  * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
  * never reads a clock. Rows arrive one at a time through insert(); commit() ends the
@@ -20,6 +21,16 @@
  * 1..C-1 -> stats() and close() of client 0, which report the whole store.
  * A version-1 plug-in (no fields after `progress`) still loads: it takes one client, and
  * the runner refuses --clients above 1 for it with one line.
+ *
+ * Version 3 (reads, `idbench read`; runner/read.h) adds, after the version-2 fields:
+ *   open_read    open the store an insert run left in dir for lookups, its own cache
+ *                empty (a fresh open); NULL on a model store, which has no files: the read
+ *                runner replays the run's rows into open()'s handle instead.
+ *   get          one point lookup by ID.
+ *   read_counts  the lookups' page figures so far (cache misses, pages read from files).
+ *   close_read   close open_read's handle (NULL: close()).
+ * A version-1 or -2 plug-in (no fields after `rollback`) still loads; `idbench read`
+ * refuses it with one line (idb_store_can_read).
  */
 #ifndef IDB_STORE_H
 #define IDB_STORE_H
@@ -31,7 +42,7 @@
 #include "id.h"
 #include "options.h"
 
-#define IDB_STORE_VERSION 2
+#define IDB_STORE_VERSION 3
 #define IDB_STORE_CLIENTS_ANY 4096   /* clients: as many writers as the runner starts */
 
 /* One order. The store adds a payload of its `row_bytes` option (deterministic bytes). */
@@ -148,7 +159,29 @@ typedef struct idb_store {
     /* Optional (needed for retries): roll back h's open transaction, if any. Never fails
      * in a way the runner can act on; a store that cannot roll back closes its txn. */
     void (*rollback)(void *h);
+
+    /* --- version 3: reads (see the header). A version-2 plug-in stops above. --- */
+    /* Optional: open the store an insert run left in dir (made by open() with the same opts
+     * and key_bytes) for lookups only, its own page cache empty; the files are not changed.
+     * IDB_EINPUT when dir holds no such store, IDB_EIO else. A model store leaves it NULL:
+     * its handle for reads is open()'s, filled again by insert() (the run's rows replayed). */
+    int (*open_read)(const char *dir, const idb_opts *opts, int key_bytes, void **h,
+                     idb_err *err);
+    /* Look id up on h (open_read's, or a model's open() handle after its rows): *found 1
+     * with the stored row in *row, or 0. A model counts the lookup's pages in a buffer pool
+     * of its own for reads, empty at the first get (cold). Returns 0 or IDB_EIO. */
+    int (*get)(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+    /* The lookups' figures on h so far, cumulative since open_read (a model: since its first
+     * get): *misses pages the store's cache lacked, *read_pages pages read from its files;
+     * -1 for a figure it cannot tell. Returns 0 or IDB_EIO. */
+    int (*read_counts)(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+    /* Optional: close open_read's handle (NULL is fine); NULL: close() closes it. */
+    void (*close_read)(void *h);
 } idb_store;
+
+/* 1 when st can serve `idbench read`: version 3, get and read_counts set, and open_read
+ * set or st a model (whose rows the read runner replays). */
+int idb_store_can_read(const idb_store *st);
 
 /* Writers store st takes at once: its `clients` when it is version 2 and has open_client,
  * else 1 (stores.c). */
