@@ -4,7 +4,7 @@
 #     from the files with sqlite3 / mdb_dump, not from idbench; no row lost, none twice;
 #   - wait_share in [0, 1] and wait_ns_per_order >= 0 at C = 4, both empty at C = 1;
 #   - C = 1 figures (pages, fill, locality) equal main's before --clients existed;
-#   - refusals: a version-1 store (pagesim) above one client, --clients 0, --rate with it.
+#   - refusals: a one-writer store (pagesim: no open_client) above one client, --clients 0, --rate with it.
 # Usage: test_clients.sh IDBENCH
 set -u
 . "$(dirname "$0")/cli_lib.sh"
@@ -54,9 +54,9 @@ golden "$tmp/sqlite-1.csv" leaf_pages=138 depth=3 fill_factor=0.8829 pages_writt
 golden "$tmp/lmdb-1.csv" leaf_pages=210 depth=3 fill_factor=0.6653 pages_written=3118 \
   file_bytes=1581056 order_breaks=2499 insert_pos_p50=0.5084
 
-expect 2 "pagesim (store interface version 1) refuses --clients 4" -- \
+expect 2 "pagesim (one writer: no open_client) refuses --clients 4" -- \
   "$idb" insert --store pagesim --strategy uuidv7 -n 10 --clients 4 --dir "$tmp/pg"
-check "the refusal names the version" grep -q 'version 1' "$tmp/err"
+check "the refusal says why" grep -q 'takes 1 writer at once (it has no open_client)' "$tmp/err"
 check "a refused run makes no directory" [ ! -e "$tmp/pg" ]
 expect 2 "--clients 0 is bad input" -- "$idb" insert --store null --strategy uuidv7 -n 10 \
   --clients 0
