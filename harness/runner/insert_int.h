@@ -37,7 +37,7 @@ typedef struct run {
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
     int64_t failed, dups;              /* failed_orders, duplicate_rows */
     shard refused;                     /* keys a shard's store refused (dups of them) */
-    struct idb_readrec *rec;           /* cfg->record: the insert record (readrec.h) */
+    struct idb_readrec_writer *rec;    /* cfg->record: the insert record (readrec.h) */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills

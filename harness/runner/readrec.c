@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#include "atomic_file.h"
 #include "readfile.h"
 
 #define MAGIC "idbench insert record 1\n"
@@ -47,6 +47,17 @@ int idb_readrec_init(idb_readrec *rec, const char *strategy, const char *store, 
     return 0;
 }
 
+/* One entry of row (shard shard, a width-byte ID) at p (see readrec.h). */
+static void encode(uint8_t *p, const idb_row *row, int shard, int width)
+{
+    idb_put_be(p, (uint64_t)shard, 4);
+    idb_put_be(p + 4, row->shop, 4);
+    idb_put_be(p + 8, row->display_no, 4);
+    idb_put_be64(p + 12, (uint64_t)row->created_ms);
+    idb_put_be64(p + 20, (uint64_t)row->total_cents);
+    memcpy(p + FIXED, row->id.b, (size_t)width);
+}
+
 int idb_readrec_add(idb_readrec *rec, const idb_row *row, int shard, idb_err *err)
 {
     if (row->id.len != rec->width)
@@ -59,13 +70,7 @@ int idb_readrec_add(idb_readrec *rec, const idb_row *row, int shard, idb_err *er
         rec->data = d;
         rec->cap = cap;
     }
-    uint8_t *p = rec->data + (size_t)rec->rows++ * rec->entry;
-    idb_put_be(p, (uint64_t)shard, 4);
-    idb_put_be(p + 4, row->shop, 4);
-    idb_put_be(p + 8, row->display_no, 4);
-    idb_put_be64(p + 12, (uint64_t)row->created_ms);
-    idb_put_be64(p + 20, (uint64_t)row->total_cents);
-    memcpy(p + FIXED, row->id.b, (size_t)rec->width);
+    encode(rec->data + (size_t)rec->rows++ * rec->entry, row, shard, rec->width);
     return 0;
 }
 
@@ -89,22 +94,61 @@ static int rec_path(const char *dir, const char *store, char *path, size_t cap, 
     return 0;
 }
 
-int idb_readrec_write(const idb_readrec *rec, const char *dir, idb_err *err)
+#define WRITE_BUFFER (1 << 16)           /* the writer's stdio buffer */
+
+int idb_readrec_create(idb_readrec_writer *w, const char *dir, const idb_readrec *rec,
+                       idb_err *err)
 {
     char path[PATH_MAX];
+    memset(w, 0, sizeof *w);
     int rc = rec_path(dir, rec->store, path, sizeof path, err);
     if (rc) return rc;
-    idb_atomic a;
-    FILE *f = idb_atomic_open(&a, path);
-    if (!f) return idb_fail(err, IDB_EIO, "%s: cannot write: %s", path, strerror(errno));
-    fprintf(f, MAGIC "strategy=%s\nstore=%s\nkey_bytes=%d\nshards=%d\nrows=%" PRId64
-               "\nseed=%" PRIu64 "\n", rec->strategy, rec->store, rec->width, rec->shards,
-            rec->rows, rec->seed);
-    for (int i = 0; i < rec->nkv; i++) fprintf(f, "s=%s\n", rec->kv[i]);
-    fputs("end\n", f);
-    if (rec->rows) fwrite(rec->data, rec->entry, (size_t)rec->rows, f);
-    if (idb_atomic_commit(&a, 0) != 0)
+    if (!(w->f = idb_atomic_open(&w->a, path)))
         return idb_fail(err, IDB_EIO, "%s: cannot write: %s", path, strerror(errno));
+    /* the buffer apart from the heap, where it would sit between the run's growing arrays */
+    w->buf = mmap(NULL, WRITE_BUFFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                  -1, 0);
+    if (w->buf == MAP_FAILED) w->buf = NULL;
+    if (w->buf) setvbuf(w->f, w->buf, _IOFBF, WRITE_BUFFER);
+    w->entry = rec->entry;
+    w->width = rec->width;
+    fprintf(w->f, MAGIC "strategy=%s\nstore=%s\nkey_bytes=%d\nshards=%d\nseed=%" PRIu64 "\n",
+            rec->strategy, rec->store, rec->width, rec->shards, rec->seed);
+    for (int i = 0; i < rec->nkv; i++) fprintf(w->f, "s=%s\n", rec->kv[i]);
+    fputs("end\n", w->f);
+    fflush(w->f);              /* the header's bytes now: not in the run's write figures */
+    return 0;
+}
+
+int idb_readrec_put(idb_readrec_writer *w, const idb_row *row, int shard, idb_err *err)
+{
+    uint8_t p[FIXED + IDB_ID_MAX];
+    if (row->id.len != w->width)
+        return idb_fail(err, IDB_EINPUT, "insert record: a %d-byte ID in a record of %d",
+                        row->id.len, w->width);
+    encode(p, row, shard, w->width);
+    fwrite(p, w->entry, 1, w->f);                /* errors: at idb_readrec_finish */
+    w->rows++;
+    return 0;
+}
+
+int64_t idb_readrec_sync(idb_readrec_writer *w)
+{
+    if (!w->f) return 0;
+    return fflush(w->f) == 0 ? w->rows * (int64_t)w->entry : -1;
+}
+
+int idb_readrec_finish(idb_readrec_writer *w, int failed, idb_err *err)
+{
+    if (!w->f) return 0;
+    w->f = NULL;
+    int rc = idb_atomic_commit(&w->a, failed);
+    int e = errno;
+    if (w->buf) munmap(w->buf, WRITE_BUFFER);    /* after the close that flushed it */
+    w->buf = NULL;
+    if (rc != 0 && !failed)
+        return idb_fail(err, IDB_EIO, "%s: cannot write the insert record: %s", w->a.name,
+                        strerror(e));
     return 0;
 }
 
@@ -125,7 +169,7 @@ static int header_line(idb_readrec *rec, char *line)
 {
     static const struct { const char *key; long long lo, hi; size_t off; } nums[] = {
         { "key_bytes", 1, IDB_ID_MAX, 0 }, { "shards", 1, SHARDS_MAX, 1 },
-        { "rows", 0, INT64_MAX, 2 }, { "seed", 0, INT64_MAX, 3 },
+        { "seed", 0, INT64_MAX, 3 },
     };
     char *eq = strchr(line, '=');
     if (!eq) return -1;
@@ -148,7 +192,6 @@ static int header_line(idb_readrec *rec, char *line)
         if (dec_field(val, nums[i].lo, nums[i].hi, &v)) return -1;
         if (nums[i].off == 0) rec->width = (int)v;
         else if (nums[i].off == 1) rec->shards = (int)v;
-        else if (nums[i].off == 2) rec->rows = v;
         else rec->seed = (uint64_t)v;
         return 0;
     }
@@ -192,8 +235,8 @@ int idb_readrec_load(const char *dir, const char *store, idb_readrec *rec, idb_e
     }
     int ok = parse_header(rec, buf, len, &body) == 0 && strcmp(rec->store, store) == 0;
     rec->entry = FIXED + (size_t)rec->width;
-    if (ok) ok = rec->rows >= 0 && (len - body) / rec->entry == (size_t)rec->rows &&
-                 (len - body) % rec->entry == 0;
+    if (ok) ok = (len - body) % rec->entry == 0;
+    rec->rows = ok ? (int64_t)((len - body) / rec->entry) : 0;
     if (!ok) {
         free(buf);
         memset(rec, 0, sizeof *rec);

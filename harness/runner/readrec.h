@@ -1,16 +1,19 @@
 /* readrec.h — the insert record: what `idbench insert --dir D` leaves in D for `idbench
  * read` (runner/read.h), the file D/insert-STORE.rec.
  *
- * Written by the insert runner at the end of a run that asked for it (insert.h: record),
- * after every store is closed and outside every measured figure, atomically (atomic_file.h:
- * a temporary name, then a rename); read back through readfile.h (no symlink, a regular
- * file, bounded). One per store, so one D can hold the runs of several stores. Format:
+ * Written by the insert runner in a run that asks for it (insert.h: record): a temporary
+ * file beside it is opened before the stores, each committed batch's rows are appended
+ * (buffered; outside the timed part, and their bytes taken out of write_bytes_per_id), and
+ * it is renamed into place when the run succeeded (atomic_file.h), so the runner's memory
+ * does not grow with it. Read back through readfile.h (no symlink, a regular file,
+ * bounded). One per store, so one D can hold the runs of several stores. Format:
  *
  *   idbench insert record 1\n          the magic line and the format's version
- *   strategy=NAME\n store=NAME\n key_bytes=W\n shards=K\n rows=N\n seed=S\n
+ *   strategy=NAME\n store=NAME\n key_bytes=W\n shards=K\n seed=S\n
  *   s=KEY=VALUE\n ...                   the run's -s options, in the order given
  *   end\n
- *   N entries of 28 + W bytes, in the order the rows were created (the run's draw order:
+ *   entries of 28 + W bytes to the end of the file (their number: its size), in the order
+ *   the rows were created (the run's draw order:
  *   the order of their orders), every integer big-endian:
  *     | shard u32 | shop u32 | display_no u32 | created_ms i64 | total_cents i64 | ID (W) |
  *
@@ -23,6 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "atomic_file.h"
 #include "err.h"
 #include "store.h"
 
@@ -55,9 +61,32 @@ int idb_readrec_add(idb_readrec *rec, const idb_row *row, int shard, idb_err *er
 /* Entry i (< rows) into *row and *shard. */
 void idb_readrec_get(const idb_readrec *rec, int64_t i, idb_row *row, int *shard);
 
-/* Write rec as dir/insert-STORE.rec, atomically. IDB_EIO with err on failure (nothing
- * left, an older file kept). */
-int idb_readrec_write(const idb_readrec *rec, const char *dir, idb_err *err);
+/* The writer of a record file during an insert run. */
+typedef struct idb_readrec_writer {
+    idb_atomic a;
+    FILE *f;                           /* NULL: not open */
+    void *buf;                         /* f's buffer (its own map), or NULL */
+    size_t entry;
+    int width;
+    int64_t rows;
+} idb_readrec_writer;
+
+/* Start writing dir/insert-STORE.rec (a temporary name until idb_readrec_finish) with the
+ * header of rec (idb_readrec_init's fields; its entries are not written). IDB_EIO. */
+int idb_readrec_create(idb_readrec_writer *w, const char *dir, const idb_readrec *rec,
+                       idb_err *err);
+
+/* Append one entry (row's ID must be the record's width). A write error shows at
+ * idb_readrec_finish. IDB_EINPUT for an ID of another width. */
+int idb_readrec_put(idb_readrec_writer *w, const idb_row *row, int shard, idb_err *err);
+
+/* Push the buffered entries to the file (write(2)); returns the bytes of every entry put
+ * so far (they have all passed to write once this returns 0), or -1 on a failed write. */
+int64_t idb_readrec_sync(idb_readrec_writer *w);
+
+/* Rename the file into place (failed 0) or remove it (failed 1). Returns 0, or IDB_EIO
+ * with err (then nothing is left). A writer never opened (f NULL) is fine. */
+int idb_readrec_finish(idb_readrec_writer *w, int failed, idb_err *err);
 
 /* Read dir/insert-STORE.rec into rec (freed with idb_readrec_free): IDB_EINPUT when it is
  * missing ("D holds no insert record of STORE: not a directory idbench insert --dir
