@@ -4,7 +4,8 @@
  * made; a run that fails later leaves --dir as it found it (a --dir that did not exist is
  * made, and removed again on failure). Without --dir the stores live in a private
  * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM, SIGHUP or SIGPIPE
- * stop the run (idb_tmpdir_make registers it: see tmpdir.h). */
+ * stop the run (idb_tmpdir_make registers it: see tmpdir.h). With --dir the run also leaves
+ * DIR/insert-STORE.rec, the record `idbench read` looks rows up from (runner/readrec.h). */
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
