@@ -32,6 +32,14 @@ uniform=$(out_field misses_per_lookup)
 check "recent:5 misses less than a fifth of uniform's ($recent vs $uniform)" \
   awk -v r="$recent" -v u="$uniform" 'BEGIN { exit !(r * 5 < u) }'
 
+# The record of the other loops: --clients (rows in draw order) and --rate (the open loop).
+expect 0 "insert lmdb --clients 2" -- "$bin" insert --store lmdb --strategy uuidv7 -n 3000 --clients 2 --dir "$tmp/c2"
+expect 0 "read after --clients 2" -- "$bin" read --store lmdb --dir "$tmp/c2" -n 2000 --pattern recent:10 --miss-share 0.5
+check "--clients: every existing row found" test "$(out_field found)" -eq 1000 -a "$(out_field not_found)" -eq 1000
+expect 0 "insert sqlite --rate" -- "$bin" insert --store sqlite --strategy snowflake -n 1500 --rate 50000 --shards 2 --dir "$tmp/ol"
+expect 0 "read after --rate, 2 shards" -- "$bin" read --store sqlite --dir "$tmp/ol" -n 1000 --pattern uniform
+check "--rate: every row found" test "$(out_field found)" -eq 1000 -a "$(out_field rows)" -eq 1500
+
 # Bad input: one line, exit 2, nothing made or changed in D.
 listing() { (cd "$1" && find . -printf '%p %s %T@\n' | sort); }
 listing "$d" >"$tmp/before"
