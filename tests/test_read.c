@@ -264,6 +264,42 @@ static void misses_avoid_ids(void **state)
     idb_readrec_free(&rec);
 }
 
+/* A record whose entry names a shard past the record's (0xfffffff0: negative as an int)
+ * is refused, as is one whose size is not a whole number of entries (the fuzz target's
+ * first finding). */
+static void record_shard_bounds(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert-pagesim.rec", dir);
+    static const char head[] = "idbench insert record 1\nstrategy=counter\nstore=pagesim\n"
+                               "key_bytes=8\nshards=2\nseed=1\nend\n";
+    uint8_t entry[36] = { 0xff, 0xff, 0xff, 0xf0 };
+    for (int bad = 0; bad < 2; bad++) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(head, 1, sizeof head - 1, f);
+        fwrite(entry, 1, bad ? sizeof entry - 1 : sizeof entry, f);
+        fclose(f);
+        idb_readrec rec;
+        idb_err err = { 0 };
+        assert_int_equal(idb_readrec_load(dir, "pagesim", &rec, &err), IDB_EINPUT);
+        assert_null(rec.data);
+        entry[0] = entry[1] = entry[2] = 0;
+        entry[3] = 1;                            /* shard 1 of 2: fine once whole */
+    }
+    idb_readrec rec;
+    idb_err err = { 0 };
+    FILE *f = fopen(path, "ab");
+    fputc(0, f);                                 /* 35 + 1: one whole entry again */
+    fclose(f);
+    assert_int_equal(idb_readrec_load(dir, "pagesim", &rec, &err), 0);
+    assert_int_equal(rec.rows, 1);
+    idb_readrec_free(&rec);
+    idb_tmpdir_remove(dir);
+}
+
 /* recent:5 after counter on pagesim reads the few newest leaves: far fewer misses per
  * lookup than uniform over the whole tree (the recency the pattern asks for is used). */
 static void recent_is_recent(void **state)
@@ -318,6 +354,7 @@ int main(void)
         cmocka_unit_test(rows_found),     cmocka_unit_test(cold_is_cold),
         cmocka_unit_test(plan_draws),     cmocka_unit_test(recent_is_recent),
         cmocka_unit_test(refusals),       cmocka_unit_test(misses_avoid_ids),
+        cmocka_unit_test(record_shard_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

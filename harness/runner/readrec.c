@@ -246,7 +246,7 @@ int idb_readrec_load(const char *dir, const char *store, idb_readrec *rec, idb_e
     rec->data = (uint8_t *)buf;
     rec->cap = (size_t)rec->rows;
     for (int64_t i = 0; i < rec->rows; i++)
-        if ((int)idb_get_be(rec->data + (size_t)i * rec->entry, 4) >= rec->shards) {
+        if (idb_get_be(rec->data + (size_t)i * rec->entry, 4) >= (uint64_t)rec->shards) {
             idb_readrec_free(rec);
             return idb_fail(err, IDB_EINPUT, "%s: entry %lld names a shard past %d", path,
                             (long long)i, rec->shards);
