@@ -173,6 +173,26 @@ TEST(test_sample_parts_versions)
     }
 }
 
+/* Interface version 3 (store.h: reads): sqlite, lmdb and pagesim (a model: no open_read)
+ * serve `idbench read`; null (no get) does not, nor a version-2 plug-in whatever its later
+ * fields hold, nor a version-3 file store without open_read. */
+TEST(test_store_read_versions)
+{
+    static const char *const readers[] = { "sqlite", "lmdb", "pagesim" };
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        assert_true(idb_store_can_read(idb_store_find(readers[i])));
+    assert_false(idb_store_can_read(idb_store_find("null")));
+    idb_store s = *idb_store_find("sqlite");
+    s.version = 2;
+    assert_false(idb_store_can_read(&s));
+    s.version = 3;
+    s.open_read = NULL;                    /* a file store that cannot open to read */
+    assert_false(idb_store_can_read(&s));
+    idb_err err = { 0 };
+    const idb_store *const table[] = { &s, NULL };
+    assert_int_equal(idb_store_check_table(table, &err), 0);
+}
+
 /* cross_process must be a value of enum idb_xproc, and a condition naming an option needs
  * the strategy to declare it (uuidv4 declares none); the names are the list's. */
 TEST(test_strategy_cross_process)
@@ -284,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_store_version_and_functions),
         cmocka_unit_test(test_store_clients_versions),
         cmocka_unit_test(test_sample_parts_versions),
+        cmocka_unit_test(test_store_read_versions),
         cmocka_unit_test(test_strategy_declared_behaviour),
         cmocka_unit_test(test_every_store_refuses_bad_widths),
         cmocka_unit_test(test_null_store_takes_every_width),

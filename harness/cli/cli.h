@@ -61,6 +61,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_insert(int argc, char **argv);
+int cmd_read(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_claims(int argc, char **argv);
 int cmd_locality(int argc, char **argv);

@@ -4,7 +4,8 @@
  * made; a run that fails later leaves --dir as it found it (a --dir that did not exist is
  * made, and removed again on failure). Without --dir the stores live in a private
  * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM, SIGHUP or SIGPIPE
- * stop the run (idb_tmpdir_make registers it: see tmpdir.h). */
+ * stop the run (idb_tmpdir_make registers it: see tmpdir.h). With --dir the run also leaves
+ * DIR/insert-STORE.rec, the record `idbench read` looks rows up from (runner/readrec.h). */
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fields.h"
 #include "insert.h"
 #include "keys.h"
 #include "metrics.h"
@@ -37,23 +39,7 @@
 #define FIELDS_MAX 80                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
-/* Print v, or nothing for "unknown" (-1); then sep. */
-static void print_i64(int64_t v, const char *sep)
-{
-    if (v >= 0) printf("%lld", (long long)v);
-    fputs(sep, stdout);
-}
-
-/* Print v with fmt, or nothing for "unknown" (negative); then sep. */
-static void print_f(double v, const char *fmt, const char *sep)
-{
-    if (v >= 0) printf(fmt, v);
-    fputs(sep, stdout);
-}
-
-/* The result fields, in the contract's order: name, and how to print it. */
-enum kind { K_STR, K_I64, K_F1, K_F3, K_F4, K_F0, K_LIST };   /* K_LIST: a string, "" unknown */
-typedef struct field { const char *name; enum kind kind; const void *p; } field;
+typedef cli_field field;            /* the writers: fields.h */
 
 /* Fill f (room for FIELDS_MAX) with the run's fields; returns how many. */
 static int result_fields(field *f, const idb_insert_config *c, const idb_insert_result *r,
@@ -124,59 +110,13 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
     return n;
 }
 
-/* One field's value; JSON quotes strings and prints unknown values as null. */
-static void print_value(const field *f, int json, const char *sep)
-{
-    static const char *fmts[] = {
-        [K_F0] = "%.0f", [K_F1] = "%.1f", [K_F3] = "%.3f", [K_F4] = "%.4f",
-    };
-    if (f->kind == K_STR || f->kind == K_LIST) {
-        const char *v = f->p;
-        if (json && f->kind == K_LIST && !v[0]) printf("null%s", sep);
-        else printf(json ? "\"%s\"%s" : "%s%s", v, sep);
-        return;
-    }
-    int64_t iv = f->kind == K_I64 ? *(const int64_t *)f->p : 0;
-    double dv = f->kind == K_I64 ? 0 : *(const double *)f->p;
-    if (json && ((f->kind == K_I64 && iv < 0) || (f->kind != K_I64 && dv < 0))) {
-        printf("null%s", sep);
-        return;
-    }
-    if (f->kind == K_I64) print_i64(iv, sep); else print_f(dv, fmts[f->kind], sep);
-}
-
-/* The n fields f and then the store options o as one JSON object. */
-static void print_json(const field *f, int n, const idb_opts *o)
-{
-    printf("{");
-    for (int i = 0; i < n; i++) {
-        printf("\"%s\": ", f[i].name);
-        print_value(&f[i], 1, i + 1 < n || o->n ? ", " : "");
-    }
-    for (int i = 0; i < o->n; i++) {
-        const idb_opt_decl *d = o->v[i].decl;
-        if (d->type == IDB_OPT_INT) printf("\"%s\": %s", d->name, o->v[i].text);
-        else printf("\"%s\": \"%s\"", d->name, o->v[i].text);
-        fputs(i + 1 < o->n ? ", " : "", stdout);
-    }
-    printf("}\n");
-}
-
 /* The whole result: CSV header + row, or one JSON object; store options follow. */
 static void print_result(const idb_insert_config *c, const idb_insert_result *r, int json)
 {
     long long shards = c->shards, ids = c->ids, batch = c->batch, kb = r->key_bytes;
     field f[FIELDS_MAX];
     int n = result_fields(f, c, r, &shards, &ids, &batch, &kb);
-    const idb_opts *o = &r->store_opts;
-    if (json) {
-        print_json(f, n, o);
-        return;
-    }
-    for (int i = 0; i < n; i++) printf("%s%s", f[i].name, i + 1 < n || o->n ? "," : "\n");
-    for (int i = 0; i < o->n; i++) printf("%s%s", o->v[i].decl->name, i + 1 < o->n ? "," : "\n");
-    for (int i = 0; i < n; i++) print_value(&f[i], 0, i + 1 < n || o->n ? "," : "\n");
-    for (int i = 0; i < o->n; i++) printf("%s%s", o->v[i].text, i + 1 < o->n ? "," : "\n");
+    cli_print_fields(f, n, &r->store_opts, json);
 }
 
 /* The curve: strategy, store, cache_pages, misses_per_insert, writes_per_insert. */
@@ -419,6 +359,7 @@ int cmd_insert(int argc, char **argv)
         a.dir = tmp;
     }
     a.cfg.dir = a.dir;
+    a.cfg.record = !tmp[0];            /* --dir: leave the record `idbench read` needs */
     const char *after = getenv("IDBENCH_PROGRESS_AFTER_MS");     /* tests: 0 */
     progress_line line = { .start = idb_mono_ns() };
     line.from = line.start + (after ? atoll(after) * 1000000LL : PROGRESS_AFTER_NS);

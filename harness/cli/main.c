@@ -21,6 +21,9 @@ const cli_command cli_commands[] = {
                 "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]] "
                 "[--window W --series FILE]",
       cmd_insert },
+    { "read", "read --store S --dir DIR -n LOOKUPS --pattern uniform|recent:H|mixed:P:H "
+              "[--strategy NAME] [--cache cold|warm] [--seed N] [--miss-share F] "
+              "[--format csv|json]", cmd_read },
     { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] "
                   "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]",
       cmd_simulate },

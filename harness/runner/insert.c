@@ -44,6 +44,7 @@
 #include "metrics.h"
 #include "openloop.h"
 #include "random.h"
+#include "readrec.h"
 #include "repeats.h"
 #include "rundir.h"
 #include "series.h"
@@ -152,6 +153,7 @@ static void close_run(run *r)
         free(r->shards[k].keys);
     }
     free(r->refused.keys);
+    if (r->rec) (void)idb_readrec_finish(r->rec, 1, &(idb_err){ 0 });   /* not renamed */
     free(r->shards);
     idb_zipf_free(&r->zipf);
     free(r->shop_shard);
@@ -306,10 +308,13 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
             r->commit_lat[r->ncommits++] = t - prev;
             commit_ns += t - prev;
         }
-        for (int i = 0; i < b && !rc; i++)            /* bookkeeping for locality: not timed */
+        for (int i = 0; i < b && !rc; i++) {          /* bookkeeping for locality: not timed */
             if (rows[i].id.len)
                 rc = keep_key(dup[i] ? &r->refused : &r->shards[row_shard[i]], &rows[i].id,
                               r->width, cfg->ids, err);
+            if (!rc && r->rec && rows[i].id.len && !dup[i])   /* the insert record */
+                rc = idb_readrec_put(r->rec, &rows[i], row_shard[i], err);
+        }
         done += b;
         if (!rc && r->series && (done % cfg->window == 0 || done == cfg->ids))
             rc = series_tick(r, done, ins_ns + commit_ns, err);   /* not timed */
@@ -405,6 +410,8 @@ static int clients_loop(run *r, idb_insert_result *res, idb_err *err)
     for (int64_t i = 0; i < cfg->ids && !rc; i++)     /* bookkeeping: not timed */
         rc = keep_key(&r->shards[row_shard[order[i]]], &rows[order[i]].id, r->width,
                       cfg->ids, err);
+    for (int64_t i = 0; i < cfg->ids && !rc && r->rec; i++)   /* the record: creation order */
+        rc = idb_readrec_put(r->rec, &rows[i], row_shard[i], err);
     if (!rc && cfg->progress) cfg->progress(cfg->progress_ctx, cfg->ids, cfg->ids);
     free(rows);
     free(row_shard);
@@ -443,6 +450,7 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int64_t t2 = idb_mono_ns();
     o->ins_ns += t2 - t1;
     r->lat[r->nlat++] = t2 - t1;
+    if (!rc && !dup && r->rec) rc = idb_readrec_put(r->rec, &row, k, err);
     return rc ? rc : keep_key(dup ? &r->refused : &r->shards[k], &row.id, r->width,
                               r->cfg->ids, err);
 }
@@ -603,7 +611,11 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
+    int64_t own = r->rec && !rc ? idb_readrec_sync(r->rec) : 0;   /* the record's writes */
+    if (own < 0) rc = idb_fail(err, IDB_EIO, "cannot write the insert record");
     int64_t w1 = idb_proc_write_bytes(), t1 = idb_thread_write_bytes();
+    w1 = w1 < 0 ? -1 : w1 - own;              /* the store's and servers' writes only */
+    t1 = t1 < 0 ? -1 : t1 - own;
     if (!rc) rc = idb_run_collect_keys(r, res, err);
     if (!rc && cfg->store->model) idb_run_blank_model_times(res);
     res->write_bytes_per_id = (w0 < 0 || w1 < 0 || res->st.users_server) ? -1
@@ -646,17 +658,27 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     res->key_bytes = r.width;
 
     idb_rundir rd;
-    if ((rc = alloc_run(&r, err)) || (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
+    idb_readrec head;                                     /* the record's header */
+    idb_readrec_writer writer = { 0 };                    /* f NULL until created */
+    if (cfg->record) {                                    /* before any file: may refuse */
+        r.rec = &writer;
+        rc = idb_readrec_init(&head, cfg->strategy->name, cfg->store->name, r.width,
+                              cfg->shards, cfg->seed, cfg->store_kv, cfg->n_store_kv, err);
+    }
+    if (rc || (rc = alloc_run(&r, err)) ||
+        (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
         close_run(&r);
         return rc;
     }
     idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
-    rc = start_counter(&r, err);
+    rc = r.rec ? idb_readrec_create(r.rec, cfg->dir, &head, err) : 0;
+    if (!rc) rc = start_counter(&r, err);
     if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = give_bounds(&r, err);
     if (!rc) rc = measure(&r, res, err);
+    if (!rc && r.rec) rc = idb_readrec_finish(r.rec, 0, err);   /* renamed into place */
     idb_random_unseed();
     close_run(&r);
     idb_ctrsrv_stop(&r.cs);                            /* after the instances' goodbyes */

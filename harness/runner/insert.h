@@ -63,6 +63,10 @@ typedef struct idb_insert_config {
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    /* 1: leave the insert record DIR/insert-STORE.rec for `idbench read` (readrec.h): every
+     * stored row in creation order, written after the measured part (not in its figures);
+     * costs 28 + key_bytes bytes of memory per row during the run. */
+    int record;
 } idb_insert_config;
 
 typedef struct idb_insert_result {

@@ -127,7 +127,8 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
     if (cfg->clients > most)
         return idb_fail(err, IDB_EINPUT, "--clients %d: store %s takes %d writer%s at once%s",
                         cfg->clients, cfg->store->name, most, most == 1 ? "" : "s",
-                        cfg->store->version < 2 ? " (store interface version 1)" : "");
+                        cfg->store->version < 2 ? " (store interface version 1)"
+                        : !cfg->store->open_client ? " (it has no open_client)" : "");
     static const char *const alone[] = { "--rate", "--series", "--curve", "--fault" };
     int used[] = { cfg->rate > 0, cfg->series != NULL, cfg->n_curve > 0,
                    cfg->kill_counter_at != 0 };

@@ -1,4 +1,5 @@
-/* store.h — the store plug-in interface (version 3): where the insert runner puts rows.
+/* store.h — the store plug-in interface (version 3): where the insert runner puts rows and
+ * where `idbench read` looks them up.
  *
  * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
  * never reads a clock. Rows arrive one at a time through insert(); commit() ends the
@@ -27,12 +28,18 @@
  *   sample_parts  how many parts a store with these options cuts the key space into at the
  *                 quantiles of the run's own keys (0: it needs no keys ahead: the spider
  *                 store's split=sample);
- *   set_bounds    the P - 1 split points (split.h) handed to the store after open().
+ *   set_bounds    the P - 1 split points (split.h) handed to the store after open();
+ *   open_read, get, read_counts, close_read  reads (`idbench read`, runner/read.h):
+ *                 open the store an insert run left in dir for lookups, its own cache
+ *                 empty (NULL on a model store, which has no files: the read runner
+ *                 replays the run's rows into open()'s handle instead); one point lookup
+ *                 by ID; the lookups' page figures so far; close open_read's handle.
  * With sample_parts(o) = P > 0 the runner makes every order's ID before it opens the
  * stores (generation timed as always, one writer, the closed loop), cuts them at their
  * quantiles (idb_split_sample) and calls set_bounds() once after open() and before the
  * first insert; the inserts then take those IDs in the same order. A version-1 or -2
- * plug-in stops before these fields: it still loads and is never asked.
+ * plug-in stops before these fields: it still loads and is never asked (`idbench read`
+ * refuses it with one line: idb_store_can_read).
  * Any version may fill idb_store_stats.waits (lock and latch waits it measured itself).
  */
 #ifndef IDB_STORE_H
@@ -235,11 +242,31 @@ typedef struct idb_store {
      * that are not P - 1 ascending keys of the width) or IDB_EIO (the store's layout could
      * not be made). */
     int (*set_bounds)(void *h, const idb_id *points, int n, idb_err *err);
+    /* Optional: open the store an insert run left in dir (made by open() with the same opts
+     * and key_bytes) for lookups only, its own page cache empty; the files are not changed.
+     * IDB_EINPUT when dir holds no such store, IDB_EIO else. A model store leaves it NULL:
+     * its handle for reads is open()'s, filled again by insert() (the run's rows replayed). */
+    int (*open_read)(const char *dir, const idb_opts *opts, int key_bytes, void **h,
+                     idb_err *err);
+    /* Look id up on h (open_read's, or a model's open() handle after its rows): *found 1
+     * with the stored row in *row, or 0. A model counts the lookup's pages in a buffer pool
+     * of its own for reads, empty at the first get (cold). Returns 0 or IDB_EIO. */
+    int (*get)(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+    /* The lookups' figures on h so far, cumulative since open_read (a model: since its first
+     * get): *misses pages the store's cache lacked, *read_pages pages read from its files;
+     * -1 for a figure it cannot tell. Returns 0 or IDB_EIO. */
+    int (*read_counts)(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+    /* Optional: close open_read's handle (NULL is fine); NULL: close() closes it. */
+    void (*close_read)(void *h);
 } idb_store;
 
 /* The parts store st cuts the run's own keys into with options o (version 3's
  * sample_parts), 0 for a store before version 3 or without the hook (stores.c). */
 int idb_store_sample_parts(const idb_store *st, const idb_opts *o);
+
+/* 1 when st can serve `idbench read`: version 3, get and read_counts set, and open_read
+ * set or st a model (whose rows the read runner replays). */
+int idb_store_can_read(const idb_store *st);
 
 /* Writers store st takes at once: its `clients` when it is version 2+ and has open_client,
  * else 1 (stores.c). */

@@ -68,6 +68,7 @@
 
 #include "payload.h"
 #include "store.h"
+#include "store_read.h"
 
 #define LM_PAGEHDRSZ 16   /* mdb.c: offsetof(MDB_page, mp_ptrs) */
 #define LM_NODESIZE 8     /* mdb.c: offsetof(MDB_node, mn_data) */
@@ -470,4 +471,8 @@ const idb_store idb_store_lmdb = {
     .open_client = lm_open_client,
     .begin = lm_begin,
     .rollback = lm_rollback,
+    .open_read = idb_lmdb_open_read,       /* reads: lmdb_read.c */
+    .get = idb_lmdb_get,
+    .read_counts = idb_lmdb_read_counts,
+    .close_read = idb_lmdb_close_read,
 };

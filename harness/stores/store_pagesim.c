@@ -49,6 +49,7 @@
 #include "pagesim_access.h"
 #include "pagesim_curve.h"
 #include "pagesim_lru.h"
+#include "pagesim_read.h"
 #include "pagesim_rows.h"
 #include "pagesim_tree.h"
 #include "store.h"
@@ -86,6 +87,7 @@ typedef struct pagesim {
     psr_rows *rows;              /* row fields, by insertion number */
     uint32_t nrows;
     int64_t cache_bytes;         /* cache_pages * page_size (progress) */
+    psd_reads *reads;            /* idbench read: the lookups' own pool (pagesim_read.h) */
 } pagesim;
 
 /* The tree's access callback: run the access through the LRU pool and the curve's
@@ -117,6 +119,7 @@ static void pagesim_close(void *h)
     psl_free(s->lru);
     psc_free(s->curve);
     psr_free(s->rows);
+    psd_free(s->reads);
     free(s);
 }
 
@@ -300,8 +303,34 @@ static int pagesim_open_client(void *h, int c, void **client, idb_err *err)
     return 0;
 }
 
+/* idbench read (store.h: get): look id up through the tree, its pages counted in the
+ * read pool, made empty at the first lookup (pagesim_read.h). */
+static int pagesim_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err)
+{
+    pagesim *s = h;
+    *found = 0;
+    if (id->len != s->kb) return 0;              /* no key of another width is stored */
+    if (!s->reads && !(s->reads = psd_new(s->cache_bytes / s->page_size)))
+        return idb_fail(err, IDB_ENOMEM, "out of memory");
+    psr_row r;
+    int rc = psd_get(s->reads, s->tree, s->rows, id->b, &r, found, err);
+    if (rc || !*found) return rc;
+    *row = (idb_row){ .id = *id, .shop = r.shop, .display_no = r.display_no,
+                      .created_ms = r.created_ms, .total_cents = r.total_cents };
+    return 0;
+}
+
+/* The lookups' misses so far, which are also the model's page reads (store.h). */
+static int pagesim_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err)
+{
+    (void)err;
+    const pagesim *s = h;
+    *misses = *read_pages = s->reads ? psd_misses(s->reads) : 0;
+    return 0;
+}
+
 const idb_store idb_store_pagesim = {
-    .version = 2,                 /* C writers, interleaved by the runner (see the header) */
+    .version = 3,                 /* C writers interleaved by the runner (see the header); reads */
     .name = "pagesim",
     .summary = "in-memory page-level B+tree model: fill, splits, LRU misses and writes",
     .options = pagesim_options,
@@ -317,4 +346,6 @@ const idb_store idb_store_pagesim = {
     .progress = pagesim_progress,
     .clients = IDB_STORE_CLIENTS_ANY,
     .open_client = pagesim_open_client,
+    .get = pagesim_get,
+    .read_counts = pagesim_read_counts,
 };

@@ -78,6 +78,7 @@
 #include "payload.h"
 #include "sqlite_vfs.h"
 #include "store.h"
+#include "store_read.h"
 
 /* The aggregate the stats come from; tests/test_store_sqlite.c checks it against the file
  * itself (its own reader of the format) and sqlite3_analyzer. */
@@ -627,4 +628,8 @@ const idb_store idb_store_sqlite = {
     .open_client = sq_open_client,
     .begin = sq_begin,
     .rollback = sq_rollback,
+    .open_read = idb_sqlite_open_read,       /* reads: sqlite_read.c */
+    .get = idb_sqlite_get,
+    .read_counts = idb_sqlite_read_counts,
+    .close_read = idb_sqlite_close_read,
 };

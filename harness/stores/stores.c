@@ -76,6 +76,12 @@ int idb_store_sample_parts(const idb_store *st, const idb_opts *o)
     return st->sample_parts(o);
 }
 
+/* Whether st serves reads (see store.h). Version 2 ends at `rollback`. */
+int idb_store_can_read(const idb_store *st)
+{
+    return st->version >= 3 && st->get && st->read_counts && (st->open_read || st->model);
+}
+
 int idb_store_check_width(const char *store, int key_bytes, idb_err *err)
 {
     if (key_bytes >= 1 && key_bytes <= IDB_ID_MAX) return 0;

@@ -355,3 +355,21 @@ void pst_free(pst_tree *t)
     free(t->spare);
     free(t);
 }
+
+/* Descend from the root to key's leaf, reporting each page (see pagesim_tree.h). */
+int pst_lookup(const pst_tree *t, const uint8_t *key, void (*fn)(void *ctx, uint32_t page),
+               void *ctx, uint32_t *val)
+{
+    uint32_t pno = t->root;
+    for (;;) {
+        const pst_page *p = &t->pages[pno];
+        fn(ctx, pno);
+        if (p->leaf) {
+            int eq;
+            uint32_t i = lower_bound(p->keys, p->n, t->kb, key, &eq);
+            if (eq) *val = vals_of(t, p)[i];
+            return eq;
+        }
+        pno = vals_of(t, p)[child_index(p, t->kb, key)];
+    }
+}

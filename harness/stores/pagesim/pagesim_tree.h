@@ -57,6 +57,13 @@ void pst_get_counts(const pst_tree *t, pst_counts *c);
 int pst_scan(const pst_tree *t, int (*fn)(void *ctx, const uint8_t *key, uint32_t val),
              void *ctx);
 
+/* Look key (key_bytes bytes) up: call fn(ctx, page) for each page on the root-to-leaf path
+ * (the read side's accesses: nothing is written); 1 with its value in *val when the key
+ * is in the tree, else 0. The tree is not changed, and its own access callback is not
+ * called (pagesim_read.c counts these accesses in a pool of its own). */
+int pst_lookup(const pst_tree *t, const uint8_t *key, void (*fn)(void *ctx, uint32_t page),
+               void *ctx, uint32_t *val);
+
 /* Free the tree (NULL is fine). */
 void pst_free(pst_tree *t);
 

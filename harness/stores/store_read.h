@@ -1,0 +1,28 @@
+/* store_read.h — inside harness/stores only: the read sides (store.h version 3:
+ * open_read, get, read_counts, close_read) of the stores whose files hold them apart from
+ * their write side: sqlite_read.c and lmdb_read.c. */
+#ifndef IDB_STORE_READ_H
+#define IDB_STORE_READ_H
+
+#include "store.h"
+
+/* sqlite (sqlite_read.c): <dir>/orders.sqlite opened read-only on a counting VFS of its
+ * own, a fresh connection (its page cache empty) with the run's cache_pages. misses:
+ * SQLITE_DBSTATUS_CACHE_MISS; read_pages: pages read from the database file and its WAL. */
+int idb_sqlite_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h,
+                         idb_err *err);
+int idb_sqlite_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+int idb_sqlite_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+void idb_sqlite_close_read(void *h);
+
+/* lmdb (lmdb_read.c): <dir>/orders.lmdb opened MDB_RDONLY | MDB_NOLOCK | MDB_NORDAHEAD.
+ * LMDB's cache is the OS page cache over its memory map: misses are the major page faults
+ * of the calling thread (RUSAGE_THREAD) during lookups; read_pages the pages of data.mdb
+ * that became resident meanwhile (mincore over the map). */
+int idb_lmdb_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h,
+                       idb_err *err);
+int idb_lmdb_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+int idb_lmdb_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+void idb_lmdb_close_read(void *h);
+
+#endif
