@@ -11,12 +11,15 @@
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 idb=$1
+chmod 711 "$tmp"                  # the server user (postgres, as root) must reach its dir
 export TMPDIR=$tmp
 
 row8() { grep '^| 8 | uuidv7: ' "$tmp/out"; }
+# has_verdict: row 8 ends with "holds" or "does not hold" (and its failed checks)
+has_verdict() { row8 | grep -qE '\| (holds|does not hold)[^|]*\|$'; }
 for st in sqlite lmdb; do
   expect 0 "claims --waits-store $st" -- "$idb" claims --quick --waits-store $st
-  check "$st: claim 8 has a verdict" bash -c "grep -qE '\\| (holds|does not hold)[^|]*\\|\$' <<<'$(row8)'"
+  check "$st: claim 8 has a verdict" has_verdict
   for s in $(row8 | grep -oE 'wait share [0-9.]+' | awk '{ print $3 }'); do
     check "$st: wait share $s in [0,1]" awk -v s="$s" 'BEGIN { exit !(s >= 0 && s <= 1) }'
   done
@@ -29,6 +32,6 @@ if grep -q 'wait figures empty' <<<"$r"; then
 elif grep -q 'skipped' <<<"$r"; then
   check "postgres not installed: unknown" grep -q '| unknown: skipped' <<<"$r"
 else
-  check "postgres: a verdict from its wait figures" grep -qE '\| (holds|does not hold)' <<<"$r"
+  check "postgres: a verdict from its wait figures" has_verdict
 fi
 cli_done
