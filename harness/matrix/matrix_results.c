@@ -74,7 +74,10 @@ static const col_spec insert_cols[] = {
     SHARE("tail_insert_frac"), SHARE("insert_pos_p50"), INT("shops", 1, INT31_MAX),
     INT("repeats", 1, REPEATS_MAX), TEXT("store_options"), CLIENTS,
     NEWER("wait_share", COL_NUM, 0, 1), NEWER("wait_ns_per_order", COL_NUM, 0, MEASURE_MAX),
-    NEWER("failed_txns", COL_INT, 0, COUNT_MAX), NEWER("retries", COL_INT, 0, COUNT_MAX), END,
+    NEWER("failed_txns", COL_INT, 0, COUNT_MAX), NEWER("retries", COL_INT, 0, COUNT_MAX),
+    NEWER("wait_share_none", COL_NUM, 0, 1),
+    NEWER("server_cpu_ns_per_order", COL_NUM, 0, MEASURE_MAX),
+    NEWER("hot_share", COL_NUM, 0, 1), NEWER("hot_share_window_max", COL_NUM, 0, 1), END,
 };
 static const col_spec positions_cols[] = {
     NAME("strategy"), NAME("store"), SHARDS, IDS, CLIENTS, NUM("bin_lo", 0, 1),

@@ -7,7 +7,10 @@
  *               NAME_max; then shops, repeats (how many succeeded) and store_options
  *               (blank-separated k=v). clients is a key column (insert --clients: the
  *               writers per shard); wait_share, wait_ns_per_order, failed_txns and retries
- *               are its figures (empty wait columns: one writer, or a store that cannot tell).
+ *               are its figures (empty wait columns: one writer, or a store that cannot tell),
+ *               with the wait detail (wait_share_none, wait_share_<what>) and
+ *               server_cpu_ns_per_order; spider's hot_share, hot_share_window_max and
+ *               backend_* sums and maxima (its `;` lists stay in insert's own output).
  * openloop.csv  the same for the open-loop configurations ([openloop]: insert --rate), a
  *               commit_ms column after clients, rate_per_s and order_lat_* filled in.
  * positions.csv where new keys landed (closed loop): per configuration (clients included)
@@ -87,7 +90,24 @@ static const num_field fields[] = {
     { "wait_ns_per_order", R(wait_ns_per_order), 0, 0, 1 },
     { "failed_txns", R(failed_txns), 1, 0, 0 },
     { "retries", R(retries), 1, 0, 0 },
+    { "wait_share_none", R(wait_share_none), 0, 0, 4 },
+    { "server_cpu_ns_per_order", R(server_cpu_ns_per_order), 0, 0, 1 },
+    { "hot_share", R(hot_share), 0, 0, 4 },
+    { "hot_share_window_max", R(hot_share_window_max), 0, 0, 4 },
+    { "backend_pages_written_sum", R(backend_pages_written_sum), 1, 0, 0 },
+    { "backend_pages_written_max", R(backend_pages_written_max), 1, 0, 0 },
+    { "backend_cache_misses_sum", R(backend_cache_misses_sum), 1, 0, 0 },
+    { "backend_cache_misses_max", R(backend_cache_misses_max), 1, 0, 0 },
+    { "head_cpu_s", R(head_cpu_s), 0, 0, 3 },
+#define WAIT(c, name) { "wait_share_" name, R(wait_share_by[c]), 0, 0, 4 }
+    WAIT(IDB_WAIT_LWLOCK_BUFFER_CONTENT, "lwlock_buffer_content"),
+    WAIT(IDB_WAIT_LWLOCK_BUFFER_MAPPING, "lwlock_buffer_mapping"), WAIT(IDB_WAIT_LOCK, "lock"),
+    WAIT(IDB_WAIT_INDEX_TREE, "index_tree"), WAIT(IDB_WAIT_PAGE_LATCH, "page_latch"),
+    WAIT(IDB_WAIT_ROW_LOCK, "row_lock"), WAIT(IDB_WAIT_LATCH_OTHER, "latch_other"),
+    WAIT(IDB_WAIT_IO, "io"), WAIT(IDB_WAIT_OTHER, "other"),
+#undef WAIT
 };
+_Static_assert(IDB_WAIT_CLASSES == 9, "a wait class without its wait_share_<what> column");
 #define NFIELDS (sizeof fields / sizeof *fields)
 
 /* The field's value in r as a double; negative means unknown. */
