@@ -156,6 +156,7 @@ for c in 1 4; do
   expect 0 "--clients $c on a user's server" -- "$IDB" insert --store mariadb --strategy uuidv4 \
     -n 3000 --batch 100 --seed 7 --clients $c -s "socket=$sock" -s keep=1
   check "--clients $c: no failed transactions" [ "$(out_field failed_txns)" = 0 ]
+  fill[$c]=$(out_field fill_factor)
   d=$(sql "SHOW DATABASES LIKE 'idbench%'")
   sql "SELECT HEX(id) FROM \`$d\`.orders ORDER BY id" >"$tmp/keys-$c"
   check "--clients $c: 3000 rows, 3000 distinct" \
@@ -163,6 +164,11 @@ for c in 1 4; do
   sql "DROP DATABASE \`$d\`"
 done
 check "--clients 4 stored exactly --clients 1's keys" cmp -s "$tmp/keys-1" "$tmp/keys-4"
+# the same random keys fill the leaves alike however many sessions wrote them: fill counts
+# every session's rows (it counted open()'s session's alone: about a quarter at 4)
+check "--clients 4: fill ${fill[4]} within 0.1 of one session's ${fill[1]}" \
+  awk -v a="${fill[1]}" -v b="${fill[4]}" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0.3 && d <= 0.1) }'
 printf '# shards\n%s\n\n%s\n' "$sock" "$sock" >"$tmp/socks"
 expect 0 "socket_file, one line per shard" -- "$IDB" insert --store mariadb \
   --strategy counter -n 2000 --shards 2 -s "socket_file=$tmp/socks"

@@ -39,7 +39,9 @@ typedef struct md_store {
     uint8_t *payload;              /* row_bytes bytes */
     int key_bytes, row_bytes, secondary, keep, in_txn;
     int created_db;                /* 1 once open() created dbname (close drops it) */
-    int64_t rows;                  /* rows inserted */
+    int64_t rows;                  /* rows committed by this session, and by the clients
+                                    * closed so far on open()'s handle (fill_factor) */
+    int64_t pending;               /* rows of the open transaction, not yet committed */
     int64_t page_size;             /* the server's innodb_page_size */
     int monitors_enabled;          /* 1 when open() enabled the index metrics (disabled at close) */
     md_counters start;             /* counters at open() */

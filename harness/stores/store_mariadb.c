@@ -322,6 +322,7 @@ static void md_close(void *h)
     if (!s) return;
     if (s->ins) mysql_stmt_close(s->ins);
     if (s->db && s->main) md_waits_end(s);           /* a client's waits, before it goes */
+    if (s->main) s->main->rows += s->rows;           /* and its committed rows (fill) */
     if (s->db) {
         char sql[MD_SQL_MAX];
         if (s->in_txn) mysql_rollback(s->db);
@@ -398,7 +399,7 @@ static int md_insert(void *h, const idb_row *row, idb_err *err)
         return idb_fail(err, e == ER_DUP_ENTRY ? IDB_EINPUT : md_retryable(e) ? IDB_EBUSY
                         : IDB_EIO, "mariadb: insert: %s", mysql_stmt_error(s->ins));
     }
-    s->rows++;
+    s->pending++;
     return 0;
 }
 
@@ -408,9 +409,12 @@ static int md_commit(void *h, idb_err *err)
     md_store *s = h;
     if (!s->in_txn) return 0;
     s->in_txn = 0;
+    int64_t n = s->pending;
+    s->pending = 0;
     if (mysql_commit(s->db) != 0)
         return md_fail(s->db, md_retryable(mysql_errno(s->db)) ? IDB_EBUSY : IDB_EIO, "commit",
                        err);
+    s->rows += n;
     return 0;
 }
 
@@ -420,6 +424,7 @@ static void md_rollback(void *h)
     md_store *s = h;
     mysql_rollback(s->db);
     s->in_txn = 0;
+    s->pending = 0;
 }
 
 /* A client (store.h, version 2): its own session on h's server, in h's database, with the
