@@ -143,6 +143,10 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+/* libpq prints NOTICEs and WARNINGs (a server shutting down) on stderr by default: the
+ * sampler has nothing to say there (the writers' sessions report a lost server). */
+static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
+
 void pg_waits_add(pg_store *m, int pid)
 {
     struct pg_sampler *sp = m->sampler;
@@ -167,6 +171,7 @@ int pg_waits_start(pg_store *s, int64_t period_us, idb_err *err)
         return idb_fail(err, IDB_EIO, "postgres: shard %d: the wait sampler cannot connect: "
                         "%.*s", s->shard, sp->c ? (int)strcspn(PQerrorMessage(sp->c), "\n") : 0,
                         sp->c ? PQerrorMessage(sp->c) : "");
+    PQsetNoticeProcessor(sp->c, quiet, NULL);
     sp->pid = PQbackendPID(sp->c);
     pg_waits_add(s, PQbackendPID(s->c));
     if (pthread_create(&sp->tid, NULL, sampler_main, sp) != 0)
