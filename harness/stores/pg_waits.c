@@ -46,7 +46,8 @@ struct pg_sampler {
     int pids[PIDS_MAX];
     int npids;
     int64_t period_ns;
-    int failed;                      /* a sample query failed: the waits stay unknown */
+    atomic_int failed;               /* a sample query failed, or a writer was not followed:
+                                      * the waits stay unknown */
     idb_store_waits w;               /* the thread's; read after it is joined */
 };
 
@@ -127,7 +128,7 @@ static void *sampler_main(void *arg)
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (pids && !atomic_load(&sp->stop)) {
         if (sample(sp, pids, cap)) {
-            sp->failed = 1;
+            atomic_store(&sp->failed, 1);
             break;
         }
         next.tv_nsec += sp->period_ns;
@@ -138,10 +139,14 @@ static void *sampler_main(void *arg)
             next = now;
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
     }
-    if (!pids) sp->failed = 1;
+    if (!pids) atomic_store(&sp->failed, 1);
     free(pids);
     return NULL;
 }
+
+/* libpq prints NOTICEs and WARNINGs (a server shutting down) on stderr by default: the
+ * sampler has nothing to say there (the writers' sessions report a lost server). */
+static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
 
 void pg_waits_add(pg_store *m, int pid)
 {
@@ -149,7 +154,7 @@ void pg_waits_add(pg_store *m, int pid)
     if (!sp) return;
     pthread_mutex_lock(&sp->mu);
     if (sp->npids < PIDS_MAX) sp->pids[sp->npids++] = pid;
-    else sp->failed = 1;             /* a writer not followed: no figure rather than a wrong one */
+    else atomic_store(&sp->failed, 1);   /* a writer not followed: no figure, not a wrong one */
     pthread_mutex_unlock(&sp->mu);
 }
 
@@ -167,6 +172,7 @@ int pg_waits_start(pg_store *s, int64_t period_us, idb_err *err)
         return idb_fail(err, IDB_EIO, "postgres: shard %d: the wait sampler cannot connect: "
                         "%.*s", s->shard, sp->c ? (int)strcspn(PQerrorMessage(sp->c), "\n") : 0,
                         sp->c ? PQerrorMessage(sp->c) : "");
+    PQsetNoticeProcessor(sp->c, quiet, NULL);
     sp->pid = PQbackendPID(sp->c);
     pg_waits_add(s, PQbackendPID(s->c));
     if (pthread_create(&sp->tid, NULL, sampler_main, sp) != 0)
@@ -186,7 +192,7 @@ void pg_waits_stop(pg_store *s, idb_store_waits *w)
         pthread_join(sp->tid, NULL);
         sp->started = 0;
     }
-    if (!sp->failed) *w = sp->w;
+    if (!atomic_load(&sp->failed)) *w = sp->w;
     if (w->kind == IDB_WAITS_SAMPLES) w->v[IDB_WAIT_INDEX_TREE] = w->v[IDB_WAIT_PAGE_LATCH] =
         w->v[IDB_WAIT_ROW_LOCK] = -1;                   /* mariadb's classes */
 }
