@@ -1,6 +1,6 @@
 /* claims.h — the chapter's claims about each strategy, each checked by an experiment.
  *
- * `idbench claims` runs seven experiments on the strategies' real output (the simulator
+ * `idbench claims` runs eight experiments on the strategies' real output (the simulator
  * with its counter server and skewed clocks, the insert runner on the deterministic
  * in-memory `pagesim` store, a birthday test on generated IDs, processes forked and
  * exec'd, and direct calls on manual clocks) and prints one markdown row per claim: the
@@ -20,13 +20,13 @@
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 7
+#define CLAIMS_N 8
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
-    CLAIM_SNOWFLAKE, CLAIM_OBJECTID,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_HOTSPOT,
 };
 
 enum claim_verdict { CLAIM_HOLDS, CLAIM_FAILS, CLAIM_CAVEAT };
@@ -70,6 +70,28 @@ int claim_check(claim_row *r, int ok, const char *what, ...) __attribute__((form
  * (nothing measured cannot hold), else "holds with a caveat" when r->caveat is set, else
  * "holds". */
 void claim_verdict(claim_row *r);
+
+/* Claim 8 (range partitioning, claim_hotspot.c): its thresholds, figures and checks, also
+ * for the report's figures of a real range-sharded engine. */
+#define CLAIM_HOT_MAX 64
+enum claim_hot_kind { CLAIM_HOT_TIME, CLAIM_HOT_UNIFORM, CLAIM_HOT_OTHER };
+typedef struct claim_hot {
+    const char *strategy;
+    enum claim_hot_kind kind;            /* claim_hotspot_kind of the strategy */
+    double share;                        /* the largest shard's share */
+    double n;                            /* the inserts behind it */
+} claim_hot;
+/* X: time-ordered keys put more than this share on one of `shards` range shards. */
+double claim_hotspot_x(int shards);
+/* Y(n): uniform keys put at most this share of n inserts on one of `shards` (a 6-sigma
+ * binomial bound; 1 for n <= 0). */
+double claim_hotspot_y(int shards, double n);
+/* Time-ordered (declares time_ordered), uniform (uniform_lead) or neither. */
+enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st);
+/* Append figures v[0..nv) to r->measured (labelled measured, grouped by kind, each group
+ * starting with what) and record a check for each time-ordered one (share > X) and each
+ * uniform one (share <= Y(n)); others are shown, not checked. Returns the failed checks. */
+int claim_hotspot_judge(claim_row *r, const claim_hot *v, int nv, int shards, const char *what);
 
 /* "holds", "does not hold" or "holds with a caveat". */
 const char *claim_verdict_text(enum claim_verdict v);
