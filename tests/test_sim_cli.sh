@@ -84,7 +84,7 @@ expect 0 "simulate --seed 2 third time" -- "$IDB" simulate --seed 2 "$small"
 check "--seed output is byte-identical" cmp -s "$tmp/out" "$tmp/b.csv"
 expect 0 "simulate json" -- "$IDB" simulate --format json "$small"
 if command -v python3 >/dev/null; then
-  check "json parses, 2 rows, 12 fields" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==2 and all(len(x)==12 for x in r)' "$tmp/out"
+  check "json parses, 2 rows, 18 fields, empty figures null" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==2 and all(len(x)==18 and x["range_splits"] is None and x["routing"] == "shop" for x in r)' "$tmp/out"
 fi
 expect 0 "simulate table" -- "$IDB" simulate --format table "$small"
 check "table has a header and two rows" test "$(wc -l <"$tmp/out")" -eq 3

@@ -66,10 +66,10 @@ int claim_hotspot_judge(claim_row *r, const claim_hot *v, int nv, int shards, co
             first = 0;
             double y = claim_hotspot_y(shards, v[i].n);
             if (k == CLAIM_HOT_TIME)
-                bad += !claim_check(r, v[i].share > x, "%s %s: %.4f not above X = %.2f", what,
+                bad += !claim_check(r, v[i].share > x, "%s%s: %.4f not above X = %.2f", what,
                                     v[i].strategy, v[i].share, x);
             else if (k == CLAIM_HOT_UNIFORM)
-                bad += !claim_check(r, v[i].share <= y, "%s %s: %.4f above Y = %.4f", what,
+                bad += !claim_check(r, v[i].share <= y, "%s%s: %.4f above Y = %.4f", what,
                                     v[i].strategy, v[i].share, y);
         }
         if (!first) claim_app(r->measured, MEASURED "; ");
