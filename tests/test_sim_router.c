@@ -181,11 +181,12 @@ static void test_range_space(void **state)
  * second's stays high, and the moved rows are counted. */
 static void test_range_splits(void **state)
 {
-    /* R = 1000: the hot range moves 20 times a second, so no shard keeps a second; R =
+    /* R = 101 and 1000: the hot range moves 20 or 200 times a second, so no shard keeps a
+     * second (101: about 780 splits, so a median off by one row changes the count); R =
      * 19,999: once a second, so each second has one hot shard, and the first 20,000 rows
      * (half the run) were inserted on shard 0 */
     (void)state;
-    static const int64_t limits[] = { 1000, 19999 };
+    static const int64_t limits[] = { 101, 1000, 19999 };
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
         int64_t R = limits[i];
         sim_workload w;
@@ -202,7 +203,7 @@ static void test_range_splits(void **state)
         assert_int_equal(r.ranges, B + want);
         assert_int_equal(r.tl_ranges[r.timeline_n - 1], B + want);
         assert_true(r.moved_orders > 0);
-        if (R == 1000) assert_true(r.hot_share < 0.3);   /* round the shards, 20 times a s */
+        if (R < 19999) assert_true(r.hot_share < 0.3);   /* round the shards, 20+ times a s */
         else assert_true(r.hot_share <= 0.51 && r.hot_share_p99 > 0.5);   /* once a second */
         sim_result_free(&r);
         sim_stream_free(&s);
