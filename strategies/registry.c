@@ -92,8 +92,10 @@ static const char *behaviour_fault(const idb_strategy *s, char *why, size_t n)
     else if (s->value_bits < 0 || s->value_bits > s->bits)
         snprintf(why, n, "value_bits = %d: 0 (the width) or 1 .. bits = %d", s->value_bits,
                  s->bits);
-    else if ((unsigned)s->uniform_lead > 1 || (s->uniform_lead && s->time_ordered))
-        snprintf(why, n, "uniform_lead = %d: 0 or 1, and not with time_ordered", s->uniform_lead);
+    else if (s->uniform_bits < 0 || s->uniform_bits > idb_strategy_value_bits(s) ||
+             (s->uniform_bits && s->time_ordered))
+        snprintf(why, n, "uniform_bits = %d: 0 .. value_bits, and not with time_ordered",
+                 s->uniform_bits);
     else
         return NULL;
     return why;

@@ -137,10 +137,11 @@ typedef struct idb_strategy {
                                   * for a positive signed 64-bit integer: snowflake,
                                   * sonyflake, range, bitrev, autorandom); 0: bits, the
                                   * whole width (idb_strategy_value_bits) */
-    int uniform_lead;            /* 1 if its leading bits spread evenly over that space
-                                  * (random bits, a bit-reversed counter), so equal ranges
-                                  * of it take equal shares of the inserts (uuidv4, bitrev,
-                                  * autorandom); never with time_ordered */
+    int uniform_bits;            /* how many leading bits of that space its IDs spread
+                                  * evenly over (random bits, a bit-reversed counter), so up
+                                  * to 2^uniform_bits equal ranges take equal shares of the
+                                  * inserts (uuidv4 48, bitrev 63, autorandom its 5 shard
+                                  * bits); 0: none; never with time_ordered */
 
     /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
      * alive. Returns 0 and *inst, or an IDB_E* code with err filled. */
@@ -170,7 +171,8 @@ extern const idb_strategy *const idb_strategies[];
  * 8 .. IDB_ID_MAX * 8, all six functions set, cross_process one of enum idb_xproc with
  * the option its condition names declared, fork IDB_FORK_SAFE or IDB_FORK_REFUSES,
  * on_clock_back one of enum idb_clock_back, max_ids_per_s not negative, at least one
- * text vector, value_bits 0 or 1..bits, uniform_lead 0 or 1 and not with time_ordered.
+ * text vector, value_bits 0 or 1..bits, uniform_bits 0..value_bits and not with
+ * time_ordered.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. idbench's
  * main() runs it before any command, so no command sees a strategy that breaks the
  * contract (e.g. writes past an idb_id). */

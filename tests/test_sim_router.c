@@ -160,9 +160,9 @@ static void test_range_space(void **state)
                                             (*p)->name, k, (long long)tot[k], (long long)mine[k]);
         if ((*p)->time_ordered && r.hot_share < 0.999)
             fail_msg("%s (time-ordered): hot_share %.4f", (*p)->name, r.hot_share);
-        if ((*p)->uniform_lead && r.hot_share > 1.0 / B + tol(n))
+        if ((*p)->uniform_bits >= 2 && r.hot_share > 1.0 / B + tol(n))
             fail_msg("%s (uniform lead): hot_share %.4f", (*p)->name, r.hot_share);
-        judged += (*p)->time_ordered || (*p)->uniform_lead;
+        judged += (*p)->time_ordered || (*p)->uniform_bits >= 2;
         assert_int_equal(r.ranges, B);
         free(ids);
         sim_result_free(&r);
@@ -170,8 +170,37 @@ static void test_range_space(void **state)
     }
     assert_true(judged >= 4);
     assert_non_null(idb_strategy_find("bitrev"));
-    assert_true(idb_strategy_find("bitrev")->uniform_lead);
+    assert_true(idb_strategy_find("bitrev")->uniform_bits == 63);
     assert_true(idb_strategy_find("counter")->time_ordered);
+}
+
+/* A strategy with few uniform bits (autorandom: 5 shard bits) spreads over 2^bits places
+ * only: over 64 equal ranges, 32 take its inserts, each about 1/32 of them. */
+static void test_uniform_bits_places(void **state)
+{
+    (void)state;
+    int tested = 0;
+    for (const idb_strategy *const *p = idb_strategies; *p; p++) {
+        int bits = (*p)->uniform_bits;
+        if (bits < 1 || bits > 5) continue;
+        sim_workload w;
+        workload(&w, SIM_ROUTE_RANGE);
+        w.shards = 64;
+        sim_result r;
+        sim_stream s;
+        run(&w, *p, &r, &s, NULL);
+        int64_t tot[64];
+        double n = (double)timeline_totals(&r, tot), place = 1.0 / (1 << bits);
+        int used = 0;
+        for (int k = 0; k < 64; k++) used += tot[k] > 0;
+        assert_int_equal(used, 1 << bits);
+        if (fabs(r.hot_share - place) > 6 * sqrt(place * (1 - place) / n))
+            fail_msg("%s: hot_share %.4f, expected about %.4f", (*p)->name, r.hot_share, place);
+        tested++;
+        sim_result_free(&r);
+        sim_stream_free(&s);
+    }
+    assert_true(tested >= 1);
 }
 
 /* range_max_rows = R on a counter: the last range takes every insert and splits at its
@@ -291,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_shares_sum),
         cmocka_unit_test(test_hash_counter_even),
         cmocka_unit_test(test_range_space),
+        cmocka_unit_test(test_uniform_bits_places),
         cmocka_unit_test(test_range_splits),
         cmocka_unit_test(test_range_sample),
         cmocka_unit_test(test_shop_shares),

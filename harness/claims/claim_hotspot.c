@@ -1,9 +1,9 @@
 /* claim_hotspot.c — claim 8, about range partitioning (issue 25): where the keys of a
  * range-sharded table land. Time-ordered keys put more than X of the inserts on one shard,
  * keys whose leading bits are spread evenly (random, bit-reversed) at most Y. Which
- * strategies are which comes from their declarations (time_ordered, uniform_lead:
- * strategy.h); the others (small numbers per shard: range, interleaved) are measured and
- * shown, not judged.
+ * strategies are which comes from their declarations (time_ordered; uniform_bits, at least
+ * log2 B of them: strategy.h); the others (small numbers per shard: range, interleaved;
+ * autorandom's 32 places over more than 32 shards) are measured and shown, not judged.
  *
  * The thresholds, for B shards and n inserts:
  *   X = 1/2. Time-ordered keys made within a span of time lie in one interval of the key
@@ -44,11 +44,11 @@ double claim_hotspot_y(int shards, double n)
     return n > 0 ? p + HOT_Z * sqrt(p * (1 - p) / n) : 1;
 }
 
-/* The kind of a strategy as claim 8 judges it, from its declarations. */
-enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st)
+/* The kind of a strategy as claim 8 judges it over `shards` ranges, from its declarations. */
+enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st, int shards)
 {
-    return st->time_ordered ? CLAIM_HOT_TIME : st->uniform_lead ? CLAIM_HOT_UNIFORM
-                                                                : CLAIM_HOT_OTHER;
+    int even = st->uniform_bits >= 31 || (st->uniform_bits > 0 && 1 << st->uniform_bits >= shards);
+    return st->time_ordered ? CLAIM_HOT_TIME : even ? CLAIM_HOT_UNIFORM : CLAIM_HOT_OTHER;
 }
 
 /* Record the checks of figures v[0..nv) (see claims.h). */
@@ -88,12 +88,12 @@ static int one_split(const claim_ctx *c, sim_workload *w, int split, claim_hot *
     for (const idb_strategy *const *p = idb_strategies; *p; p++) {
         const idb_strategy *st = c->st ? c->st : *p;
         if (c->st && p != idb_strategies) break;             /* a subject: it alone */
-        if (!c->st && claim_hotspot_kind(st) == CLAIM_HOT_OTHER) continue;
+        if (!c->st && claim_hotspot_kind(st, (int)w->shards) == CLAIM_HOT_OTHER) continue;
         sim_result res;
         int rc = claim_sim(w, st, 0, &res, err);
         if (rc) return rc;
         double per_s = w->orders_per_s * SEC_N_FRAC;
-        v[*nv] = (claim_hot){ .strategy = st->name, .kind = claim_hotspot_kind(st),
+        v[*nv] = (claim_hot){ .strategy = st->name, .kind = claim_hotspot_kind(st, (int)w->shards),
                               .share = split == SIM_SPLIT_SPACE ? res.hot_share
                                                                 : res.hot_share_p99,
                               .n = split == SIM_SPLIT_SPACE ? (double)res.orders : per_s };
@@ -113,7 +113,7 @@ int claim_hotspot(const claim_ctx *c, claim_row *r, idb_err *err)
     int rc = one_split(c, &w, SIM_SPLIT_SPACE, v, &nv, err);
     if (rc) return rc;
     claim_app(r->experiment, "simulator, routing = range over %d shards, %.0f orders per second "
-              "for %.0f s, every strategy that declares time_ordered or uniform_lead; "
+              "for %.0f s, every strategy that declares time_ordered or uniform_bits >= log2 B; "
               "checks: with equal slices of the key space (range_split = space) the whole "
               "run's hot_share of time-ordered keys > X = %.2f and of uniform keys <= Y(n) = "
               "1/B + 6 sqrt((1/B)(1-1/B)/n) (a 6-sigma binomial bound, n the run's orders); "

@@ -86,8 +86,9 @@ double claim_hotspot_x(int shards);
 /* Y(n): uniform keys put at most this share of n inserts on one of `shards` (a 6-sigma
  * binomial bound; 1 for n <= 0). */
 double claim_hotspot_y(int shards, double n);
-/* Time-ordered (declares time_ordered), uniform (uniform_lead) or neither. */
-enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st);
+/* Time-ordered (declares time_ordered), uniform over `shards` ranges (declares at least
+ * log2(shards) uniform_bits) or neither. */
+enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st, int shards);
 /* Append figures v[0..nv) to r->measured (labelled measured, grouped by kind, each group
  * starting with what) and record a check for each time-ordered one (share > X) and each
  * uniform one (share <= Y(n)); others are shown, not checked. Returns the failed checks. */

@@ -142,7 +142,7 @@ static int side_span(const mx_names *names, const hot_row *rows, int k, enum cla
     for (int i = 0; i < names->n; i++) {
         const idb_strategy *st = idb_strategy_find(names->v[i]);
         double s = rows[i].share[k];
-        if (!st || claim_hotspot_kind(st) != kind || isnan(s)) continue;
+        if (!st || isnan(s) || claim_hotspot_kind(st, rows[i].shards[k]) != kind) continue;
         if (!n || s < *lo) { *lo = s; *lo_name = names->v[i]; }
         if (!n || s > *hi) { *hi = s; *hi_name = names->v[i]; }
         n++;
@@ -159,15 +159,19 @@ static int say_side(FILE *f, const mx_names *names, const hot_row *rows, int k)
     const char *tl = "", *th = "", *ul = "", *uh = "";
     int nt = side_span(names, rows, k, CLAIM_HOT_TIME, &tlo, &thi, &tl, &th);
     int nu = side_span(names, rows, k, CLAIM_HOT_UNIFORM, &ulo, &uhi, &ul, &uh);
+    double olo = 0, ohi = 0;
+    const char *ol = "", *oh = "";
+    int no = side_span(names, rows, k, CLAIM_HOT_OTHER, &olo, &ohi, &ol, &oh);
     int shards = 0, nv = 0;
     for (int i = 0; i < names->n && nv < CLAIM_HOT_MAX; i++) {
         const idb_strategy *st = idb_strategy_find(names->v[i]);
         if (!st || isnan(rows[i].share[k])) continue;
         shards = rows[i].shards[k] ? rows[i].shards[k] : shards;
-        v[nv++] = (claim_hot){ .strategy = names->v[i], .kind = claim_hotspot_kind(st),
+        v[nv++] = (claim_hot){ .strategy = names->v[i],
+                               .kind = claim_hotspot_kind(st, rows[i].shards[k]),
                                .share = rows[i].share[k], .n = rows[i].n[k] };
     }
-    if (!nt && !nu) return 0;
+    if (!nt && !nu && !no) return 0;
     char a[MX_NUM_LEN], b[MX_NUM_LEN];
     fprintf(f, "%s (%d shards, fair share %s): ", side_names[k], shards,
             mx_num(shards ? 1.0 / shards : NAN, a));
@@ -175,6 +179,9 @@ static int say_side(FILE *f, const mx_names *names, const hot_row *rows, int k)
                     "the busiest shard", mx_num(tlo, a), tl, mx_num(thi, b), th);
     if (nu) fprintf(f, "%suniform ones (random or bit-reversed) %s (`%s`) to %s (`%s`)",
                     nt ? ", " : "", mx_num(ulo, a), ul, mx_num(uhi, b), uh);
+    if (no) fprintf(f, "%sthe others (neither, or fewer uniform bits than shards need) %s "
+                    "(`%s`) to %s (`%s`)", nt || nu ? ", " : "", mx_num(olo, a), ol,
+                    mx_num(ohi, b), oh);
     if (k == SIM_RANGE || k == REAL_RANGE) {
         claim_row row;
         memset(&row, 0, sizeof row);
