@@ -38,7 +38,7 @@
 
 enum gen_mode { MODE_CENTRAL, MODE_SHARD, MODE_INSTANCE };
 
-/* range_split = sample's first pass: the routing keys of every `every`-th order. */
+/* range_split = sample's first pass: the routing keys of one order in `every`. */
 typedef struct sampler {
     uint64_t *v;
     int64_t n, every;
@@ -351,7 +351,7 @@ static int one_order(run *R, const order *od, uint16_t *home, recs *x, int64_t *
         if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
     }
     if (failed) { r->failed_orders++; return 0; }
-    if (R->smp && j % R->smp->every == 0 && R->smp->n < SIM_SAMPLE_MAX + 1)
+    if (R->smp && sim_router_sampled(j, R->smp->every) && R->smp->n < 2 * SIM_SAMPLE_MAX)
         R->smp->v[R->smp->n++] = sim_router_key(&R->router, id.b, id.len);
     int64_t range = -1;
     uint16_t place = R->routed ? (uint16_t)sim_router_route(&R->router, &id, &range) : shard;
@@ -578,14 +578,14 @@ done:
     return rc;
 }
 
-/* range_split = sample: play the stream once unrouted, keeping the routing keys of every
- * ceil-th order (at most SIM_SAMPLE_MAX + 1), and put the shards - 1 split points at their
- * quantiles into bounds. Returns 0 or an IDB_E* code. */
+/* range_split = sample: play the stream once unrouted, keeping the routing keys of one order
+ * in every (sim_router_sampled: about SIM_SAMPLE_MAX), and put the shards - 1 split points at
+ * their quantiles into bounds. Returns 0 or an IDB_E* code. */
 static int sample_bounds(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
                          uint64_t *bounds, idb_err *err)
 {
     sampler smp = { .every = s->n / SIM_SAMPLE_MAX + 1 };
-    smp.v = malloc((SIM_SAMPLE_MAX + 1) * sizeof *smp.v);
+    smp.v = malloc(2 * SIM_SAMPLE_MAX * sizeof *smp.v);         /* about half of it used */
     if (!smp.v) return idb_fail(err, IDB_ENOMEM, "out of memory for the sample of IDs");
     sim_result pre;
     int rc = run_pass(w, s, st, NULL, &pre, &smp, NULL, err);

@@ -64,9 +64,9 @@
  * shard, as above. range, hash: on the shard its ID routes to (the generator that makes
  * the ID is chosen as above: per shard strategies by the shop's shard); so shard_c is
  * where the row was inserted, shard_f where its range lives at the end (a split moves
- * rows). range_split = sample first plays the stream once to sample the run's IDs (every
- * ceil(n / SIM_SAMPLE_MAX)-th order's), then again, routed (the same seed gives the same
- * IDs). Events that move shops or add shards need routing = shop.
+ * rows). range_split = sample first plays the stream once to sample the run's IDs (one
+ * order in ceil(n / SIM_SAMPLE_MAX), drawn by a hash of its number), then again, routed
+ * (the same seed gives the same IDs). Events that move shops or add shards need routing = shop.
  *
  * Events. migrate_shop_at_s: shop 0 moves to another shard (seeded); its old orders keep
  * their IDs and move with it; new orders are created where it now lives. add_shard_at_s:

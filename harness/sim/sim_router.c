@@ -14,6 +14,12 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* One order in `every`, by a hash of its number (see sim_router.h). */
+int sim_router_sampled(int64_t j, int64_t every)
+{
+    return every <= 1 || mix64((uint64_t)j ^ UINT64_C(0x5a4d504c45)) % (uint64_t)every == 0;
+}
+
 /* The hash router's shard (see sim_router.h). */
 int sim_router_hash_shard(const idb_id *id, int shards)
 {

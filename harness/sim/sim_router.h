@@ -9,7 +9,8 @@
  *          alike span [0, 2^64) as keys), and range i holds the keys in [lo[i], lo[i+1]).
  *          range_split = space: lo[k] = ceil(k 2^64 / B), equal slices of the declared
  *          space; sample: lo[k] = the k/B quantile of a sample of the run's own IDs
- *          (sim_router_bounds). With range_max_rows > 0, a range holding more rows splits
+ *          (sim_router_bounds; one order in ceil(n / SIM_SAMPLE_MAX), drawn by a hash of its
+ *          number: sim_router_sampled). With range_max_rows > 0, a range holding more rows splits
  *          at its median key, as range-sharded engines split by size: the rows below the
  *          median stay, the new range (the median and above) goes with its rows to the
  *          shard with the fewest rows then (the lowest number on a tie), and
@@ -38,7 +39,7 @@
 #include "strategy.h"
 
 #define SIM_SPLIT_SCAN 65536      /* keys a split's median is selected among (8 bytes each) */
-#define SIM_SAMPLE_MAX 65536      /* range_split = sample: IDs in the sample */
+#define SIM_SAMPLE_MAX 65536      /* range_split = sample: IDs in the sample, about */
 
 typedef struct sim_router {
     int routing;                  /* SIM_ROUTE_RANGE or SIM_ROUTE_HASH */
@@ -90,6 +91,11 @@ int sim_router_split(sim_router *r, int64_t i, const uint8_t *keys, size_t key_b
 
 /* The shard the row of routing key k lives on now (after the splits so far). */
 int sim_router_owner(const sim_router *r, uint64_t k);
+
+/* 1 if order j is in range_split = sample's sample of one in `every` orders: drawn by a
+ * hash of j, not every every-th order (a stride aliases with a bit-reversed counter: every
+ * 16th of bitrev's IDs share their top 4 bits). */
+int sim_router_sampled(int64_t j, int64_t every);
 
 /* The hash router's shard of id (see the top). */
 int sim_router_hash_shard(const idb_id *id, int shards);
