@@ -127,8 +127,10 @@ static void test_hot_share_plot(void **state)
     assert_true(v[1][1] == 1.0 && isnan(v[1][2]) && isnan(v[1][3]));   /* interleaved */
     assert_string_equal(sh[0], "NaN");                       /* no spider hash rows */
     char *s = say(&r);
-    assert_non_null(strstr(s, "simulator, range (64 shards, fair share 0.0156): time-ordered "
-                              "strategies put 1 (`counter`) to 1 (`counter`)"));
+    assert_non_null(strstr(s, "simulator, range (64 shards, fair share 0.0156): the "
+                              "time-ordered `counter` put 1 of the inserts on the busiest"));
+    assert_non_null(strstr(s, "the others (neither, or fewer uniform bits than shards need) 1 "
+                              "(`interleaved`)"));
     assert_non_null(strstr(s, "uniform ones (random or bit-reversed) 0.0159 (`uuidv4`)"));
     assert_non_null(strstr(s, "spider, range (4 shards, fair share 0.25)"));
     assert_non_null(strstr(s, "spider, hash: not run"));

@@ -175,8 +175,15 @@ static int say_side(FILE *f, const mx_names *names, const hot_row *rows, int k)
     char a[MX_NUM_LEN], b[MX_NUM_LEN];
     fprintf(f, "%s (%d shards, fair share %s): ", side_names[k], shards,
             mx_num(shards ? 1.0 / shards : NAN, a));
-    if (nt) fprintf(f, "time-ordered strategies put %s (`%s`) to %s (`%s`) of the inserts on "
-                    "the busiest shard", mx_num(tlo, a), tl, mx_num(thi, b), th);
+    if (nt == 1)
+        fprintf(f, "the time-ordered `%s` put %s of the inserts on the busiest shard", tl,
+                mx_num(tlo, a));
+    else if (nt && tlo == thi)
+        fprintf(f, "the %d time-ordered strategies all put %s of the inserts on the busiest "
+                "shard", nt, mx_num(tlo, a));
+    else if (nt)
+        fprintf(f, "time-ordered strategies put %s (`%s`) to %s (`%s`) of the inserts on the "
+                "busiest shard", mx_num(tlo, a), tl, mx_num(thi, b), th);
     if (nu) fprintf(f, "%suniform ones (random or bit-reversed) %s (`%s`) to %s (`%s`)",
                     nt ? ", " : "", mx_num(ulo, a), ul, mx_num(uhi, b), uh);
     if (no) fprintf(f, "%sthe others (neither, or fewer uniform bits than shards need) %s "
