@@ -154,6 +154,15 @@ cp "$tmp/out" "$tmp/d1.csv"
 expect 0 "... second run" -- "$IDB" simulate --set workload.orders_per_s=2000 "${shipped[@]}" "$W/template.ini"
 check "every workload: byte-identical output" cmp -s "$tmp/out" "$tmp/d1.csv"
 
+# routing = shop (the default) is the simulator before the router: the shipped workloads'
+# first 12 columns equal tests/sim-shop-golden.csv, made by the simulator of main before
+# issue 25 (commit 86ec183) with the same command; the new columns say shop
+expect 0 "shipped workloads at 2,000 orders/s" -- "$IDB" simulate "${shipped[@]}" --seed 1 \
+  --set workload.orders_per_s=2000
+check "shop routing: the old simulator's figures, byte for byte" \
+  cmp -s <(cut -d, -f1-12 "$tmp/out") "$ROOT/tests/sim-shop-golden.csv"
+check "... with routing shop and no range columns" awk -F, 'NR > 1 && !($13 == "shop" && $14 == "" && $18 == "") { bad = 1 } END { exit bad }' "$tmp/out"
+
 # --- claims
 expect 2 "claims with an argument" -- "$IDB" claims extra
 expect 2 "claims unknown flag" -- "$IDB" claims --bogus
