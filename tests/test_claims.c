@@ -98,8 +98,8 @@ static void test_hotspot_verdict(void **s)
     assert_true(claim_hotspot_x(4) == 0.5);
     assert_true(fabs(claim_hotspot_y(4, 10000) - (0.25 + 6 * sqrt(0.1875 / 10000))) < 1e-12);
     claim_hot v[] = {
-        { "t", CLAIM_HOT_TIME, 1.0, 10000 }, { "u", CLAIM_HOT_UNIFORM, 0.25, 10000 },
-        { "o", CLAIM_HOT_OTHER, 1.0, 10000 },
+        { "t", CLAIM_HOT_TIME, 1.0, 10000, 0 }, { "u", CLAIM_HOT_UNIFORM, 0.25, 10000, 0 },
+        { "o", CLAIM_HOT_OTHER, 1.0, 10000, 0 },
     };
     claim_row r;
     memset(&r, 0, sizeof r);
@@ -122,6 +122,17 @@ static void test_hotspot_verdict(void **s)
     v[1].share = 0.2759;
     memset(&r, 0, sizeof r);
     assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 0);
+    v[1].share = 0.29;                             /* within Y + a place of 1/32 ... */
+    v[1].slack = claim_hotspot_slack(idb_strategy_find("autorandom"), 4, 1);
+    assert_true(v[1].slack == 1.0 / 32);
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 0);
+    v[1].share = 0.31;                             /* ... not beyond it */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 1);
+    /* equal slices on a power of two fall on the places' edges: no slack */
+    assert_true(claim_hotspot_slack(idb_strategy_find("autorandom"), 4, 0) == 0);
+    assert_true(claim_hotspot_slack(idb_strategy_find("autorandom"), 3, 0) == 1.0 / 32);
 }
 
 /* verdict(): a failed check fails the claim, with or without a caveat; no check at all

@@ -169,6 +169,7 @@ static int say_side(FILE *f, const mx_names *names, const hot_row *rows, int k)
         shards = rows[i].shards[k] ? rows[i].shards[k] : shards;
         v[nv++] = (claim_hot){ .strategy = names->v[i],
                                .kind = claim_hotspot_kind(st, rows[i].shards[k]),
+                               .slack = claim_hotspot_slack(st, rows[i].shards[k], 0),
                                .share = rows[i].share[k], .n = rows[i].n[k] };
     }
     if (!nt && !nu && !no) return 0;

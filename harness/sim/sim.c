@@ -4,7 +4,10 @@
  * instance), each with its own manual clock, a busy-until time and its last ID. Orders
  * are played in arrival order; events are applied when the first order at or after their
  * time arrives. Per-order records go into columns sized once from the stream (no
- * allocation per order); sim_metrics_take() measures them afterwards.
+ * allocation per order); sim_metrics_take() measures them afterwards. Where a row is
+ * stored is its shop's shard, or with routing by ID the router's (sim_router.h), which
+ * also counts each shard's inserts per second; range_split = sample plays the stream twice
+ * (run_pass: once to sample the IDs, once routed).
  *
  * Memory per successful order: its creation time (8 bytes), its ID at its own width (8
  * for 64-bit IDs, 16 for 128-bit), its creation shard (2) and its shop (4, needed at the
