@@ -296,7 +296,12 @@ int cmd_simulate(int argc, char **argv)
         rc = run_workload(&a, &p.w[i], p.sts[i], p.nst[i], tl, rows, &nrows);
     if (tl && idb_atomic_commit(&tla, rc != 0) != 0 && rc == 0)
         rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno));
-    if (rc == 0) print_rows(rows, nrows, a.format);        /* main() checks the write */
+    if (rc == 0) {
+        print_rows(rows, nrows, a.format);
+        /* rows larger than stdio's buffer: a write that failed while printing them has left
+         * its reason in errno, which main()'s later check would no longer see */
+        if (fflush(stdout) != 0 || ferror(stdout)) rc = cli_stdout_failed(errno);
+    }
 out_rows:
     free(rows);
 out:
