@@ -445,6 +445,7 @@ const idb_strategy idb_strategy_range = {
     .summary = "a range per shard: each shard leases a range of integers and counts through it",
     .bits = 64,
     .time_ordered = 0,
+    .value_bits = 63,
     .coord = IDB_COORD_PER_RANGE,
     .cross_process = IDB_XPROC_SHARED_DIR,
     .fork = IDB_FORK_REFUSES,

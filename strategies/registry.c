@@ -89,6 +89,13 @@ static const char *behaviour_fault(const idb_strategy *s, char *why, size_t n)
         snprintf(why, n, "max_ids_per_s = %g: a cap is 0 (none) or positive", s->max_ids_per_s);
     else if (!s->vectors || !s->vectors[0].text || !s->vectors[0].canonical)
         snprintf(why, n, "no text vectors: declare at least one ID's text form in `vectors`");
+    else if (s->value_bits < 0 || s->value_bits > s->bits)
+        snprintf(why, n, "value_bits = %d: 0 (the width) or 1 .. bits = %d", s->value_bits,
+                 s->bits);
+    else if (s->uniform_bits < 0 || s->uniform_bits > idb_strategy_value_bits(s) ||
+             (s->uniform_bits && s->time_ordered))
+        snprintf(why, n, "uniform_bits = %d: 0 .. value_bits, and not with time_ordered",
+                 s->uniform_bits);
     else
         return NULL;
     return why;
@@ -133,6 +140,12 @@ const idb_strategy *idb_strategy_find(const char *name)
     for (const idb_strategy *const *s = idb_strategies; *s; s++)
         if (strcmp((*s)->name, name) == 0) return *s;
     return NULL;
+}
+
+/* value_bits, or the width when none is declared (see strategy.h). */
+int idb_strategy_value_bits(const idb_strategy *s)
+{
+    return s->value_bits ? s->value_bits : s->bits;
 }
 
 /* Parse options and create an instance (see strategy.h). */

@@ -248,6 +248,7 @@ const idb_strategy idb_strategy_snowflake = {
     .summary = "Twitter snowflake: 41-bit ms since epoch | 10-bit worker | 12-bit sequence",
     .bits = 64,
     .time_ordered = 1,
+    .value_bits = 63,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_DISTINCT_WORKER,
     .fork = IDB_FORK_REFUSES,

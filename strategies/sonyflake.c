@@ -188,6 +188,7 @@ const idb_strategy idb_strategy_sonyflake = {
                "machine",
     .bits = 64,
     .time_ordered = 1,
+    .value_bits = 63,
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_DISTINCT_WORKER,
     .fork = IDB_FORK_REFUSES,

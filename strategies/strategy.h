@@ -130,6 +130,18 @@ typedef struct idb_strategy {
                                   * (snowflake 4,096,000; sonyflake 25,600); 0: no cap */
     const idb_text_vector *vectors;   /* text forms that round-trip, ended by {0}: at
                                        * least one (the registry refuses none) */
+    /* Where its IDs fall in their key space, for range partitioning (the simulator's
+     * router, a range-sharded store's split = space, the claims): */
+    int value_bits;              /* every ID, read as an unsigned big-endian number, is
+                                  * below 2^value_bits: the space equal ranges divide (63
+                                  * for a positive signed 64-bit integer: snowflake,
+                                  * sonyflake, range, bitrev, autorandom); 0: bits, the
+                                  * whole width (idb_strategy_value_bits) */
+    int uniform_bits;            /* how many leading bits of that space its IDs spread
+                                  * evenly over (random bits, a bit-reversed counter), so up
+                                  * to 2^uniform_bits equal ranges take equal shares of the
+                                  * inserts (uuidv4 48, bitrev 63, autorandom its 5 shard
+                                  * bits); 0: none; never with time_ordered */
 
     /* Make an instance from checked options (idb_opts_parse) and a clock the caller keeps
      * alive. Returns 0 and *inst, or an IDB_E* code with err filled. */
@@ -158,8 +170,9 @@ extern const idb_strategy *const idb_strategies[];
  * interface: a name, version == IDB_STRATEGY_VERSION, bits a multiple of 8 in
  * 8 .. IDB_ID_MAX * 8, all six functions set, cross_process one of enum idb_xproc with
  * the option its condition names declared, fork IDB_FORK_SAFE or IDB_FORK_REFUSES,
- * on_clock_back one of enum idb_clock_back, max_ids_per_s not negative, and at least one
- * text vector.
+ * on_clock_back one of enum idb_clock_back, max_ids_per_s not negative, at least one
+ * text vector, value_bits 0 or 1..bits, uniform_bits 0..value_bits and not with
+ * time_ordered.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. idbench's
  * main() runs it before any command, so no command sees a strategy that breaks the
  * contract (e.g. writes past an idb_id). */
@@ -174,6 +187,9 @@ const char *idb_fork_rule_name(enum idb_fork f);
 
 /* The strategy called name, or NULL. */
 const idb_strategy *idb_strategy_find(const char *name);
+
+/* s's value_bits, or bits when it declares none (0): its IDs are below 2^that. */
+int idb_strategy_value_bits(const idb_strategy *s);
 
 /* Parse "key=value" options for s and create an instance. Returns 0 or an IDB_E* code. */
 int idb_strategy_create_kv(const idb_strategy *s, const char *const *kv, int nkv,

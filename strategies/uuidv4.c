@@ -88,6 +88,7 @@ const idb_strategy idb_strategy_uuidv4 = {
     .summary = "RFC 9562 UUIDv4: 122 random bits, no coordination, no order",
     .bits = 128,
     .time_ordered = 0,
+    .uniform_bits = 48,              /* random up to the version nibble */
     .coord = IDB_COORD_NONE,
     .cross_process = IDB_XPROC_ALWAYS,
     .fork = IDB_FORK_SAFE,

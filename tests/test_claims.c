@@ -120,6 +120,66 @@ static void test_claim_waits_verdict(void **s)
     assert_string_equal(claim_verdict_text(CLAIM_UNKNOWN), "unknown");
 }
 
+/* Claim 9 holds on the registered strategies: time-ordered keys on one range shard, the
+ * uniform ones (uuidv4, bitrev, autorandom) spread; every judged strategy is named. */
+static void test_claim_hotspot(void **s)
+{
+    (void)s;
+    expect(CLAIM_HOTSPOT, "range partitioning", CLAIM_HOLDS);
+    const char *m = rows[CLAIM_HOTSPOT - 1].measured;
+    static const char *const named[] = { "counter", "snowflake", "uuidv7", "uuidv4", "bitrev",
+                                         "autorandom", "time-ordered: ", "uniform: " };
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        if (!strstr(m, named[i])) fail_msg("claim 9 does not name %s: %s", named[i], m);
+    assert_null(strstr(m, "interleaved"));      /* neither kind: not judged in the claim */
+}
+
+/* Claim 9's verdict both ways on crafted figures (B = 4, n = 10,000: Y = 0.276): holds for
+ * time-ordered 1.0 and uniform 0.25; fails a time-ordered share at X (0.5: not above) and
+ * a uniform one above Y; a strategy of neither kind is shown, not judged; the thresholds. */
+static void test_hotspot_verdict(void **s)
+{
+    (void)s;
+    assert_true(claim_hotspot_x(4) == 0.5);
+    assert_true(fabs(claim_hotspot_y(4, 10000) - (0.25 + 6 * sqrt(0.1875 / 10000))) < 1e-12);
+    claim_hot v[] = {
+        { "t", CLAIM_HOT_TIME, 1.0, 10000, 0 }, { "u", CLAIM_HOT_UNIFORM, 0.25, 10000, 0 },
+        { "o", CLAIM_HOT_OTHER, 1.0, 10000, 0 },
+    };
+    claim_row r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 3, 4, "x, "), 0);
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_HOLDS);
+    assert_int_equal(r.checks, 2);                 /* "o" is not checked */
+    assert_non_null(strstr(r.measured, "x, other: o 1.0000 (measured)"));
+    v[0].share = 0.5;                              /* time-ordered at X: not above it */
+    v[1].share = 0.28;                             /* uniform above Y = 0.2760 */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 3, 4, ""), 2);
+    claim_verdict(&r);
+    assert_int_equal(r.verdict, CLAIM_FAILS);
+    assert_non_null(strstr(r.failures, "t: 0.5000 not above X"));
+    assert_non_null(strstr(r.failures, "u: 0.2800 above Y = 0.2760"));
+    v[0].share = 1.0;                              /* each side alone fails it too */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 1);
+    v[1].share = 0.2759;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 0);
+    v[1].share = 0.29;                             /* within Y + a place of 1/32 ... */
+    v[1].slack = claim_hotspot_slack(idb_strategy_find("autorandom"), 4, 1);
+    assert_true(v[1].slack == 1.0 / 32);
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 0);
+    v[1].share = 0.31;                             /* ... not beyond it */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(claim_hotspot_judge(&r, v, 2, 4, ""), 1);
+    /* equal slices on a power of two fall on the places' edges: no slack */
+    assert_true(claim_hotspot_slack(idb_strategy_find("autorandom"), 4, 0) == 0);
+    assert_true(claim_hotspot_slack(idb_strategy_find("autorandom"), 3, 0) == 1.0 / 32);
+}
+
 /* verdict(): a failed check fails the claim, with or without a caveat; no check at all
  * fails it too; only passed checks hold (with the caveat when there is one). */
 static void test_verdict(void **s)
@@ -241,6 +301,8 @@ int main(void)
         cmocka_unit_test(test_claim_objectid),
         cmocka_unit_test(test_claim_waits_not_run),
         cmocka_unit_test(test_claim_waits_verdict),
+        cmocka_unit_test(test_claim_hotspot),
+        cmocka_unit_test(test_hotspot_verdict),
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_collide_formula),

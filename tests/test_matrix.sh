@@ -51,10 +51,10 @@ check "no ETA after the first cell (nothing else of its kinds ran)" \
 check "an ETA from measured cells later" grep -qE '^matrix: \[[0-9]+/[0-9]+\] .* \(ETA >?[0-9]' "$tmp/err"
 check "ETA 0s after the last cell" grep -qE '^matrix: \[([0-9]+)/\1\] .* \(ETA 0s\)$' "$tmp/err"
 for f in meta.json generation.json generation.csv insert.csv positions.csv curve.csv simulate.csv \
-         skew.csv timeline.csv report.md $([ "$1" = quick ] && echo claims.md); do
+         skew.csv timeline.csv range.csv report.md $([ "$1" = quick ] && echo claims.md); do
   check "$f is there and not empty" test -s "$tmp/r/$f"
 done
-for f in generation insert positions curve simulate skew timeline; do
+for f in generation insert positions curve simulate skew timeline range; do
   check "$f.csv has a header and at least one row" test "$(grep -c . "$tmp/r/$f.csv")" -ge 2
 done
 check "no temporary file left" test -z "$(find "$tmp/r" -name '*.tmp')"

@@ -41,7 +41,35 @@ static idb_strategy plugin(const char *name)
 {
     idb_strategy s = *idb_strategy_find("uuidv4");
     s.name = name;
+    s.uniform_bits = 0;                  /* so any width keeps the key-space declarations */
     return s;
+}
+
+/* The key-space declarations: value_bits within the width, uniform_bits within value_bits
+ * and never on a time-ordered strategy. */
+TEST(test_strategy_key_space)
+{
+    idb_strategy s = plugin("wideval");
+    s.value_bits = 129;
+    expect_strategy_refused(&s, "value_bits = 129");
+    s.name = "negval";
+    s.value_bits = -1;
+    expect_strategy_refused(&s, "value_bits = -1");
+    s.name = "wideuniform";
+    s.value_bits = 63;
+    s.uniform_bits = 64;
+    expect_strategy_refused(&s, "uniform_bits = 64");
+    s.name = "timeuniform";
+    s.uniform_bits = 8;
+    s.time_ordered = 1;
+    expect_strategy_refused(&s, "uniform_bits = 8");
+    s.time_ordered = 0;
+    const idb_strategy *const table[] = { &s, NULL };
+    idb_err err = { 0 };
+    if (idb_strategy_check_table(table, &err) != 0) fail_msg("refused: %s", err.msg);
+    assert_int_equal(idb_strategy_value_bits(&s), 63);
+    s.value_bits = 0;
+    assert_int_equal(idb_strategy_value_bits(&s), 128);
 }
 
 TEST(test_real_tables_pass)
@@ -298,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_tables_pass),
         cmocka_unit_test(test_strategy_widths),
+        cmocka_unit_test(test_strategy_key_space),
         cmocka_unit_test(test_strategy_version_and_functions),
         cmocka_unit_test(test_strategy_cross_process),
         cmocka_unit_test(test_strategy_fork_rule),

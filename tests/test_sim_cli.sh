@@ -70,7 +70,7 @@ check "no timeline file left" test ! -e "$tmp/no"
 expect 0 "simulate csv" -- "$IDB" simulate "$small"
 cp "$tmp/out" "$tmp/a.csv"
 check "csv header is the contract" test "$(head -1 "$tmp/a.csv")" = \
-  "workload,strategy,orders,duplicates,failed_orders,stalled_ms,coord_lat_p50_ms,coord_lat_p99_ms,inversion_frac,shard_monotonic,tail_insert_frac,id_bytes"
+  "workload,strategy,orders,duplicates,failed_orders,stalled_ms,coord_lat_p50_ms,coord_lat_p99_ms,inversion_frac,shard_monotonic,tail_insert_frac,id_bytes,routing,range_split,shards,hot_share,hot_share_p99,range_splits"
 check "one row per strategy" test "$(wc -l <"$tmp/a.csv")" -eq 3
 check "workload named after the file" test "$(cut -d, -f1 "$tmp/a.csv" | sed -n 2p)" = small
 check "stderr quiet without -v" test ! -s "$tmp/err"
@@ -84,7 +84,7 @@ expect 0 "simulate --seed 2 third time" -- "$IDB" simulate --seed 2 "$small"
 check "--seed output is byte-identical" cmp -s "$tmp/out" "$tmp/b.csv"
 expect 0 "simulate json" -- "$IDB" simulate --format json "$small"
 if command -v python3 >/dev/null; then
-  check "json parses, 2 rows, 12 fields" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==2 and all(len(x)==12 for x in r)' "$tmp/out"
+  check "json parses, 2 rows, 18 fields, empty figures null" python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r)==2 and all(len(x)==18 and x["range_splits"] is None and x["routing"] == "shop" for x in r)' "$tmp/out"
 fi
 expect 0 "simulate table" -- "$IDB" simulate --format table "$small"
 check "table has a header and two rows" test "$(wc -l <"$tmp/out")" -eq 3
@@ -104,7 +104,7 @@ check "skew raises snowflake's inversion_frac ($plain -> $skewed)" awk -v a="$pl
 # --timeline: one row per second per strategy; the outage shows in seconds 3 and 4.
 expect 0 "--timeline" -- "$IDB" simulate --strategies counter,uuidv4 --set workload.orders_per_s=1000 \
   --timeline "$tmp/tl.csv" "$W/counter-outage.ini"
-check "timeline header" test "$(head -1 "$tmp/tl.csv")" = "workload,strategy,t_s,orders,failed_orders"
+check "timeline header" test "$(head -1 "$tmp/tl.csv")" = "workload,strategy,t_s,orders,failed_orders,inserts,hot_share,shard_shares,ranges"
 check "timeline rows: 10 s x 2 strategies" test "$(tail -n +2 "$tmp/tl.csv" | wc -l)" -eq 20
 check "counter fails only in seconds 3 and 4, every order then" awk -F, '
   NR > 1 && $2 == "counter" { if (($3 == 3 || $3 == 4) != ($5 == $4 && $4 > 0)) bad = 1; if ($3 != 3 && $3 != 4 && $5 != 0) bad = 1 }
@@ -154,13 +154,22 @@ cp "$tmp/out" "$tmp/d1.csv"
 expect 0 "... second run" -- "$IDB" simulate --set workload.orders_per_s=2000 "${shipped[@]}" "$W/template.ini"
 check "every workload: byte-identical output" cmp -s "$tmp/out" "$tmp/d1.csv"
 
+# routing = shop (the default) is the simulator before the router: the shipped workloads'
+# first 12 columns equal tests/sim-shop-golden.csv, made by the simulator of main before
+# issue 25 (commit 86ec183) with the same command; the new columns say shop
+expect 0 "shipped workloads at 2,000 orders/s" -- "$IDB" simulate "${shipped[@]}" --seed 1 \
+  --set workload.orders_per_s=2000
+check "shop routing: the old simulator's figures, byte for byte" \
+  cmp -s <(cut -d, -f1-12 "$tmp/out") "$ROOT/tests/sim-shop-golden.csv"
+check "... with routing shop and no range columns" awk -F, 'NR > 1 && !($13 == "shop" && $14 == "" && $18 == "") { bad = 1 } END { exit bad }' "$tmp/out"
+
 # --- claims
 expect 2 "claims with an argument" -- "$IDB" claims extra
 expect 2 "claims unknown flag" -- "$IDB" claims --bogus
 expect 2 "claims --waits-store of no store" -- "$IDB" claims --waits-store nosuch
 # claim 8 (many writers on a real store) runs in the slow suite (test_claim_waits.sh)
 expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none
-check "claims table: header, rule, 8 rows" test "$(wc -l <"$tmp/out")" -eq 10
+check "claims table: header, rule, 9 rows" test "$(wc -l <"$tmp/out")" -eq 11
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 check "claim 8 unknown when not run" grep -q '^| 8 | uuidv7: .*| unknown: waits store none |$' \
   "$tmp/out"
@@ -236,5 +245,37 @@ printf '[clock]\nskew_ms = 0x1p3\n' >"$tmp/hex.ini"
 expect 2 "a hex float in a workload file" -- "$IDB" simulate "$tmp/hex.ini"
 check "... names file:line" err_has "$tmp/hex.ini:2: skew_ms = '0x1p3': expected a number"
 expect 2 "--strategies with an empty entry" -- "$IDB" simulate --strategies counter,,snowflake "$small"
+
+# --- routing by ID (sim_router.h): the keys are checked before anything runs
+expect 2 "routing unknown" -- "$IDB" simulate --set workload.routing=ring "$small"
+check "... names the choices" err_has "shop|range|hash"
+expect 2 "range_split without routing = range" -- "$IDB" simulate --set workload.range_split=sample "$small"
+check "... says so" err_has "range_split = sample needs routing = range"
+expect 2 "range_max_rows with routing = hash" -- "$IDB" simulate --set workload.routing=hash \
+  --set workload.range_max_rows=1000 "$small"
+check "... says so" err_has "range_max_rows needs routing = range"
+expect 2 "range routing and a moved shop" -- "$IDB" simulate --set workload.routing=range "$W/migrate-shop.ini"
+check "... names file:line" err_has "migrate-shop.ini:"
+expect 2 "hash routing and an added shard" -- "$IDB" simulate --set workload.routing=hash "$W/add-shard.ini"
+expect 2 "range_max_rows too small for the orders" -- "$IDB" simulate --set workload.routing=range \
+  --set workload.range_max_rows=1 "$small"
+check "... says the least it may be" err_has "more than the 4096 a run may make (at least"
+# range routing: a time-ordered counter on one shard, bitrev spread; the columns filled
+expect 0 "routing = range" -- "$IDB" simulate --set workload.routing=range --strategies counter,bitrev \
+  --set workload.range_max_rows=2000 --timeline "$tmp/rtl.csv" "$small"
+check "range row: counter hot, bitrev near 1/4" awk -F, '
+  NR == 2 && !($2 == "counter" && $13 == "range" && $14 == "space" && $15 == 4 && $17 > 0.99 && $18 > 0) { bad = 1 }
+  NR == 3 && !($2 == "bitrev" && $16 < 0.3 && $18 == 0) { bad = 1 }
+  END { exit bad }' "$tmp/out"
+check "timeline: inserts are the orders that got an ID, shares sum to 1, ranges grow" awk -F, '
+  NR > 1 { if ($6 != $4 - $5) bad = 1; n = split($8, a, ";"); s = 0; for (i = 1; i <= n; i++) s += a[i];
+           if ($6 > 0 && (s < 0.9999 || s > 1.0001 || n != 4)) bad = 1
+           if ($2 == "counter") last = $9 }
+  END { exit bad || last <= 4 }' "$tmp/rtl.csv"
+expect 0 "routing = shop: columns" -- "$IDB" simulate "$small"
+check "shop rows: routing shop, range_split and range_splits empty" awk -F, '
+  NR > 1 && !($13 == "shop" && $14 == "" && $18 == "" && $16 > 0) { bad = 1 } END { exit bad }' "$tmp/out"
+expect 0 "json: empty figures are null" -- "$IDB" simulate --format json "$small"
+check "... range_splits null" grep -q '"range_splits": null' "$tmp/out"
 
 cli_done

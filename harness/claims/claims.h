@@ -22,13 +22,13 @@
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 8
+#define CLAIMS_N 9
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
-    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT,
 };
 
 /* CLAIM_UNKNOWN: the figures a claim needs are not there (a store that cannot run here or
@@ -92,6 +92,37 @@ typedef struct claim_wait_fig {
  * (< 0), no check and r->unknown says so. claim_verdict then gives the verdict. */
 void claim_waits_judge(claim_row *r, const char *store, int clients,
                        const claim_wait_fig *ordered, const claim_wait_fig *random);
+
+/* Claim 9 (range partitioning, claim_hotspot.c): its thresholds, figures and checks, also
+ * for the report's figures of a real range-sharded engine. */
+#define CLAIM_HOT_MAX 64
+enum claim_hot_kind { CLAIM_HOT_TIME, CLAIM_HOT_UNIFORM, CLAIM_HOT_OTHER };
+typedef struct claim_hot {
+    const char *strategy;
+    enum claim_hot_kind kind;            /* claim_hotspot_kind of the strategy */
+    double share;                        /* the largest shard's share */
+    double n;                            /* the inserts behind it */
+    double slack;                        /* added to Y (claim_hotspot_slack) */
+} claim_hot;
+/* X: time-ordered keys put more than this share on one of `shards` range shards. */
+double claim_hotspot_x(int shards);
+/* Y(n): uniform keys put at most this share of n inserts on one of `shards` (a 6-sigma
+ * binomial bound; 1 for n <= 0). */
+double claim_hotspot_y(int shards, double n);
+/* What a uniform strategy's Y allows beyond the binomial bound: 2^-uniform_bits when the
+ * range bounds need not fall on its places' edges (sample: the run's quantiles; or shards
+ * not a power of two), as a bound inside one of its 2^uniform_bits places splits that
+ * place by the bits below (autorandom's counter: by time, so a second's share moves by up
+ * to a place); else 0. */
+double claim_hotspot_slack(const idb_strategy *st, int shards, int sample);
+/* Time-ordered (declares time_ordered), uniform over `shards` ranges (declares at least
+ * log2(shards) uniform_bits) or neither. */
+enum claim_hot_kind claim_hotspot_kind(const idb_strategy *st, int shards);
+/* Append figures v[0..nv) to r->measured (labelled measured, grouped by kind, each group
+ * starting with what) and record a check for each time-ordered one (share > X) and each
+ * uniform one (share <= Y(n) + slack); others are shown, not checked. Returns the failed
+ * checks. */
+int claim_hotspot_judge(claim_row *r, const claim_hot *v, int nv, int shards, const char *what);
 
 /* "holds", "does not hold", "holds with a caveat" or "unknown". */
 const char *claim_verdict_text(enum claim_verdict v);

@@ -22,7 +22,8 @@
 
 typedef struct claim_ctx {
     int quick;
-    const idb_strategy *st;              /* the strategy under test */
+    const idb_strategy *st;              /* the strategy under test (claim 8: NULL for every
+                                          * strategy, else that one alone) */
     const char *exe;                     /* the idbench binary (see claims_opts) */
     const char *waits_store;             /* claim 8's store (see claims_opts) */
 } claim_ctx;
@@ -52,5 +53,6 @@ int claim_uuidv7(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_snowflake(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_objectid(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_waits(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_hotspot(const claim_ctx *c, claim_row *r, idb_err *err);   /* every strategy */
 
 #endif

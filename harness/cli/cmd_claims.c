@@ -3,6 +3,7 @@
  * every claim has run; how long each claim took goes to stderr. --waits-store: the store of
  * claim 8 (many writers; default postgres), checked before anything runs.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,9 @@ int cmd_claims(int argc, char **argv)
         fprintf(stderr, "claims: %d %s: %s (%.1f s)\n", no, rows[no - 1].subject,
                 claim_verdict_text(rows[no - 1].verdict), now_s() - t0);
     }
-    claims_print_markdown(stdout, rows, CLAIMS_N);          /* main() checks the write */
+    claims_print_markdown(stdout, rows, CLAIMS_N);
+    /* the table is larger than stdio's buffer: a write that failed while printing it has
+     * left its reason in errno, which main()'s later check would no longer see */
+    if (fflush(stdout) != 0 || ferror(stdout)) return cli_stdout_failed(errno);
     return 0;
 }

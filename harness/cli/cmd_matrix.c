@@ -140,11 +140,11 @@ static const char *sim_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, i
     av[k++] = r->seed;
     av[k++] = "--format";
     av[k++] = "csv";
-    if (m->sim_strategies[0]) {
+    if (m->sim_strategies[0] && !c->range) {
         av[k++] = "--strategies";
         av[k++] = (char *)m->sim_strategies;
     }
-    snprintf(r->set_copy, sizeof r->set_copy, "%s", m->sim_set);
+    snprintf(r->set_copy, sizeof r->set_copy, "%s", c->range ? m->range_set : m->sim_set);
     for (char *save = NULL, *t = strtok_r(r->set_copy, " \t", &save); t && k < ARGV_MAX - 8;
          t = strtok_r(NULL, " \t", &save)) {
         av[k++] = "--set";
@@ -246,7 +246,8 @@ static int collect_sim(run *r, mx_cell *c, const char *out, idb_err *err)
 {
     char path[MX_FILE_MAX], src[MX_FILE_MAX], val[32];
     snprintf(val, sizeof val, "%g", c->skew_ms);
-    snprintf(path, sizeof path, "%s/%s.csv", r->x.dir, c->kind == MX_SIM ? "simulate" : "skew");
+    snprintf(path, sizeof path, "%s/%s.csv", r->x.dir,
+             c->kind == MX_SKEW ? "skew" : c->range ? "range" : "simulate");
     int rc = mx_append_csv(path, out, c->kind == MX_SKEW ? "skew_ms" : NULL, val, err);
     if (!rc && c->timeline) {
         snprintf(path, sizeof path, "%s/timeline.csv", r->x.dir);

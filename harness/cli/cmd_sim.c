@@ -18,14 +18,19 @@
 
 #define MAX_WORKLOADS 64
 #define MAX_SETS 32
-#define NFIELDS 12
+#define NFIELDS 18
 #define NAME_FIELDS 2       /* the first fields, workload and strategy, are text */
 
 static const char *field_names[NFIELDS] = {
     "workload", "strategy", "orders", "duplicates", "failed_orders", "stalled_ms",
     "coord_lat_p50_ms", "coord_lat_p99_ms", "inversion_frac", "shard_monotonic",
-    "tail_insert_frac", "id_bytes",
+    "tail_insert_frac", "id_bytes", "routing", "range_split", "shards", "hot_share",
+    "hot_share_p99", "range_splits",
 };
+/* Text fields besides the names (JSON strings); an empty numeric field is JSON null. */
+static const int text_field[NFIELDS] = { [0] = 1, [1] = 1, [12] = 1, [13] = 1 };
+static const char *const routing_names[] = { "shop", "range", "hash" };
+static const char *const split_names[] = { "space", "sample" };
 
 #define CELL_CHARS 64                   /* longest field text, NUL included */
 typedef struct cell_row { char v[NFIELDS][CELL_CHARS]; } cell_row;
@@ -45,6 +50,15 @@ static void row_cells(const sim_result *r, cell_row *c)
     snprintf(c->v[9], sizeof c->v[9], "%d", r->shard_monotonic);
     snprintf(c->v[10], sizeof c->v[10], "%.4f", r->tail_insert_frac);
     snprintf(c->v[11], sizeof c->v[11], "%d", r->id_bytes);
+    snprintf(c->v[12], sizeof c->v[12], "%s", routing_names[r->routing]);
+    snprintf(c->v[13], sizeof c->v[13], "%s",
+             r->routing == SIM_ROUTE_RANGE ? split_names[r->range_split] : "");
+    snprintf(c->v[14], sizeof c->v[14], "%d", r->shards);
+    snprintf(c->v[15], sizeof c->v[15], "%.4f", r->hot_share);
+    snprintf(c->v[16], sizeof c->v[16], "%.4f", r->hot_share_p99);
+    c->v[17][0] = 0;
+    if (r->range_splits >= 0)
+        snprintf(c->v[17], sizeof c->v[17], "%lld", (long long)r->range_splits);
 }
 
 /* The fields of one row (field_names, or a cell_row's values) as an aligned table line:
@@ -64,8 +78,9 @@ static void print_rows(const cell_row *rows, int n, const char *format)
         for (int i = 0; i < n; i++) {
             printf("  {");
             for (int f = 0; f < NFIELDS; f++)
-                printf(f < NAME_FIELDS ? "\"%s\": \"%s\"%s" : "\"%s\": %s%s", field_names[f],
-                       rows[i].v[f], f + 1 < NFIELDS ? ", " : "");
+                printf(text_field[f] ? "\"%s\": \"%s\"%s" : "\"%s\": %s%s", field_names[f],
+                       text_field[f] || rows[i].v[f][0] ? rows[i].v[f] : "null",
+                       f + 1 < NFIELDS ? ", " : "");
             printf("}%s\n", i + 1 < n ? "," : "");
         }
         printf("]\n");
@@ -92,12 +107,33 @@ static void print_rows(const cell_row *rows, int n, const char *format)
             printf("%s%s", rows[i].v[f], f + 1 < NFIELDS ? "," : "\n");
 }
 
-/* Append r's timeline (one line per second) to the open file tl. */
+#define TIMELINE_HEADER "workload,strategy,t_s,orders,failed_orders,inserts,hot_share," \
+                        "shard_shares,ranges\n"
+
+/* Append r's timeline (one line per second) to the open file tl: the orders arriving in
+ * the second, the failed ones, the inserts, the largest shard's share of them, each
+ * shard's share ("a;b;...", shard 0 first) and (routing = range) the ranges after the
+ * second's last insert; the shares are empty in a second without inserts. */
 static void timeline_rows(FILE *tl, const sim_result *r)
 {
-    for (int64_t s = 0; s < r->timeline_n; s++)
-        fprintf(tl, "%s,%s,%lld,%lld,%lld\n", r->workload, r->strategy, (long long)s,
-                (long long)r->tl_orders[s], (long long)r->tl_failed[s]);
+    int64_t ranges = r->ranges ? r->tl_shards : 0;       /* before the first split */
+    for (int64_t s = 0; s < r->timeline_n; s++) {
+        const uint32_t *c = r->tl_shard + s * r->tl_shards;
+        int64_t sum = 0, max = 0;
+        for (int k = 0; k < r->tl_shards; k++) {
+            sum += c[k];
+            max = c[k] > max ? c[k] : max;
+        }
+        fprintf(tl, "%s,%s,%lld,%lld,%lld,%lld,", r->workload, r->strategy, (long long)s,
+                (long long)r->tl_orders[s], (long long)r->tl_failed[s], (long long)sum);
+        if (sum) fprintf(tl, "%.6f", (double)max / (double)sum);
+        fputc(',', tl);
+        for (int k = 0; sum && k < r->tl_shards; k++)
+            fprintf(tl, "%s%.6f", k ? ";" : "", (double)c[k] / (double)sum);
+        if (r->ranges && r->tl_ranges[s]) ranges = r->tl_ranges[s];
+        if (r->ranges) fprintf(tl, ",%lld\n", (long long)ranges);
+        else fputs(",\n", tl);
+    }
 }
 
 typedef struct sim_args {
@@ -253,14 +289,19 @@ int cmd_simulate(int argc, char **argv)
                           strerror(errno));
             goto out_rows;
         }
-        fprintf(tl, "workload,strategy,t_s,orders,failed_orders\n");
+        fputs(TIMELINE_HEADER, tl);
     }
     int nrows = 0;
     for (int i = 0; i < a.npaths && rc == 0; i++)
         rc = run_workload(&a, &p.w[i], p.sts[i], p.nst[i], tl, rows, &nrows);
     if (tl && idb_atomic_commit(&tla, rc != 0) != 0 && rc == 0)
         rc = cli_fail(IDB_EIO, "--timeline %s: cannot write: %s", a.timeline, strerror(errno));
-    if (rc == 0) print_rows(rows, nrows, a.format);        /* main() checks the write */
+    if (rc == 0) {
+        print_rows(rows, nrows, a.format);
+        /* rows larger than stdio's buffer: a write that failed while printing them has left
+         * its reason in errno, which main()'s later check would no longer see */
+        if (fflush(stdout) != 0 || ferror(stdout)) rc = cli_stdout_failed(errno);
+    }
 out_rows:
     free(rows);
 out:

@@ -40,6 +40,7 @@
 #define MX_BLOCKS_MAX 8          /* [insert...] or [curve...] sections */
 #define MX_STORES_MAX 8
 #define MX_WORKLOADS_MAX 32
+#define MX_RANGE_WORKLOADS 4
 #define MX_PATH_MAX 1024
 #define MX_KV_MAX 16             /* store options per [store.NAME] section */
 #define MX_QUICK_MAX 64          /* [quick] overrides over all files */
@@ -131,6 +132,11 @@ typedef struct idb_matrix {
     char skew_workload[MX_PATH_MAX];             /* "" = no skew sweep */
     double skew_ms[MX_LIST_MAX];
     int n_skew;
+    /* [simulate.range]: workloads routed by ID (range-hotspot.ini), into range.csv */
+    int range_enabled;
+    char range_workloads[MX_RANGE_WORKLOADS][MX_PATH_MAX];   /* resolved paths */
+    int n_range_workloads;
+    char range_set[1024];                        /* blank-separated SECTION.KEY=VALUE */
     /* [claims] */
     int claims_enabled, claims_quick;
     /* [counterkill]: `idbench insert --strategy counter --fault kill-counter@...` once per
@@ -197,6 +203,7 @@ typedef struct mx_cell {
     int rep;                                     /* 0-based repeat */
     const char *workload;                        /* MX_SIM, MX_SKEW: path */
     int timeline;                                /* MX_SIM: also write the timeline */
+    int range;                                   /* MX_SIM: of [simulate.range] (range.csv) */
     double skew_ms;                              /* MX_SKEW */
     char kill_run[32];                           /* MX_KILL: BACKEND[:DURABILITY] */
     char label[MX_LABEL_MAX];                    /* for progress and the report */
@@ -462,6 +469,7 @@ typedef struct mx_results {
     mx_table ins, pos, curve, gen, skew, tl, sim;   /* insert.csv, positions.csv, ... */
     mx_table series;                             /* series.csv */
     mx_table kill;                               /* counterkill.csv */
+    mx_table range;                              /* range.csv ([simulate.range]) */
     long long ids, shards;                       /* the headline configuration */
     int reps;                                    /* most repeats behind an insert.csv row */
     int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */

@@ -233,6 +233,14 @@ static int add_sims(const idb_matrix *m, mx_plan *p, int *cap)
         c->timeline = 1;
         snprintf(c->label, sizeof c->label, "simulate %.100s (timeline)", c->workload);
     }
+    for (int i = 0; m->range_enabled && i < m->n_range_workloads; i++) {
+        if (!(c = add_cell(p, cap, MX_SIM))) return IDB_ENOMEM;
+        c->workload = m->range_workloads[i];
+        c->range = 1;
+        const char *slash = strrchr(c->workload, '/');
+        snprintf(c->label, sizeof c->label, "simulate.range %.100s",
+                 slash ? slash + 1 : c->workload);
+    }
     for (int i = 0; m->skew_workload[0] && i < m->n_skew; i++) {
         if (!(c = add_cell(p, cap, MX_SKEW))) return IDB_ENOMEM;
         c->workload = m->skew_workload;

@@ -15,6 +15,7 @@
  *   [store.NAME]  options of store NAME for every run on it (as `-s key=value`)
  *   [simulate]    enabled, workloads, strategies, set, timeline_workload, skew_workload,
  *                 skew_ms
+ *   [simulate.range]  enabled, workloads, set: workloads routed by ID, into range.csv
  *   [claims]      enabled, quick
  *   [counterkill] enabled, store, orders, kill_at, restart_ms, timeout_ms, runs: the counter
  *                 server killed during an insert, once per entry of runs
@@ -124,6 +125,11 @@ static const idb_key keys[] = {
       .hook = path_value, M(skew_workload) },
     { .section = "simulate", .name = "skew_ms", .type = IDB_KEY_DOUBLES, .dmin = 0, .dmax = 1e7,
       M(skew_ms), IDB_KEY_COUNT(idb_matrix, n_skew) },
+    BOOL("simulate.range", "enabled", "0", M(range_enabled)),
+    { .section = "simulate.range", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
+      .elem = MX_PATH_MAX, M(range_workloads), IDB_KEY_COUNT(idb_matrix, n_range_workloads) },
+    { .section = "simulate.range", .name = "set", .type = IDB_KEY_STR, .def = "",
+      .hook = sets_value, M(range_set) },
     BOOL("claims", "enabled", "1", M(claims_enabled)),
     BOOL("claims", "quick", "0", M(claims_quick)),
     BOOL("counterkill", "enabled", "0", M(kill_enabled)),
@@ -148,7 +154,8 @@ static const idb_key keys[] = {
 /* The sections holding keys of the table; blocks may also be named (insert.NAME). */
 static const struct { const char *name; int block; } sections[] = {
     { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
-    { "series", 1 }, { "simulate", 0 }, { "claims", 0 }, { "counterkill", 0 },
+    { "series", 1 }, { "simulate", 0 }, { "simulate.range", 0 }, { "claims", 0 },
+    { "counterkill", 0 },
 };
 
 /* Where the [curve] and [openloop] blocks' defaults differ from [insert]'s. */
@@ -225,8 +232,8 @@ static const char *store_names(char *buf, size_t len)
 /* The built-in defaults: every key's default from the table; the [curve] block's own. */
 void mx_defaults(idb_matrix *m)
 {
-    static const char *const top[] = { "matrix", "generation", "simulate", "claims",
-                                       "counterkill" };
+    static const char *const top[] = { "matrix", "generation", "simulate", "simulate.range",
+                                       "claims", "counterkill" };
     idb_err err = { 0 };
     memset(m, 0, sizeof *m);
     int rc = 0;
@@ -515,7 +522,8 @@ int mx_apply(idb_matrix *m, const char *file, mx_where at, const char *section,
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
                         "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
-                        "series, series.NAME, store.NAME, simulate, claims, counterkill, quick)",
+                        "series, series.NAME, store.NAME, simulate, simulate.range, claims, "
+                        "counterkill, quick)",
                         section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;

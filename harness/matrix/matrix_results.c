@@ -102,6 +102,10 @@ static const col_spec timeline_cols[] = {
     INT("orders", 0, COUNT_MAX), INT("failed_orders", 0, COUNT_MAX), END,
 };
 static const col_spec simulate_cols[] = { NAME("workload"), NAME("strategy"), END };
+static const col_spec range_cols[] = {
+    NAME("workload"), NAME("strategy"), NAME("routing"), INT("shards", 1, 1024), SHARE("hot_share"),
+    SHARE("hot_share_p99"), END,
+};
 static const col_spec series_cols[] = {
     NAME("block"), NAME("strategy"), NAME("store"), INT("rows", 1, COUNT_MAX),
     COUNT("index_bytes"), MEASURE("inserts_per_s"), COUNT("cache_misses"),
@@ -128,6 +132,7 @@ static const struct {
     { "simulate.csv", offsetof(mx_results, sim), simulate_cols },
     { "series.csv", offsetof(mx_results, series), series_cols },
     { "counterkill.csv", offsetof(mx_results, kill), counterkill_cols },
+    { "range.csv", offsetof(mx_results, range), range_cols },
 };
 #define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
 

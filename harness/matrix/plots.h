@@ -103,8 +103,8 @@ int mx_report_ratio(const mx_results *r, struct mx_doc *d);
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c, plots_other.c, plots_counter.c or plots_clients.c. plots.c makes
- * mx_plots[] of these lines. */
+ * plots_insert.c, plots_other.c, plots_counter.c, plots_clients.c or plots_range.c. plots.c
+ * makes mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \
@@ -123,7 +123,8 @@ int mx_report_ratio(const mx_results *r, struct mx_doc *d);
     X(counter_server, "ID cost on a real counter server")                  \
     X(counter_kill, "Orders failed and IDs handed out twice around a counter-server kill") \
     X(clients, "Throughput and p99 against writers per shard (clients)")   \
-    X(clients_wait, "Lock wait per order against writers per shard (clients)")
+    X(clients_wait, "Lock wait per order against writers per shard (clients)") \
+    X(hot_share, "Share of inserts on the busiest shard (range and hash routing)")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \

@@ -4,7 +4,7 @@
  * entry of the plot table (the image and the sentences its mx_say_NAME writes, whose
  * figures are computed from the data it shows: no canned text), tables of medians with
  * min–max (generation.csv, insert.csv), uuidv4 against counter by store (report_ratio.c),
- * the simulations (simulate.csv) and the claims
+ * the simulations (simulate.csv, range.csv) and the claims
  * table (claims.md, as written by `idbench claims`). A plot that could not be drawn says
  * why instead. Also here: the prose helpers the sentences share (plots.h).
  */
@@ -292,6 +292,10 @@ static int report_tables(mx_doc *d)
     d->ops->heading(d, 2, "Simulations (simulate.csv)");
     if (d->r->sim.nrow) whole_table(d, &d->r->sim);
     else d->ops->para(d, "No simulation results.");
+    if (d->r->range.nrow) {
+        d->ops->heading(d, 2, "Simulations routed by ID (range.csv)");
+        whole_table(d, &d->r->range);
+    }
     d->ops->heading(d, 2, "Claims (claims.md)");
     return claims(d);
 }

@@ -4,7 +4,10 @@
  * instance), each with its own manual clock, a busy-until time and its last ID. Orders
  * are played in arrival order; events are applied when the first order at or after their
  * time arrives. Per-order records go into columns sized once from the stream (no
- * allocation per order); sim_metrics_take() measures them afterwards.
+ * allocation per order); sim_metrics_take() measures them afterwards. Where a row is
+ * stored is its shop's shard, or with routing by ID the router's (sim_router.h), which
+ * also counts each shard's inserts per second; range_split = sample plays the stream twice
+ * (run_pass: once to sample the IDs, once routed).
  *
  * Memory per successful order: its creation time (8 bytes), its ID at its own width (8
  * for 64-bit IDs, 16 for 128-bit), its creation shard (2) and its shop (4, needed at the
@@ -27,6 +30,7 @@
 #include "harness_kv.h"
 #include "random.h"
 #include "sim_metrics.h"
+#include "sim_router.h"
 #include "sim_server.h"
 #include "tmpdir.h"
 
@@ -36,6 +40,12 @@
 #define SIM_MMAP_THRESHOLD (1 << 20)    /* allocations from 1 MiB up: own mappings (glibc) */
 
 enum gen_mode { MODE_CENTRAL, MODE_SHARD, MODE_INSTANCE };
+
+/* range_split = sample's first pass: the routing keys of one order in `every`. */
+typedef struct sampler {
+    uint64_t *v;
+    int64_t n, every;
+} sampler;
 
 typedef struct gen {
     void *inst;
@@ -58,6 +68,10 @@ typedef struct run {
     uint64_t max_issued;                /* highest 64-bit ID issued so far */
     sim_server counter;                 /* the counter server, for strategies naming one */
     int uses_server;                    /* the strategy declares a counter service name */
+    int routed;                         /* 1: stored where the router says (range, hash) */
+    sim_router router;
+    sim_shares shares;                  /* inserts per shard and second */
+    sampler *smp;                       /* the sampling pass (no routing, no metrics) */
     idb_err *err;
 } run;
 
@@ -340,6 +354,10 @@ static int one_order(run *R, const order *od, uint16_t *home, recs *x, int64_t *
         if (sec < r->timeline_n) { r->tl_orders[sec]++; r->tl_failed[sec] += failed; }
     }
     if (failed) { r->failed_orders++; return 0; }
+    if (R->smp && sim_router_sampled(j, R->smp->every) && R->smp->n < 2 * SIM_SAMPLE_MAX)
+        R->smp->v[R->smp->n++] = sim_router_key(&R->router, id.b, id.len);
+    int64_t range = -1;
+    uint16_t place = R->routed ? (uint16_t)sim_router_route(&R->router, &id, &range) : shard;
     int64_t lat = R->uses_server ? R->counter.lat_ns : 0;
     if (per_id) t += lat;                   /* the order waits for its round trip */
     g->busy_until = per_id ? sent : t;      /* the server, not the caller, serialises */
@@ -350,10 +368,15 @@ static int one_order(run *R, const order *od, uint16_t *home, recs *x, int64_t *
     g->last = id;
     g->has_last = 1;
     if (id.len == 8 && idb_id_u64(&id) > R->max_issued) R->max_issued = idb_id_u64(&id);
-    if ((rc = recs_put(R, x, *m, t, &id, shard, od->shop)) != 0) return rc;
+    if ((rc = recs_put(R, x, *m, t, &id, place, od->shop)) != 0) return rc;
     if (recs_lat(x, lat) != 0) return idb_fail(R->err, IDB_ENOMEM, "out of memory for latencies");
     if (o && o->created_out) o->created_out[j] = t;
     (*m)++;
+    if (sim_router_over(&R->router, range) &&
+        (rc = sim_router_split(&R->router, range, x->key, x->key_bytes, x->key_u64, *m,
+                               R->err)) != 0)
+        return rc;
+    sim_shares_add(&R->shares, od->t / 1000000000, place, R->router.n);
     return 0;
 }
 
@@ -369,6 +392,12 @@ static int play_end(run *R, recs *x, int64_t m, const uint16_t *home, sim_result
     if (!x->shard_f) return idb_fail(R->err, IDB_ENOMEM, "out of memory for %lld orders",
                                      (long long)m);
     for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[x->shop[i]];
+    if (R->routed && R->router.routing == SIM_ROUTE_RANGE)     /* where its range is now */
+        for (int64_t i = 0; i < m; i++)
+            x->shard_f[i] = (uint16_t)sim_router_owner(&R->router, sim_router_key_at(
+                &R->router, x->key, x->key_bytes, x->key_u64, i));
+    else if (R->routed)
+        memcpy(x->shard_f, x->shard_c, (size_t)m * sizeof *x->shard_f);
     for (int64_t i = 0; i < m; i++) r->moved_orders += x->shard_f[i] != x->shard_c[i];
     r->server_served = R->counter.served;
     r->server_refused_full = R->counter.refused_full;
@@ -444,23 +473,55 @@ static int measure(recs *x, int64_t m, int nshards, const sim_run_opts *opts, si
     return 0;
 }
 
-/* See sim.h. */
-int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
-            const sim_run_opts *opts, sim_result *r, idb_err *err)
+/* Set up where run R stores its orders and the shares it counts: the router for the
+ * workload's routing (none in the sampling pass, R->smp), bounds the split points of
+ * range_split = sample. Returns 0 or IDB_ENOMEM. */
+static int routing_begin(run *R, const sim_run_opts *opts, const uint64_t *bounds)
 {
-    double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-#ifdef __GLIBC__
-    /* columns go to their own mappings, given back when freed: glibc would otherwise raise
-     * its threshold after the first large free and put the next columns on the heap, whose
-     * freed middle stays resident (the peak of a second strategy grew by ~12 B an order) */
-    mallopt(M_MMAP_THRESHOLD, SIM_MMAP_THRESHOLD);
-#endif
+    sim_workload rw = *R->w;
+    rw.shards = R->s->shards;
+    R->routed = !R->smp && rw.routing != SIM_ROUTE_SHOP;
+    if (!R->routed) rw.routing = SIM_ROUTE_SHOP;
+    int rc = sim_router_init(&R->router, &rw, R->st, bounds, R->err);
+    if (rc) return rc;
+    int slots = R->s->shards;
+    for (int i = 0; i < R->s->nevents; i++) slots += R->s->ev[i].kind == SIM_EV_ADD_SHARD;
+    int64_t secs = (R->s->duration_ns + 999999999) / 1000000000;
+    return sim_shares_init(&R->shares, slots, secs, opts && opts->timeline, R->err);
+}
+
+/* After the last order: the routing figures into r (the timeline's arrays handed over). */
+static void routing_end(run *R, sim_result *r)
+{
+    int range = R->routed && R->router.routing == SIM_ROUTE_RANGE;
+    sim_shares_end(&R->shares, &r->hot_share, &r->hot_share_p99);
+    r->routing = (int)R->w->routing;
+    r->range_split = (int)R->w->range_split;
+    r->shards = R->shards;
+    r->range_splits = range && R->w->range_max_rows > 0 ? R->router.splits : -1;
+    r->ranges = range ? R->router.n : 0;
+    if (R->shares.tl) {
+        r->tl_shards = R->shares.shards;
+        r->tl_shard = R->shares.tl;
+        r->tl_ranges = R->shares.tl_ranges;
+        R->shares.tl = NULL;
+        R->shares.tl_ranges = NULL;
+    }
+}
+
+/* One pass over the stream (see sim_run): the sampling pass when smp is not NULL (no
+ * routing, no metrics), else the run itself, routed with the split points bounds (NULL:
+ * equal slices). Returns as sim_run. */
+static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
+                    const sim_run_opts *opts, sim_result *r, sampler *smp,
+                    const uint64_t *bounds, idb_err *err)
+{
     memset(r, 0, sizeof *r);
     r->workload = w->name;
     r->strategy = st->name;
     r->orders = s->n;
     r->id_bytes = st->bits / 8;
-    run R = { .w = w, .s = s, .st = st, .shards = s->shards, .err = err };
+    run R = { .w = w, .s = s, .st = st, .shards = s->shards, .smp = smp, .err = err };
     R.mode = st->coord == IDB_COORD_PER_ID ? MODE_CENTRAL
            : (declares(st, "shard") || declares(st, "shards")) ? MODE_SHARD : MODE_INSTANCE;
     int maxgen = R.mode == MODE_CENTRAL ? 1
@@ -484,6 +545,7 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             goto done;
         }
     }
+    if ((rc = routing_begin(&R, opts, bounds)) != 0) goto done;
     if (declares(st, "dir") && idb_tmpdir_make(R.dir, sizeof R.dir) != 0) {
         R.dir[0] = 0;
         rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
@@ -502,7 +564,8 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
     }
     int64_t m = 0;
     if ((rc = play(&R, &x, &m, r, opts, home))) goto done;
-    rc = measure(&x, m, R.shards, opts, r, err);
+    routing_end(&R, r);
+    if (!smp) rc = measure(&x, m, R.shards, opts, r, err);
 done:
     if (R.g)
         for (int k = 0; k < maxgen; k++)
@@ -510,9 +573,49 @@ done:
     free(R.g);
     sim_server_free(&R.counter, SIM_COUNTER_NAME);
     if (R.dir[0]) idb_tmpdir_remove(R.dir);
+    sim_router_free(&R.router);
+    sim_shares_free(&R.shares, 0);
     recs_free(&x);
     free(home);
     if (rc) sim_result_free(r);
+    return rc;
+}
+
+/* range_split = sample: play the stream once unrouted, keeping the routing keys of one order
+ * in every (sim_router_sampled: about SIM_SAMPLE_MAX), and put the shards - 1 split points at
+ * their quantiles into bounds. Returns 0 or an IDB_E* code. */
+static int sample_bounds(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
+                         uint64_t *bounds, idb_err *err)
+{
+    sampler smp = { .every = s->n / SIM_SAMPLE_MAX + 1 };
+    smp.v = malloc(2 * SIM_SAMPLE_MAX * sizeof *smp.v);         /* about half of it used */
+    if (!smp.v) return idb_fail(err, IDB_ENOMEM, "out of memory for the sample of IDs");
+    sim_result pre;
+    int rc = run_pass(w, s, st, NULL, &pre, &smp, NULL, err);
+    if (rc == 0) {
+        sim_router_bounds(smp.v, smp.n, s->shards, bounds);
+        sim_result_free(&pre);
+    }
+    free(smp.v);
+    return rc;
+}
+
+/* See sim.h. */
+int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
+            const sim_run_opts *opts, sim_result *r, idb_err *err)
+{
+    double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+#ifdef __GLIBC__
+    /* columns go to their own mappings, given back when freed: glibc would otherwise raise
+     * its threshold after the first large free and put the next columns on the heap, whose
+     * freed middle stays resident (the peak of a second strategy grew by ~12 B an order) */
+    mallopt(M_MMAP_THRESHOLD, SIM_MMAP_THRESHOLD);
+#endif
+    uint64_t bounds[SIM_MAX_SHARDS];
+    int rc = 0, sample = w->routing == SIM_ROUTE_RANGE && w->range_split == SIM_SPLIT_SAMPLE;
+    if (sample) rc = sample_bounds(w, s, st, bounds, err);
+    if (rc == 0) rc = run_pass(w, s, st, opts, r, NULL, sample ? bounds : NULL, err);
+    else memset(r, 0, sizeof *r);
     r->wall_s = clock_s(CLOCK_MONOTONIC) - start;
     r->cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0;
     return rc;
@@ -523,6 +626,10 @@ void sim_result_free(sim_result *r)
 {
     free(r->tl_orders);
     free(r->tl_failed);
+    free(r->tl_shard);
+    free(r->tl_ranges);
     r->tl_orders = r->tl_failed = NULL;
+    r->tl_shard = NULL;
+    r->tl_ranges = NULL;
     r->timeline_n = 0;
 }

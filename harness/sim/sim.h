@@ -60,6 +60,14 @@
  * prefetch of its spare block (as in Leaf, made in the background), so it does not delay
  * creation, and a range lease does not either.
  *
+ * Routing (the workload's `routing`, sim_router.h). shop: an order is stored on its shop's
+ * shard, as above. range, hash: on the shard its ID routes to (the generator that makes
+ * the ID is chosen as above: per shard strategies by the shop's shard); so shard_c is
+ * where the row was inserted, shard_f where its range lives at the end (a split moves
+ * rows). range_split = sample first plays the stream once to sample the run's IDs (one
+ * order in ceil(n / SIM_SAMPLE_MAX), drawn by a hash of its number), then again, routed
+ * (the same seed gives the same IDs). Events that move shops or add shards need routing = shop.
+ *
  * Events. migrate_shop_at_s: shop 0 moves to another shard (seeded); its old orders keep
  * their IDs and move with it; new orders are created where it now lives. add_shard_at_s:
  * shard K is added and each shop moves to it with chance 1/(K+1) (seeded), its orders
@@ -182,6 +190,18 @@ typedef struct sim_result {
     double insert_pos_p50;        /* with opts->locality: median insert position (locality.h) */
     int64_t timeline_n;           /* seconds in the timeline (when asked for) */
     int64_t *tl_orders, *tl_failed;   /* per second of arrival: orders, failed (owned) */
+    /* Where orders are stored (the workload's routing; sim_router.h): */
+    int routing;                  /* SIM_ROUTE_* */
+    int range_split;              /* SIM_SPLIT_* (routing = range) */
+    int shards;                   /* shards at the end (an added one included) */
+    double hot_share;             /* the largest shard's share of the run's inserts */
+    double hot_share_p99;         /* p99 over seconds of each second's largest share */
+    int64_t range_splits;         /* routing = range with range_max_rows: splits; else -1 */
+    int64_t ranges;               /* routing = range: ranges at the end; else 0 */
+    int tl_shards;                /* timeline: columns of tl_shard */
+    uint32_t *tl_shard;           /* timeline: [second * tl_shards + shard] inserts (owned) */
+    int32_t *tl_ranges;           /* timeline: ranges after each second's last insert, 0
+                                   * for a second without one (owned) */
 } sim_result;
 
 typedef struct sim_run_opts {

@@ -4,6 +4,7 @@
  * (see sim_workload.h). */
 #include "sim_workload.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,11 @@ static const idb_key keys[] = {
     INT("workload", "instances", instances, "8", 1, SIM_MAX_INSTANCES),
     { .section = "workload", .name = "strategies", .type = IDB_KEY_STR, .def = "all",
       .hook = check_strategies, AT(strategies) },
+    { .section = "workload", .name = "routing", .type = IDB_KEY_ENUM, .def = "shop",
+      .choices = "shop|range|hash", AT(routing) },
+    { .section = "workload", .name = "range_split", .type = IDB_KEY_ENUM, .def = "space",
+      .choices = "space|sample", AT(range_split) },
+    INT("workload", "range_max_rows", range_max_rows, "0", 0, SIM_MAX_ORDERS),
     NUM("clock", "skew_ms", skew_ms, "0", 0, 1e6),
     NUM("clock", "drift_ppm", drift_ppm, "0", 0, 1e5),
     NUM("clock", "step_back_ms", step_back_ms, "0", 0, 1e7),
@@ -171,6 +177,32 @@ double sim_workload_expected_orders(const sim_workload *w)
     return w->orders_per_s * (w->duration_s + burst * (w->burst_factor - 1));
 }
 
+/* The routing keys: range_split = sample and range_max_rows only with routing = range; no
+ * shop moves or added shards unless orders follow their shop (routing = shop); at most
+ * SIM_MAX_RANGES ranges for n expected orders (a split scans the orders so far: its cost). */
+static int check_routing(const sim_workload *w, double n, idb_err *err)
+{
+    if (w->routing != SIM_ROUTE_RANGE && w->range_split != SIM_SPLIT_SPACE)
+        FAIL_AT("workload.range_split", "range_split = sample needs routing = range");
+    if (w->routing != SIM_ROUTE_RANGE && w->range_max_rows > 0)
+        FAIL_AT("workload.range_max_rows", "range_max_rows needs routing = range");
+    if (w->routing != SIM_ROUTE_SHOP && w->migrate_shop_at_s != SIM_OFF)
+        FAIL_AT("events.migrate_shop_at_s", "moving a shop needs routing = shop (with routing "
+                "by ID an order's shard does not follow its shop)");
+    if (w->routing != SIM_ROUTE_SHOP && w->add_shard_at_s != SIM_OFF)
+        FAIL_AT("events.add_shard_at_s", "adding a shard needs routing = shop (the router "
+                "does not re-balance onto a new shard; range_max_rows moves ranges instead)");
+    /* a range splits at most once per max_rows / 2 inserts (ordered keys; at its median) */
+    if (w->range_max_rows > 0 &&
+        (double)w->shards + 2 * n / (double)w->range_max_rows > SIM_MAX_RANGES)
+        FAIL_AT("workload.range_max_rows", "range_max_rows = %lld is too small for about %.0f "
+                "orders: up to %.0f ranges, more than the %d a run may make (at least %.0f)",
+                (long long)w->range_max_rows, n,
+                (double)w->shards + 2 * n / (double)w->range_max_rows, SIM_MAX_RANGES,
+                ceil(2 * n / (SIM_MAX_RANGES - (double)w->shards)));
+    return 0;
+}
+
 /* The rules between keys, each naming the key that breaks it (see sim_workload.h). */
 int sim_workload_check(const sim_workload *w, idb_err *err)
 {
@@ -203,7 +235,7 @@ int sim_workload_check(const sim_workload *w, idb_err *err)
     if (n > (double)SIM_MAX_ORDERS)
         FAIL_AT("workload.orders_per_s", "about %.0f orders (orders_per_s x duration_s, with the "
                 "burst) is more than the %lld a run may hold", n, SIM_MAX_ORDERS);
-    return 0;
+    return check_routing(w, n, err);
 }
 
 /* Defaults, the name from the file name, then the file's keys (no whole-workload checks). */

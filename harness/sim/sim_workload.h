@@ -5,6 +5,7 @@
  * comment, and the table in sim_workload.c is the one place the keys are declared:
  *
  *   [workload] name seed duration_s orders_per_s shops shop_skew shards instances strategies
+ *              routing range_split range_max_rows
  *   [clock]    skew_ms drift_ppm step_back_ms step_at_s step_instance
  *   [counter]  rtt_ms outage_start_s outage_s service_us queue_max
  *   [range]    range_size lease_rtt_ms
@@ -40,6 +41,14 @@
 #define SIM_MAX_QUEUE 100000000LL     /* queue_max: requests waiting for the counter server */
 #define SIM_MAX_RANGE_SIZE (1LL << 62)   /* range_size: leases of 2^62 IDs at most */
 #define SIM_OFF IDB_KEY_OFF              /* an event time that is `off` */
+#define SIM_MAX_RANGES 4096              /* routing = range: ranges a run may split into */
+
+/* routing: the order's shop's shard (the chapter's shop), the range of its ID, or a hash
+ * of its ID (sim_router.h). */
+enum sim_routing { SIM_ROUTE_SHOP, SIM_ROUTE_RANGE, SIM_ROUTE_HASH };
+/* range_split: equal slices of the strategy's key space, or the quantiles of a sample of
+ * the run's own IDs. */
+enum sim_range_split { SIM_SPLIT_SPACE, SIM_SPLIT_SAMPLE };
 
 typedef struct sim_workload {
     /* [workload] */
@@ -50,6 +59,10 @@ typedef struct sim_workload {
     double shop_skew;                    /* Zipf exponent; 0 = every shop alike */
     int64_t shards, instances;
     char strategies[SIM_LIST_MAX];       /* "all" or a comma list of names */
+    int64_t routing;                     /* where an order is stored: SIM_ROUTE_* */
+    int64_t range_split;                 /* routing = range: SIM_SPLIT_* */
+    int64_t range_max_rows;              /* routing = range: split a range above this many
+                                          * rows (0: never) */
     /* [clock] */
     double skew_ms, drift_ppm, step_back_ms, step_at_s;
     int64_t step_instance;
