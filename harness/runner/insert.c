@@ -55,7 +55,6 @@
 /* Mixed into --seed for the strategies' random draws (random.h: idb_random_seed_thread),
  * apart from the workload's own generator. */
 #define IDS_SEED_SALT 0x1d5eed1d5eedULL
-#define OPEN_SEED_SALT 0xa221a1ULL       /* the arrival schedule's seed: --seed ^ this */
 #define NS_PER_MS 1000000LL
 
 
@@ -484,7 +483,7 @@ static int open_loop(run *r, idb_insert_result *res, idb_err *err)
     open_ctx o = { .r = r };
     idb_rng_seed(&o.rng, cfg->seed);
     idb_openloop_plan plan = { .n = cfg->ids, .rate = cfg->rate, .arrivals = cfg->arrivals,
-                               .seed = cfg->seed ^ OPEN_SEED_SALT, .batch = cfg->batch,
+                               .seed = cfg->seed ^ IDB_OPEN_SEED_SALT, .batch = cfg->batch,
                                .commit_ms = cfg->commit_ms };
     idb_openloop_ops ops = { &o, open_order, open_commit };
     idb_openloop_out out;

@@ -28,8 +28,9 @@ typedef struct idb_insert_config {
     int shards;                       /* >= 1 */
     /* Writers per shard (--clients; insert_clients.c), each with its own store handle and
      * transactions of `batch` rows: 0 or 1 is one writer, the runner as it always was;
-     * above 1 needs a store that takes that many (store.h: idb_store_clients), a closed
-     * loop, and no --series, --curve or --fault. */
+     * above 1 needs a store that takes that many (store.h: idb_store_clients), and no
+     * --series, --curve, --fault or --commit-ms (--rate: the C writers share the offered
+     * rate, taking the orders that have arrived). */
     int clients;
     int shops;                        /* >= 1 */
     double shop_skew;                 /* Zipf exponent of shop popularity (default 1.0) */

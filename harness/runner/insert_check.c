@@ -118,7 +118,8 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
 }
 
 /* --clients above 1 (insert_clients.c): a store that takes that many writers at once (a
- * version-1 store takes one), in the closed loop, without the one-writer features. */
+ * version-1 store takes one), without the one-writer features (--rate is taken: the open
+ * loop's writers commit what they took at once, so --commit-ms is not). */
 static int check_clients(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->clients < 0) return idb_fail(err, IDB_EINPUT, "--clients must be at least 1");
@@ -129,8 +130,8 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
                         cfg->clients, cfg->store->name, most, most == 1 ? "" : "s",
                         cfg->store->version < 2 ? " (store interface version 1)"
                         : !cfg->store->open_client ? " (it has no open_client)" : "");
-    static const char *const alone[] = { "--rate", "--series", "--curve", "--fault" };
-    int used[] = { cfg->rate > 0, cfg->series != NULL, cfg->n_curve > 0,
+    static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
+    int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
                    cfg->kill_counter_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])

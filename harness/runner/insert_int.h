@@ -10,6 +10,10 @@
 #include "series.h"
 #include "split.h"
 
+/* The open loop's arrival schedule is seeded with --seed ^ this (openloop.h), with one writer
+ * and with --clients C alike, so both see the same arrivals. */
+#define IDB_OPEN_SEED_SALT 0xa221a1ULL
+
 typedef struct shard {
     void *inst;                        /* strategy instance */
     void *store;                       /* store handle */
@@ -78,8 +82,10 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err);
  * pre-generated rows[0..ids) (row_shard: each one's shard) and the opened shards (their
  * handles are client 0): every row committed once, order[] filled with the rows' places
  * in commit order, r->lat and r->commit_lat with the times; in res: seconds (added),
- * inserts_per_s, wait_share, wait_ns_per_order, failed_txns, retries. Returns 0 or the
- * first client's error (every client stopped). */
+ * inserts_per_s, wait_share, wait_ns_per_order, failed_txns, retries; with cfg->rate
+ * (the open loop: the one writer's arrivals, shared by the clients) also rate_per_s,
+ * achieved_per_s and order_lat_*. Returns 0 or the first client's error (every client
+ * stopped), IDB_ENOMEM. */
 int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
                     idb_insert_result *res, idb_err *err);
 
