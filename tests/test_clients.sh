@@ -6,7 +6,7 @@
 #   - C = 1 figures (pages, fill, locality) equal main's before --clients existed;
 #   - pagesim (a model): C writers interleaved, deterministic, C = 1 unchanged, and what the
 #     interleaving must change (counter's misses in a small cache) and must not (uuidv4's);
-#   - refusals: --clients 0, --rate with it.
+#   - refusals: --clients 0, --commit-ms with it (--rate with it: test_rate_clients.sh).
 # Usage: test_clients.sh IDBENCH
 set -u
 . "$(dirname "$0")/cli_lib.sh"
@@ -104,6 +104,6 @@ check "pagesim C=16: clients 16, no failed transactions" \
   [ "$(field c16 clients)/$(field c16 failed_txns)" = 16/0 ]
 expect 2 "--clients 0 is bad input" -- "$idb" insert --store null --strategy uuidv7 -n 10 \
   --clients 0
-expect 2 "--rate takes one writer" -- "$idb" insert --store sqlite --strategy uuidv7 -n 10 \
-  --clients 2 --rate 100
+expect 2 "--commit-ms takes one writer" -- "$idb" insert --store sqlite --strategy uuidv7 \
+  -n 10 --clients 2 --rate 100 --commit-ms 5
 cli_done
