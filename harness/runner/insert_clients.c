@@ -29,10 +29,11 @@
  * none has arrived it sleeps until the next arrival (no spin, unlike one writer: C
  * spinning clients would take the 2 cores from the ones that work; timer slack 1 ns), and
  * that time is idle, not the client's. An order's latency runs from its arrival to the
- * end of its transaction's commit (the attempt that committed). Then: achieved_per_s = ids / (the end of the last
- * commit - the first arrival); inserts_per_s = ids / the clients' mean busy time (their time
- * without the idle waits, as one writer's is its inserts and commits); wait_share over that
- * busy time, as the closed loop measures it; seconds adds the mean busy time.
+ * end of its transaction's commit (the attempt that committed). Then: achieved_per_s =
+ * ids / (the end of the last commit - the first arrival); inserts_per_s = ids / the
+ * clients' mean busy time (their time without the idle waits, as one writer's is its
+ * inserts and commits); wait_share over that busy time, as the closed loop measures it;
+ * seconds adds the mean busy time.
  */
 #include <errno.h>
 #include <pthread.h>
