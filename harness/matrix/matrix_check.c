@@ -160,8 +160,9 @@ static int check_window(const idb_matrix *m, const mx_block *b, idb_err *err)
 }
 
 /* The clients of block b (closed is 1 for an [insert...] block): above 1 only in a closed
- * loop of whole runs (insert --clients refuses --rate, --curve and --series), and on each
- * store of b only as many as it takes (store.h: idb_store_clients). */
+ * loop of whole runs (insert --clients refuses --curve, --series and --commit-ms; its
+ * --rate is not wired into [openloop...] blocks), and on each store of b only as many as
+ * it takes (store.h: idb_store_clients). */
 static int check_clients(const idb_matrix *m, const mx_block *b, int closed, idb_err *err)
 {
     char where[MX_PATH_MAX + 16];
