@@ -2,7 +2,8 @@
 # test_rate_clients.sh — idbench insert --rate R --clients C (the open loop with C writers
 # per shard sharing the offered rate) on sqlite and lmdb, a few seconds:
 #   - C = 1 with --rate as main made it before (bdc94ff: the same seeded run, the same counts);
-#   - C = 4 with --rate inserts exactly the rows C = 1 inserts (read back from the files);
+#   - C = 4 with --rate inserts exactly the rows C = 1 inserts (read back from the files),
+#     and with 2 shards shard by shard;
 #   - the open-loop columns at C = 4: the offered rate, order latency p50 <= p99 <= max,
 #     never negative, each order's at least its transaction's commit (--batch 1: p99 >= the
 #     commits' p99), achieved <= offered, wait_share in [0, 1];
@@ -21,8 +22,8 @@ n=3000
 export TMPDIR=$tmp
 
 keys_sqlite() { sqlite3 "$1/shard-0/orders.sqlite" 'SELECT hex(id) FROM orders ORDER BY id'; }
-keys_lmdb() {
-  mdb_dump "$1/shard-0/orders.lmdb" | awk 'f { if (++i % 2) print $1 } /^HEADER=END/ { f = 1 }' |
+keys_lmdb() {   # keys_lmdb DIR [SHARD]
+  mdb_dump "$1/shard-${2:-0}/orders.lmdb" | awk 'f { if (++i % 2) print $1 } /^HEADER=END/ { f = 1 }' |
     grep -v '^DATA=END'
 }
 field() { cp "$tmp/$1.csv" "$tmp/out"; out_field "$2"; }
@@ -67,6 +68,20 @@ golden sqlite-1 leaf_pages=85 depth=3 fill_factor=0.8595 pages_written=3945 \
   order_breaks=1489 insert_pos_p50=0.5085 wal_frames=3691 checkpoint_pages=254
 golden lmdb-1 leaf_pages=129 depth=2 fill_factor=0.6498 pages_written=3567 \
   order_breaks=1489 insert_pos_p50=0.5085 file_bytes=643072
+
+# Two shards: the one writer's schedule, each order into its shard's queue; 3 clients a
+# shard store exactly what one writer stores, shard by shard.
+for c in 1 3; do
+  expect 0 "lmdb --shards 2 --rate --clients $c" -- "$idb" insert --store lmdb \
+    --strategy uuidv4 -n 2000 --batch 10 --seed 9 --rate 20000 --shards 2 --clients $c \
+    --dir "$tmp/sh-$c"
+done
+for k in 0 1; do
+  keys_lmdb "$tmp/sh-1" $k >"$tmp/sh-1-$k.keys"
+  keys_lmdb "$tmp/sh-3" $k >"$tmp/sh-3-$k.keys"
+  check "lmdb --shards 2: shard $k holds rows" [ -s "$tmp/sh-1-$k.keys" ]
+  check "lmdb --shards 2: shard $k at C=3 = at C=1" cmp -s "$tmp/sh-1-$k.keys" "$tmp/sh-3-$k.keys"
+done
 
 # --batch 1: every order is its transaction, so each order's latency is at least its
 # commit's and the orders' p99 at least the commits' p99.
