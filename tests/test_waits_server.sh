@@ -118,9 +118,13 @@ pg_part() {
 
 md_part() {
   private_runs perf_schema=off "$MD_CLASSES" "$PG_CLASSES"
-  local srv sock pid i
-  srv=$(mktemp -d /tmp/idb-mdw-XXXXXX); sock=$srv/s.sock
-  trap 'kill -9 $pid 2>/dev/null; rm -rf "$srv" "$tmp"' EXIT
+  local sock i
+  # srv and pid stay global: the EXIT trap runs after this function has returned (as
+  # locals they were gone then, and `set -u` stopped the trap before its kill: the server
+  # outlived every run)
+  srv=$(mktemp -d /tmp/idb-mdw-XXXXXX); sock=$srv/s.sock; pid=
+  trap 'if [ -n "${pid:-}" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+        rm -rf "${srv:-}" "$tmp"' EXIT
   local run_as=()
   if [ "$(id -u)" -eq 0 ]; then run_as=(--user=mysql); chown mysql "$srv"; fi
   chmod 0700 "$srv"
@@ -144,8 +148,11 @@ md_part() {
       [ -n "$d" ] && [ "$(sql "SELECT count(*) > 1000 FROM \`$d\`.orders" 2>/dev/null)" = 1 ] && break
       sleep 0.05
     done
-    sql "SELECT DISTINCT t.TRX_ISOLATION_LEVEL FROM information_schema.INNODB_TRX t" \
-      >"$tmp/levels" 2>/dev/null
+    for ((i = 0; i < 200; i++)); do     # a writer's transaction open at that moment
+      sql "SELECT DISTINCT t.TRX_ISOLATION_LEVEL FROM information_schema.INNODB_TRX t" \
+        >"$tmp/levels" 2>/dev/null
+      [ -s "$tmp/levels" ] && break
+    done
     sql "BEGIN; SELECT count(*) FROM \`$d\`.orders FOR UPDATE; DO SLEEP(2.5); COMMIT" \
       >/dev/null
   ) &
