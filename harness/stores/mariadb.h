@@ -78,6 +78,14 @@ int md_fail(MYSQL *db, int code, const char *what, idb_err *err);
 /* Read the server-wide counters into *c. Returns 0 or IDB_EIO. */
 int md_counters_read(md_store *s, md_counters *c, idb_err *err);
 
+/* mariadb_stats.c: the server's counters now less those at open() (s->start) into *d;
+ * FLUSH TABLES orders FOR EXPORT (its dirty pages written) then UNLOCK TABLES; the cache
+ * misses among counter differences d: every page read less those read ahead of need,
+ * linear or random. The two first return 0 or IDB_EIO. */
+int md_counters_since_open(md_store *s, md_counters *d, idb_err *err);
+int md_flush_table(md_store *s, idb_err *err);
+int64_t md_misses(const md_counters *d);
+
 /* The store's progress hook (store.h); mariadb_stats.c. */
 int md_progress(void *h, idb_store_progress *p, idb_err *err);
 

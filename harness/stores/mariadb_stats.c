@@ -183,8 +183,13 @@ static int ibd_bytes(md_store *s, int64_t *bytes, idb_err *err)
     return md_query_i64(s, sql, bytes, err);
 }
 
-/* The server's counters now less those at open() into *d. Returns 0 or IDB_EIO. */
-static int counters_since_open(md_store *s, md_counters *d, idb_err *err)
+int md_flush_table(md_store *s, idb_err *err)
+{
+    int rc = md_exec(s, "FLUSH TABLES orders FOR EXPORT", IDB_EIO, "flushing the table", err);
+    return rc ? rc : md_exec(s, "UNLOCK TABLES", IDB_EIO, "UNLOCK TABLES", err);
+}
+
+int md_counters_since_open(md_store *s, md_counters *d, idb_err *err)
 {
     md_counters now;
     int rc = md_counters_read(s, &now, err);
@@ -198,9 +203,7 @@ static int counters_since_open(md_store *s, md_counters *d, idb_err *err)
     return 0;
 }
 
-/* The misses among the pages read (counter differences d): every page read less those read
- * ahead of need, linear or random (the header comment). */
-static int64_t misses(const md_counters *d)
+int64_t md_misses(const md_counters *d)
 {
     return d->pages_read - d->read_ahead - d->read_ahead_rnd;
 }
@@ -237,12 +240,11 @@ int md_stats(void *h, idb_store_stats *st, idb_err *err)
         s->in_txn = 0;
         if (mysql_commit(s->db) != 0) return md_fail(s->db, IDB_EIO, "commit", err);
     }
-    rc = md_exec(s, "FLUSH TABLES orders FOR EXPORT", IDB_EIO, "flushing the table", err);
-    if (!rc) rc = md_exec(s, "UNLOCK TABLES", IDB_EIO, "UNLOCK TABLES", err);
+    rc = md_flush_table(s, err);
     md_counters d;
-    if (!rc) rc = counters_since_open(s, &d, err);
+    if (!rc) rc = md_counters_since_open(s, &d, err);
     if (rc) return rc;
-    st->cache_misses = misses(&d);
+    st->cache_misses = md_misses(&d);
     st->read_pages = d.pages_read;
     st->pages_written = d.pages_written;
     st->wal_bytes = d.log_written;
@@ -260,9 +262,9 @@ int md_progress(void *h, idb_store_progress *p, idb_err *err)
     md_counters d;
     *p = (idb_store_progress){ .index_bytes = -1, .cache_bytes = -1, .pages_written = -1,
                                .read_pages = -1, .cache_misses = -1 };
-    int rc = counters_since_open(s, &d, err);
+    int rc = md_counters_since_open(s, &d, err);
     if (rc) return rc;
-    p->cache_misses = misses(&d);
+    p->cache_misses = md_misses(&d);
     p->read_pages = d.pages_read;
     p->pages_written = d.pages_written;
     rc = ibd_bytes(s, &p->index_bytes, err);

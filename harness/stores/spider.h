@@ -32,8 +32,8 @@ typedef struct sp_store {
     char secret[SP_SECRET_MAX];        /* the head's password on the backends (this run's) */
     uint8_t *keys;                     /* the keys inserted, in insert order */
     int64_t nkeys, cap;
-    md_counters start[SP_BACKENDS_MAX];   /* each backend's counters once its table exists */
-    long long cpu0[SP_BACKENDS_MAX + 1];  /* CPU ns of the backends (and the head, last) then */
+    long long cpu0[SP_BACKENDS_MAX + 1];  /* CPU ns of the backends (and the head, last) once
+                                           * the backends' counters were read (their start) */
 } sp_store;
 
 /* Start backend j's private server in <dir>/backend-j (or the head's in <dir>/head for

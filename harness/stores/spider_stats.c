@@ -5,7 +5,7 @@
  *   its rows        SELECT id FROM orders ORDER BY id: the keys it holds (their count is its
  *                   share's numerator: backend_share = its rows / all the backends' rows);
  *   its InnoDB      after FLUSH TABLES orders FOR EXPORT (the dirty pages written), the
- *                   server's counters less those at open() (mariadb_stats.c's meanings):
+ *                   server's counters less those at open() (mariadb_stats.c's functions):
  *                   pages_written, cache_misses, read_pages, wal_bytes, splits: summed over
  *                   the backends into the usual columns, the largest backend's kept apart;
  *   its CPU time    idb_server_cpu_ns now less at open() (every backend, and the head).
@@ -109,22 +109,18 @@ static int place(const sp_store *s, const held *h, uint8_t *part, idb_err *err)
 static int backend_figures(sp_store *s, int j, idb_store_stats *st, idb_err *err)
 {
     md_store *b = s->back[j];
-    md_counters now;
-    int rc = md_exec(b, "FLUSH TABLES orders FOR EXPORT", IDB_EIO, "flushing a backend", err);
-    if (!rc) rc = md_exec(b, "UNLOCK TABLES", IDB_EIO, "UNLOCK TABLES", err);
-    if (!rc) rc = md_counters_read(b, &now, err);
+    md_counters d;
+    int rc = md_flush_table(b, err);
+    if (!rc) rc = md_counters_since_open(b, &d, err);
     if (rc) return rc;
-    const md_counters *t0 = &s->start[j];
-    int64_t written = now.pages_written - t0->pages_written;
-    int64_t read = now.pages_read - t0->pages_read;
-    int64_t misses = read - (now.read_ahead - t0->read_ahead) -
-                     (now.read_ahead_rnd - t0->read_ahead_rnd);
-    st->pages_written += written;
+    int64_t misses = md_misses(&d);
+    st->pages_written += d.pages_written;
     st->cache_misses += misses;
-    st->read_pages += read;
-    st->wal_bytes += now.log_written - t0->log_written;
-    st->splits += now.splits - t0->splits;
-    if (written > st->backend_pages_written_max) st->backend_pages_written_max = written;
+    st->read_pages += d.pages_read;
+    st->wal_bytes += d.log_written;
+    st->splits += d.splits;
+    if (d.pages_written > st->backend_pages_written_max)
+        st->backend_pages_written_max = d.pages_written;
     if (misses > st->backend_cache_misses_max) st->backend_cache_misses_max = misses;
     long long cpu = idb_server_cpu_ns(b->server);
     st->backend_cpu_s[j] = cpu < 0 || s->cpu0[j] < 0 ? -1 : (double)(cpu - s->cpu0[j]) / 1e9;

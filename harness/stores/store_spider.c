@@ -147,7 +147,7 @@ static void sp_close(void *h)
 static int mark_start(sp_store *s, idb_err *err)
 {
     for (int j = 0; j < s->nback; j++) {
-        int rc = md_counters_read(s->back[j], &s->start[j], err);
+        int rc = md_counters_read(s->back[j], &s->back[j]->start, err);
         if (rc) return rc;
         s->cpu0[j] = idb_server_cpu_ns(s->back[j]->server);
     }
