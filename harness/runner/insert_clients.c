@@ -57,7 +57,7 @@ typedef struct client {
     void *h;                         /* its store handle */
     int64_t wait_ns, busy_ns, failed, retries;
     int64_t idle_ns;                 /* open loop: waiting for an arrival */
-    int64_t start_ns, end_ns;        /* the last transaction's begin, its commit's end */
+    int64_t end_ns;                  /* the end of its last transaction's commit */
     pthread_t tid;
     int started;
 } client;
@@ -89,7 +89,6 @@ static int one_txn(client *c, int64_t lo, int64_t hi, idb_err *err)
     run *r = cr->r;
     const idb_store *st = r->cfg->store;
     int64_t t = idb_mono_ns();
-    c->start_ns = t;
     if (st->begin) {
         int rc = st->begin(c->h, err);
         int64_t t1 = idb_mono_ns();
@@ -220,17 +219,17 @@ static void *client_main(void *arg)
     return NULL;
 }
 
-/* Each shard's rows' places in the stream (srows, nrows). 0 or IDB_ENOMEM. */
-static int split_shards(crun *cr, const int *row_shard, idb_err *err)
+int idb_shard_rows(const run *r, const int *row_shard, int64_t **srows, int64_t *nrows,
+                   idb_err *err)
 {
-    const idb_insert_config *cfg = cr->r->cfg;
-    for (int64_t i = 0; i < cfg->ids; i++) cr->nrows[row_shard[i]]++;
+    const idb_insert_config *cfg = r->cfg;
+    for (int64_t i = 0; i < cfg->ids; i++) nrows[row_shard[i]]++;
     for (int k = 0; k < cfg->shards; k++)
-        if (!(cr->srows[k] = malloc((size_t)(cr->nrows[k] + 1) * sizeof **cr->srows)))
+        if (!(srows[k] = malloc((size_t)(nrows[k] + 1) * sizeof **srows)))
             return idb_fail(err, IDB_ENOMEM, "out of memory");
     int64_t *fill = calloc((size_t)cfg->shards, sizeof *fill);
     if (!fill) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    for (int64_t i = 0; i < cfg->ids; i++) cr->srows[row_shard[i]][fill[row_shard[i]]++] = i;
+    for (int64_t i = 0; i < cfg->ids; i++) srows[row_shard[i]][fill[row_shard[i]]++] = i;
     free(fill);
     return 0;
 }
@@ -340,7 +339,7 @@ int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *
     client *cl = calloc((size_t)n, sizeof *cl);
     int rc = cr.srows && cr.nrows && cr.next && cl ? 0
            : idb_fail(err, IDB_ENOMEM, "out of memory");
-    if (!rc) rc = split_shards(&cr, row_shard, err);
+    if (!rc) rc = idb_shard_rows(r, row_shard, cr.srows, cr.nrows, err);
     if (!rc) rc = open_plan(&cr, err);
     if (!rc) rc = open_clients(&cr, cl, n, err);
     int64_t wall = 0;

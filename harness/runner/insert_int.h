@@ -89,6 +89,13 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err);
 int idb_run_clients(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
                     idb_insert_result *res, idb_err *err);
 
+/* Each shard's rows (insert_clients.c): srows[k] (allocated here, n + 1 entries; the
+ * caller frees each) gets shard k's rows' places in the stream, in stream order, nrows[k]
+ * (zeroed by the caller) their count; srows and nrows have cfg->shards entries. Returns 0
+ * or IDB_ENOMEM. */
+int idb_shard_rows(const run *r, const int *row_shard, int64_t **srows, int64_t *nrows,
+                   idb_err *err);
+
 /* idb_run_clients on a model store (insert_interleave.c): no threads and no time; the rows
  * of each round of C transactions reach the tree interleaved, deterministically, one per
  * client in turn; order[] gets the rows' places in that arrival order; failed_txns and

@@ -50,19 +50,6 @@ static int interleave_shard(const run *r, void *const *h, int C, const idb_row *
     return 0;
 }
 
-/* Shard k's rows' places in the stream into *out (n of them). 0 or IDB_ENOMEM. */
-static int shard_rows(const run *r, const int *row_shard, int k, int64_t **out, int64_t *n,
-                      idb_err *err)
-{
-    int64_t ids = r->cfg->ids;
-    *n = 0;
-    *out = malloc((size_t)(ids + 1) * sizeof **out);
-    if (!*out) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    for (int64_t i = 0; i < ids; i++)
-        if (row_shard[i] == k) (*out)[(*n)++] = i;
-    return 0;
-}
-
 /* The timed part's replacement on a model store with cfg->clients > 1 (insert_int.h). */
 int idb_run_interleaved(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
                         idb_insert_result *res, idb_err *err)
@@ -70,21 +57,24 @@ int idb_run_interleaved(run *r, const idb_row *rows, const int *row_shard, int64
     const idb_insert_config *cfg = r->cfg;
     int C = cfg->clients;
     void **h = calloc((size_t)C, sizeof *h);
-    int rc = h ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    int64_t **srows = calloc((size_t)cfg->shards, sizeof *srows);
+    int64_t *nrows = calloc((size_t)cfg->shards, sizeof *nrows);
+    int rc = h && srows && nrows ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    if (!rc) rc = idb_shard_rows(r, row_shard, srows, nrows, err);
     int64_t at = 0;
     for (int k = 0; k < cfg->shards && !rc; k++) {
         h[0] = r->shards[k].store;
         for (int c = 1; c < C && !rc; c++)
             rc = cfg->store->open_client(h[0], c, &h[c], err);
-        int64_t *srows = NULL, n = 0;
-        if (!rc) rc = shard_rows(r, row_shard, k, &srows, &n, err);
-        if (!rc) rc = interleave_shard(r, h, C, rows, srows, n, order, &at, err);
-        free(srows);
+        if (!rc) rc = interleave_shard(r, h, C, rows, srows[k], nrows[k], order, &at, err);
         for (int c = 1; c < C; c++) {            /* client 0 stays: the shard's handle */
             if (h[c]) cfg->store->close(h[c]);
             h[c] = NULL;
         }
     }
+    for (int k = 0; srows && k < cfg->shards; k++) free(srows[k]);
+    free(srows);
+    free(nrows);
     free(h);
     res->failed_txns = res->retries = 0;
     return rc;
