@@ -35,13 +35,11 @@
  * inserts and commits); wait_share over that busy time, as the closed loop measures it;
  * seconds adds the mean busy time.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 
 #include "insert_int.h"
 #include "metrics.h"
@@ -126,15 +124,6 @@ static int one_batch(client *c, int64_t lo, int64_t hi, idb_err *err)
     }
 }
 
-/* Sleep until the monotonic clock reads t_ns. Unlike idb_wait_until (one writer) it does
- * not spin: C spinning clients per shard would take the cores from the ones that work; the
- * clients' timer slack is 1 ns (client_main), so a wake-up is late by the scheduler only. */
-static void sleep_until(int64_t t_ns)
-{
-    struct timespec ts = { .tv_sec = t_ns / 1000000000LL, .tv_nsec = t_ns % 1000000000LL };
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-}
-
 /* Open loop: the rows of c's shard that have arrived, from the queue's next one, up to
  * batch of them, into [*lo, *hi), waiting (idle) for an arrival when none has. Returns 0
  * when the queue is empty (or a client failed), else 1. */
@@ -158,7 +147,9 @@ static int take_arrived(client *c, int64_t batch, int64_t n, int64_t *lo, int64_
             *hi = j;
             return 1;
         }
-        sleep_until(first);          /* none has arrived: wait for the next, idle */
+        idb_sleep_until(first);      /* none has arrived: wait for the next, idle; no spin:
+                                      * C spinning clients would take the cores from the
+                                      * ones that work (timer slack 1 ns: client_main) */
         c->idle_ns += idb_mono_ns() - now;
     }
     return 0;
@@ -194,7 +185,7 @@ static void *client_main(void *arg)
     client *c = arg;
     crun *cr = c->cr;
     int64_t batch = cr->r->cfg->batch, n = cr->nrows[c->k], lo, hi;
-    if (cr->at) prctl(PR_SET_TIMERSLACK, 1UL);   /* sleep_until's wake-ups: not 50 us late */
+    if (cr->at) prctl(PR_SET_TIMERSLACK, 1UL);   /* idb_sleep_until's wake-ups: not 50 us late */
     int64_t t0 = idb_mono_ns();
     idb_err err = { 0 };
     int rc = 0;

@@ -53,15 +53,18 @@ void idb_arrivals_make(uint64_t seed, double rate, int kind, int64_t n, int64_t 
     }
 }
 
+/* Sleep until the monotonic clock reads t_ns (see openloop.h). */
+void idb_sleep_until(int64_t t_ns)
+{
+    struct timespec ts = { .tv_sec = t_ns / NS_PER_S_INT, .tv_nsec = t_ns % NS_PER_S_INT };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+}
+
 /* Wait until the monotonic clock reads t_ns (see openloop.h). */
 void idb_wait_until(int64_t t_ns)
 {
     int64_t sleep_to = t_ns - SPIN_NS;
-    if (idb_mono_ns() < sleep_to) {
-        struct timespec ts = { .tv_sec = sleep_to / NS_PER_S_INT,
-                               .tv_nsec = sleep_to % NS_PER_S_INT };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-    }
+    if (idb_mono_ns() < sleep_to) idb_sleep_until(sleep_to);
     while (idb_mono_ns() < t_ns) {}
 }
 

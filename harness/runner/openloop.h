@@ -30,6 +30,10 @@ void idb_arrivals_make(uint64_t seed, double rate, int kind, int64_t n, int64_t 
 /* Sleep, then spin, until the monotonic clock (idb_mono_ns) reads t_ns or later. */
 void idb_wait_until(int64_t t_ns);
 
+/* Sleep (no spin) until the monotonic clock reads t_ns: late by the scheduler's wake-up
+ * (and the thread's timer slack) only. */
+void idb_sleep_until(int64_t t_ns);
+
 /* What the runner does for the open loop; every function returns 0 or an IDB_E* code
  * with err filled, which ends the loop. */
 typedef struct idb_openloop_ops {
