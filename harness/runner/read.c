@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "rundir.h"
 #include "server.h"
 #include "strategy.h"
 
@@ -84,8 +85,7 @@ static int open_shards(reader *rd, idb_err *err)
     int rc = 0;
     for (int k = 0; k < rd->rec.shards && !rc; k++) {
         char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/shard-%d", rd->cfg->dir, k) >= sizeof path)
-            return idb_fail(err, IDB_EINPUT, "directory path is too long");
+        if ((rc = idb_rundir_shard_path(rd->cfg->dir, k, path, sizeof path, err))) return rc;
         if (st->open_read) {
             if (!rd->cfg->warm) drop_cache(path, 0);
             rc = st->open_read(path, &rd->opts, rd->rec.width, &rd->h[k], err);

@@ -157,10 +157,17 @@ int idb_rundir_begin(idb_rundir *rd, const char *dir, int shards, idb_err *err)
 }
 
 /* DIR/shard-K, made when missing (see rundir.h). */
+int idb_rundir_shard_path(const char *dir, int k, char *path, size_t len, idb_err *err)
+{
+    if ((size_t)snprintf(path, len, SHARD_DIR_FMT, dir, k) >= len)
+        return idb_fail(err, IDB_EINPUT, "directory path is too long");
+    return 0;
+}
+
 int idb_rundir_shard(const idb_rundir *rd, int k, char *path, size_t len, idb_err *err)
 {
-    if ((size_t)snprintf(path, len, SHARD_DIR_FMT, rd->dir, k) >= len)
-        return idb_fail(err, IDB_EINPUT, "directory path is too long");
+    int rc = idb_rundir_shard_path(rd->dir, k, path, len, err);
+    if (rc) return rc;
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
         return idb_fail(err, mkdir_code(errno), "cannot create %s: %s", path, strerror(errno));
     return 0;

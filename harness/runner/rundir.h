@@ -40,6 +40,10 @@ int idb_rundir_begin(idb_rundir *rd, const char *dir, int shards, idb_err *err);
  * or IDB_EIO. */
 int idb_rundir_shard(const idb_rundir *rd, int k, char *path, size_t len, idb_err *err);
 
+/* The path of shard k's directory in dir (DIR/shard-K) into path (len bytes), nothing made
+ * (the read runner's). Returns 0 or IDB_EINPUT (path too long). */
+int idb_rundir_shard_path(const char *dir, int k, char *path, size_t len, idb_err *err);
+
 /* Remove what the run made: DIR when it made it, else every name in DIR and in its
  * DIR/shard-K directories that is not in the snapshot. Call after every store and strategy
  * instance is closed. */
