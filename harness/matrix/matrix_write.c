@@ -33,6 +33,7 @@
 
 #include "atomic_file.h"
 #include "metrics.h"
+#include "waits.h"
 
 /* A numeric field of idb_insert_result: where it is, whether it is an int64 (else a
  * double), whether it is a timing (then min and max are written too), its decimals. */
@@ -99,15 +100,10 @@ static const num_field fields[] = {
     { "backend_cache_misses_sum", R(backend_cache_misses_sum), 1, 0, 0 },
     { "backend_cache_misses_max", R(backend_cache_misses_max), 1, 0, 0 },
     { "head_cpu_s", R(head_cpu_s), 0, 0, 3 },
-#define WAIT(c, name) { "wait_share_" name, R(wait_share_by[c]), 0, 0, 4 }
-    WAIT(IDB_WAIT_LWLOCK_BUFFER_CONTENT, "lwlock_buffer_content"),
-    WAIT(IDB_WAIT_LWLOCK_BUFFER_MAPPING, "lwlock_buffer_mapping"), WAIT(IDB_WAIT_LOCK, "lock"),
-    WAIT(IDB_WAIT_INDEX_TREE, "index_tree"), WAIT(IDB_WAIT_PAGE_LATCH, "page_latch"),
-    WAIT(IDB_WAIT_ROW_LOCK, "row_lock"), WAIT(IDB_WAIT_LATCH_OTHER, "latch_other"),
-    WAIT(IDB_WAIT_IO, "io"), WAIT(IDB_WAIT_OTHER, "other"),
+#define WAIT(cls, what) { "wait_share_" #what, R(wait_share_by[cls]), 0, 0, 4 },
+    IDB_WAIT_COLUMN_TABLE(WAIT)
 #undef WAIT
 };
-_Static_assert(IDB_WAIT_CLASSES == 9, "a wait class without its wait_share_<what> column");
 #define NFIELDS (sizeof fields / sizeof *fields)
 
 /* The field's value in r as a double; negative means unknown. */

@@ -1,17 +1,9 @@
 /* waits.c — the wait columns from a store's measured waits (waits.h). */
 #include "waits.h"
 
-const char *const idb_wait_columns[IDB_WAIT_CLASSES] = {
-    [IDB_WAIT_LWLOCK_BUFFER_CONTENT] = "wait_share_lwlock_buffer_content",
-    [IDB_WAIT_LWLOCK_BUFFER_MAPPING] = "wait_share_lwlock_buffer_mapping",
-    [IDB_WAIT_LOCK] = "wait_share_lock",
-    [IDB_WAIT_INDEX_TREE] = "wait_share_index_tree",
-    [IDB_WAIT_PAGE_LATCH] = "wait_share_page_latch",
-    [IDB_WAIT_ROW_LOCK] = "wait_share_row_lock",
-    [IDB_WAIT_LATCH_OTHER] = "wait_share_latch_other",
-    [IDB_WAIT_IO] = "wait_share_io",
-    [IDB_WAIT_OTHER] = "wait_share_other",
-};
+#define COLUMN(cls, what) [cls] = "wait_share_" #what,
+const char *const idb_wait_columns[IDB_WAIT_CLASSES] = { IDB_WAIT_COLUMN_TABLE(COLUMN) };
+#undef COLUMN
 
 void idb_waits_add(idb_store_waits *sum, const idb_store_waits *w, int k)
 {

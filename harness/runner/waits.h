@@ -19,7 +19,17 @@ typedef struct idb_wait_figures {
                                       * store that does not sample it) */
 } idb_wait_figures;
 
-/* The column of each class: "wait_share_<what>" (docs/results-format.md), in class order. */
+/* Each class and the <what> of its column "wait_share_<what>" (docs/results-format.md), in
+ * class order: X(class, what) once per class; the one list of the names (waits.c's
+ * idb_wait_columns, the matrix's insert.csv columns). */
+#define IDB_WAIT_COLUMN_TABLE(X)                                                          \
+    X(IDB_WAIT_LWLOCK_BUFFER_CONTENT, lwlock_buffer_content)                             \
+    X(IDB_WAIT_LWLOCK_BUFFER_MAPPING, lwlock_buffer_mapping)                             \
+    X(IDB_WAIT_LOCK, lock) X(IDB_WAIT_INDEX_TREE, index_tree)                              \
+    X(IDB_WAIT_PAGE_LATCH, page_latch) X(IDB_WAIT_ROW_LOCK, row_lock)                    \
+    X(IDB_WAIT_LATCH_OTHER, latch_other) X(IDB_WAIT_IO, io) X(IDB_WAIT_OTHER, other)
+
+/* The column of each class: "wait_share_<what>", in class order. */
 extern const char *const idb_wait_columns[IDB_WAIT_CLASSES];
 
 /* Add shard k's waits w to sum (k 0 starts it): the same kind in every shard, or the
