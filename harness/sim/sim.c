@@ -29,6 +29,7 @@
 #include "counter_service.h"
 #include "harness_kv.h"
 #include "random.h"
+#include "select_kth.h"
 #include "sim_metrics.h"
 #include "sim_router.h"
 #include "sim_server.h"
@@ -270,33 +271,8 @@ static int id_follows(const idb_id *prev, const idb_id *id)
     return memcmp(id->b, prev->b, (size_t)i) == 0;
 }
 
-/* Swap two latencies. */
-static void swap_i64(int64_t *a, int64_t *b)
-{
-    int64_t x = *a; *a = *b; *b = x;
-}
-
-/* Put the k-th smallest of v[0..n) at v[k], the smaller ones before it and the others after
- * (in place, no allocation: Hoare's selection with a median of three). */
-static void select_kth(int64_t *v, int64_t n, int64_t k)
-{
-    int64_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < v[lo]) swap_i64(&v[mid], &v[lo]);
-        if (v[hi] < v[lo]) swap_i64(&v[hi], &v[lo]);
-        if (v[hi] < v[mid]) swap_i64(&v[hi], &v[mid]);
-        int64_t pivot = v[mid], i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot) i++;
-            while (v[j] > pivot) j--;
-            if (i <= j) swap_i64(&v[i++], &v[j--]);
-        }
-        if (k <= j) hi = j;
-        else if (k >= i) lo = i;
-        else return;                     /* v[j+1 .. i-1] all equal the pivot */
-    }
-}
+/* The k-th smallest in place (select_kth.h). */
+SIM_SELECT_KTH(select_kth, int64_t)
 
 /* Coordination latency p50, p99 and max (ms) over the m records (nearest rank; most
  * latencies are 0 for most strategies, so only the nz others are kept, and the ranks are

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select_kth.h"
+
 /* splitmix64's finaliser. */
 static uint64_t mix64(uint64_t x)
 {
@@ -136,33 +138,8 @@ int sim_router_owner(const sim_router *r, uint64_t k)
     return r->owner[find_range(r, k)];
 }
 
-/* Swap two keys. */
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-    uint64_t x = *a; *a = *b; *b = x;
-}
-
-/* Put the k-th smallest of v[0..n) at v[k] (Hoare's selection with a median of three). */
-static void select_u64(uint64_t *v, int64_t n, int64_t k)
-{
-    int64_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < v[lo]) swap_u64(&v[mid], &v[lo]);
-        if (v[hi] < v[lo]) swap_u64(&v[hi], &v[lo]);
-        if (v[hi] < v[mid]) swap_u64(&v[hi], &v[mid]);
-        uint64_t pivot = v[mid];
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot) i++;
-            while (v[j] > pivot) j--;
-            if (i <= j) swap_u64(&v[i++], &v[j--]);
-        }
-        if (k <= j) hi = j;
-        else if (k >= i) lo = i;
-        else return;
-    }
-}
+/* The k-th smallest in place (select_kth.h). */
+SIM_SELECT_KTH(select_u64, uint64_t)
 
 /* The routing key of record k of the keys (see sim_router.h). */
 uint64_t sim_router_key_at(const sim_router *r, const uint8_t *keys, size_t kb, int u64,
