@@ -27,13 +27,21 @@ typedef struct hot_row {
     int shards[SIDES];
 } hot_row;
 
-/* 1 if the space-separated options opts hold key=value. */
-static int has_opt(const char *opts, const char *kv)
+/* The value of key in the space-separated options opts ("k=v k=v"), NULL when absent. */
+static const char *opt_value(const char *opts, const char *key)
 {
-    size_t n = strlen(kv);
-    for (const char *p = strstr(opts, kv); p; p = strstr(p + 1, kv))
-        if ((p == opts || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return 1;
-    return 0;
+    size_t n = strlen(key);
+    for (const char *p = strstr(opts, key); p; p = strstr(p + 1, key))
+        if ((p == opts || p[-1] == ' ') && p[n] == '=') return p + n + 1;
+    return NULL;
+}
+
+/* 1 if opts hold key=value. */
+static int has_opt(const char *opts, const char *key, const char *value)
+{
+    const char *v = opt_value(opts, key);
+    size_t n = strlen(value);
+    return v && strncmp(v, value, n) == 0 && (v[n] == ' ' || v[n] == 0);
 }
 
 /* The backends of a spider row: the entries of backend_shares ("a;b;c;d"); without them
@@ -45,10 +53,8 @@ static int backends(const char *shares, const char *opts)
         for (const char *p = shares; *p; p++) n += *p == ';';
         return n;
     }
-    static const char key[] = "backends=";
-    for (const char *p = strstr(opts, key); p; p = strstr(p + 1, key))
-        if (p == opts || p[-1] == ' ') return atoi(p + sizeof key - 1);
-    return 0;
+    const char *v = opt_value(opts, "backends");
+    return v ? atoi(v) : 0;
 }
 
 /* Fill rows[i] for strategy names->v[i] from range.csv and insert.csv (spider rows at the
@@ -83,8 +89,8 @@ static void hot_rows(const mx_results *r, const mx_names *names, hot_row *rows)
             if (strcmp(mx_table_str(ins, q, ist), REAL_STORE) ||
                 strcmp(mx_table_str(ins, q, is), names->v[i]) || isnan(mx_table_num(ins, q, ih)))
                 continue;
-            int k = has_opt(opts, "partition=hash") || has_opt(opts, "partition=key") ? REAL_HASH
-                  : has_opt(opts, "split=sample") ? -1 : REAL_RANGE;
+            int k = has_opt(opts, "partition", "hash") || has_opt(opts, "partition", "key")
+                  ? REAL_HASH : has_opt(opts, "split", "sample") ? -1 : REAL_RANGE;
             double n = mx_table_num(ins, q, iid);
             if (k < 0 || (!isnan(h->n[k]) && h->n[k] >= n)) continue;   /* the most IDs */
             h->share[k] = mx_table_num(ins, q, ih);
