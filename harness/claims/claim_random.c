@@ -19,10 +19,8 @@
 #include <string.h>
 
 #include "collide.h"
-#include "insert.h"
 #include "random.h"
 #include "store.h"
-#include "tmpdir.h"
 
 #define UUID_RANDOM_BITS 122
 #define CHAPTER_YEARS 86
@@ -61,17 +59,12 @@ static int insert_locality(const idb_strategy *st, long long n, double *tail, do
 {
     const idb_store *store = idb_store_find("pagesim");
     if (!store) return idb_fail(err, IDB_EINPUT, "claims: store pagesim is not registered");
-    char dir[4096];
-    if (idb_tmpdir_make(dir, sizeof dir) != 0)
-        return idb_fail(err, IDB_EIO, "claims: cannot make a temporary directory");
     idb_insert_config c = { .strategy = st, .store = store, .ids = n, .batch = 1000,
-                            .shards = 1, .shops = 1, .shop_skew = 1.0, .dir = dir,
-                            .seed = CLAIMS_SEED };
+                            .shards = 1, .shops = 1, .shop_skew = 1.0, .seed = CLAIMS_SEED };
     idb_insert_result *res = calloc(1, sizeof *res);
-    int rc = res ? idb_insert_run(&c, res, err) : idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = res ? claim_insert(&c, res, err) : idb_fail(err, IDB_ENOMEM, "out of memory");
     if (rc == 0) { *tail = res->tail_insert_frac; *p50 = res->insert_pos_p50; }
     free(res);
-    idb_tmpdir_remove(dir);
     return rc;
 }
 

@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insert.h"
-#include "tmpdir.h"
 
 #define WAIT_RATIO_MIN 1.5                /* ordered wait per order >= this x random's */
 #define WAIT_SHARE_MIN 0.02               /* and ordered's wait share at least this */
@@ -61,18 +59,14 @@ void claim_waits_judge(claim_row *r, const char *store, int clients,
 static int waits_run(const idb_strategy *st, const idb_store *store, int C, long long ids,
                      claim_wait_fig *fig, idb_err *err)
 {
-    char dir[4096];
-    if (idb_tmpdir_make(dir, sizeof dir) != 0)
-        return idb_fail(err, IDB_EIO, "claims: cannot make a temporary directory");
     idb_insert_config c = { .strategy = st, .store = store, .ids = ids, .batch = BATCH,
-                            .shards = 1, .shops = 1000, .shop_skew = 1.0, .dir = dir,
+                            .shards = 1, .shops = 1000, .shop_skew = 1.0,
                             .seed = CLAIMS_SEED, .clients = C };
     c.store_kv[c.n_store_kv++] = KEY_BYTES_KV;
     idb_insert_result *res = calloc(1, sizeof *res);
-    int rc = res ? idb_insert_run(&c, res, err) : idb_fail(err, IDB_ENOMEM, "out of memory");
+    int rc = res ? claim_insert(&c, res, err) : idb_fail(err, IDB_ENOMEM, "out of memory");
     if (rc == 0) *fig = (claim_wait_fig){ res->wait_share, res->wait_ns_per_order };
     free(res);
-    idb_tmpdir_remove(dir);
     return rc;
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tmpdir.h"
+
 /* Append printf-style text to buf (see claims_int.h). */
 void claim_app(char *buf, const char *fmt, ...)
 {
@@ -49,6 +51,19 @@ void claim_verdict(claim_row *r)
     else if (r->unknown[0]) r->verdict = CLAIM_UNKNOWN;
     else if (r->checks == 0) r->verdict = CLAIM_FAILS;
     else r->verdict = r->caveat[0] ? CLAIM_CAVEAT : CLAIM_HOLDS;
+}
+
+/* One insert run in a temporary directory (see claims_int.h). */
+int claim_insert(idb_insert_config *c, idb_insert_result *res, idb_err *err)
+{
+    char dir[4096];
+    if (idb_tmpdir_make(dir, sizeof dir) != 0)
+        return idb_fail(err, IDB_EIO, "claims: cannot make a temporary directory");
+    c->dir = dir;
+    int rc = idb_insert_run(c, res, err);
+    c->dir = NULL;
+    idb_tmpdir_remove(dir);
+    return rc;
 }
 
 /* The strategy called name, or an error (see claims_int.h). */

@@ -9,6 +9,7 @@
 #define IDB_CLAIMS_INT_H
 
 #include "claims.h"
+#include "insert.h"
 #include "sim.h"
 
 #define CLAIMS_SEED 42
@@ -41,6 +42,10 @@ int claim_sim(const sim_workload *w, const idb_strategy *st, int locality, sim_r
 
 /* The registered strategy called name, or NULL with err filled. */
 const idb_strategy *claim_need(const char *name, idb_err *err);
+
+/* One idbench insert run of config c (its dir set here: a temporary directory, removed
+ * after) into *res (the caller's, zeroed). Returns 0 or the run's IDB_E* code. */
+int claim_insert(idb_insert_config *c, idb_insert_result *res, idb_err *err);
 
 /* The experiments, one per claim (claims.c lists them). Each returns 0, or an IDB_E* code
  * with err filled when it could not run. */
