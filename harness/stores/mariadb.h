@@ -51,8 +51,6 @@ typedef struct md_store {
     struct idb_server *server;     /* the private server, or NULL on a user's server */
     struct md_store *main;         /* a client's open()'s handle; NULL on that handle */
     int isolation;                 /* isolation= (enum index: md_isolation_sql's) */
-#define MD_ISOLATION_DEFAULT 1     /* repeatable_read: InnoDB's own, isolation='s default */
-#define MD_LOCK_WAIT_DEFAULT_S 50  /* InnoDB's innodb_lock_wait_timeout default */
     int64_t lock_wait_s;           /* lock_wait_timeout= (innodb_lock_wait_timeout) */
     /* mariadb_waits.c: this session's wait time by class when it began (ps), whether
      * it could be read; on open()'s handle the sessions' sums, whether one failed, and

@@ -57,8 +57,6 @@ int sp_server_start(const char *dir, int j, const idb_opts *o, sp_store *s, md_s
     *out = m;
     m->key_bytes = s->key_bytes;
     m->row_bytes = s->row_bytes;
-    m->isolation = MD_ISOLATION_DEFAULT;      /* md_connect's session settings: InnoDB's */
-    m->lock_wait_s = MD_LOCK_WAIT_DEFAULT_S;
     snprintf(m->dbname, sizeof m->dbname, SP_DB);
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,
                           .nsettings = (int)n, .tcp = 0 };

@@ -241,7 +241,7 @@ int md_connect(md_store *s, const char *user, idb_err *err)
     if (!mysql_real_connect(s->db, NULL, user, NULL, NULL, 0, s->socket, 0))
         return idb_fail(err, IDB_EIO, "mariadb: cannot connect to the server at %s: %s",
                         s->socket, mysql_error(s->db));
-    return md_session(s, err);
+    return 0;
 }
 
 /* The CREATE TABLE statement for s into sql (MD_SQL_MAX bytes) (mariadb.h). */
@@ -362,6 +362,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     snprintf(s->user, sizeof s->user, "%s", idb_opts_str(o, "user"));
     if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, err);
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
+    if (!rc) rc = md_session(s, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
     if (!rc && !s->server) rc = md_settings_check(s, o, err);
     if (!rc) rc = md_schema(s, err);
@@ -449,6 +450,7 @@ static int md_open_client(void *h, int c, void **client, idb_err *err)
     int rc = (s->payload = malloc((size_t)s->row_bytes + 1)) ? 0
            : idb_fail(err, IDB_ENOMEM, "out of memory");
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
+    if (!rc) rc = md_session(s, err);
     if (!rc && mysql_select_db(s->db, s->dbname) != 0) rc = md_fail(s->db, IDB_EIO, "USE", err);
     if (!rc) rc = md_prepare(s, err);
     if (!rc) md_waits_begin(s);
