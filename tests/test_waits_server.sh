@@ -140,21 +140,26 @@ md_part() {
     sleep 0.1
   done
   sql() { mariadb -S "$sock" -N -e "$1"; }
-  # A session locks every row and the gap above them for 2.5 s once rows arrive; the
-  # writers give up after innodb_lock_wait_timeout = 1 s. Meanwhile it reads the writers'
-  # isolation level.
+  # A session locks the gap above every row for 2.5 s once rows arrive; the
+  # writers give up after innodb_lock_wait_timeout = 1 s. Meanwhile another reads the
+  # writers' isolation level (their transactions are open while they wait).
   ( for ((i = 0; i < 600; i++)); do
       d=$(sql "SHOW DATABASES LIKE 'idbench%'")
       [ -n "$d" ] && [ "$(sql "SELECT count(*) > 1000 FROM \`$d\`.orders" 2>/dev/null)" = 1 ] && break
       sleep 0.05
     done
-    for ((i = 0; i < 200; i++)); do     # a writer's transaction open at that moment
-      sql "SELECT DISTINCT t.TRX_ISOLATION_LEVEL FROM information_schema.INNODB_TRX t" \
-        >"$tmp/levels" 2>/dev/null
-      [ -s "$tmp/levels" ] && break
+    # the locker at SERIALIZABLE, so that its own transaction is told from the writers';
+    # it locks the gap above every key (the supremum: an empty range far above the
+    # counter's), where the writers append: taken at once, not behind their open rows
+    sql "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE; BEGIN;
+         SELECT count(*) FROM \`$d\`.orders WHERE id > 1000000000000 FOR UPDATE;
+         DO SLEEP(2.5); COMMIT" >/dev/null &
+    for ((i = 0; i < 200; i++)); do     # the writers' transactions, open while they wait
+      sql "SELECT DISTINCT t.TRX_ISOLATION_LEVEL FROM information_schema.INNODB_TRX t
+           WHERE t.TRX_ISOLATION_LEVEL <> 'SERIALIZABLE'" >"$tmp/levels" 2>/dev/null
+      grep -q . "$tmp/levels" && break
     done
-    sql "BEGIN; SELECT count(*) FROM \`$d\`.orders FOR UPDATE; DO SLEEP(2.5); COMMIT" \
-      >/dev/null
+    wait
   ) &
   local locker=$!
   expect 0 "mariadb: a run meeting a held lock" -- "$IDB" insert --store mariadb \
