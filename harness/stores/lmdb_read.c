@@ -31,7 +31,6 @@
 #include "payload.h"
 #include "store_read.h"
 
-#define LR_FIXED 24       /* shop, display_no, created_ms, total_cents (store_lmdb.c) */
 
 typedef struct lm_reader {
     MDB_env *env;
@@ -127,7 +126,6 @@ int idb_lmdb_open_read(const char *dir, const idb_opts *o, int key_bytes, void *
 int idb_lmdb_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err)
 {
     lm_reader *r = h;
-    char hex[IDB_ID_HEX_MAX];
     *found = 0;
     if (id->len != r->key_bytes) return 0;       /* no key of another width is stored */
     int rc = mdb_txn_renew(r->txn);
@@ -135,22 +133,8 @@ int idb_lmdb_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *e
     MDB_val k = { (size_t)id->len, (void *)id->b }, v;
     rc = mdb_get(r->txn, r->dbi, &k, &v);
     if (rc == 0) {
-        const uint8_t *p = v.mv_data;
-        if (v.mv_size != LR_FIXED + (size_t)r->row_bytes) {
-            rc = idb_fail(err, IDB_EIO, "lmdb: row %s has %zu bytes", idb_id_hex(id, hex),
-                          v.mv_size);
-        } else {
-            *row = (idb_row){ .id = *id, .shop = (uint32_t)idb_get_be(p, 4),
-                              .display_no = (uint32_t)idb_get_be(p + 4, 4),
-                              .created_ms = (int64_t)idb_get_be(p + 8, 8),
-                              .total_cents = (int64_t)idb_get_be(p + 16, 8) };
-            idb_payload_fill(r->check, r->row_bytes, id);
-            if (r->row_bytes && memcmp(p + LR_FIXED, r->check, (size_t)r->row_bytes) != 0)
-                rc = idb_fail(err, IDB_EIO, "lmdb: row %s: payload does not match its key",
-                              idb_id_hex(id, hex));
-            else
-                *found = 1;
-        }
+        rc = idb_lmdb_row(v.mv_data, v.mv_size, id, r->row_bytes, r->check, row, err);
+        *found = !rc;
     } else if (rc == MDB_NOTFOUND) {
         rc = 0;
     } else {

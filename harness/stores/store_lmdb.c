@@ -417,37 +417,44 @@ static int lm_progress(void *h, idb_store_progress *p, idb_err *err)
 
 /* Call fn on every row in key order (cursor walk, in the open write txn if any); IDB_EIO if a
  * record has the wrong size or a payload its key does not imply. Stops when fn returns != 0. */
+int idb_lmdb_row(const uint8_t *val, size_t len, const idb_id *id, int row_bytes,
+                 uint8_t *check, idb_row *row, idb_err *err)
+{
+    char hex[IDB_ID_HEX_MAX];
+    if (len != LM_FIXED + (size_t)row_bytes)
+        return idb_fail(err, IDB_EIO, "lmdb: row %s has %zu bytes", idb_id_hex(id, hex), len);
+    *row = (idb_row){ .id = *id, .shop = (uint32_t)idb_get_be(val, 4),
+                      .display_no = (uint32_t)idb_get_be(val + 4, 4),
+                      .created_ms = (int64_t)idb_get_be(val + 8, 8),
+                      .total_cents = (int64_t)idb_get_be(val + 16, 8) };
+    idb_payload_fill(check, row_bytes, id);
+    if (row_bytes && memcmp(val + LM_FIXED, check, (size_t)row_bytes) != 0)
+        return idb_fail(err, IDB_EIO, "lmdb: row %s: payload does not match its key",
+                        idb_id_hex(id, hex));
+    return 0;
+}
+
 static int lm_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err)
 {
     lm_store *s = h;
     MDB_txn *t = s->txn;
     MDB_cursor *c = NULL;
     MDB_val k, v;
-    char buf[IDB_ID_HEX_MAX];
     int rc = 0, ret = 0;
     if (!t) rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t);
     if (!rc) rc = mdb_cursor_open(t, s->dbi, &c);
     for (int op = MDB_FIRST; !rc && !ret; op = MDB_NEXT) {
         if ((rc = mdb_cursor_get(c, &k, &v, (MDB_cursor_op)op)) != 0) break;
-        idb_row r = { 0 };
+        idb_row r;
         if (k.mv_size != (size_t)s->key_bytes || v.mv_size != LM_FIXED + (size_t)s->row_bytes) {
             ret = idb_fail(err, IDB_EIO, "lmdb: a record of %zu+%zu bytes in the store",
                            k.mv_size, v.mv_size);
             break;
         }
-        const uint8_t *p = v.mv_data;
-        r.id.len = (uint8_t)k.mv_size;
-        memcpy(r.id.b, k.mv_data, k.mv_size);
-        r.shop = (uint32_t)idb_get_be(p, 4);
-        r.display_no = (uint32_t)idb_get_be(p + 4, 4);
-        r.created_ms = (int64_t)idb_get_be(p + 8, 8);
-        r.total_cents = (int64_t)idb_get_be(p + 16, 8);
-        idb_payload_fill(s->check, s->row_bytes, &r.id);
-        if (s->row_bytes && memcmp(p + LM_FIXED, s->check, (size_t)s->row_bytes) != 0)
-            ret = idb_fail(err, IDB_EIO, "lmdb: row %s: payload does not match its key",
-                           idb_id_hex(&r.id, buf));
-        else if (fn(ctx, &r))
-            break;
+        idb_id id = { .len = (uint8_t)k.mv_size };
+        memcpy(id.b, k.mv_data, k.mv_size);
+        ret = idb_lmdb_row(v.mv_data, v.mv_size, &id, s->row_bytes, s->check, &r, err);
+        if (!ret && fn(ctx, &r)) break;
     }
     if (c) mdb_cursor_close(c);
     if (t && t != s->txn) mdb_txn_abort(t);

@@ -25,4 +25,11 @@ int idb_lmdb_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *e
 int idb_lmdb_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
 void idb_lmdb_close_read(void *h);
 
+/* store_lmdb.c: the row stored under id as LMDB value val (len bytes: shop, display_no,
+ * created_ms, total_cents big-endian, then row_bytes of payload) into *row, the payload
+ * checked against the one id implies (check: row_bytes of scratch). Returns 0 or IDB_EIO
+ * (a value of another size, a payload that is not id's). */
+int idb_lmdb_row(const uint8_t *val, size_t len, const idb_id *id, int row_bytes,
+                 uint8_t *check, idb_row *row, idb_err *err);
+
 #endif
