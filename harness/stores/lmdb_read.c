@@ -28,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "payload.h"
 #include "store_read.h"
 
 

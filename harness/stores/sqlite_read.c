@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "payload.h"
 #include "sqlite_vfs.h"
 #include "store_read.h"
 
@@ -112,24 +111,6 @@ int idb_sqlite_open_read(const char *dir, const idb_opts *o, int key_bytes, void
     return 0;
 }
 
-/* The row of the current result of r->q into row (id given); IDB_EIO when its payload is
- * not the one its key implies. */
-static int take_row(sq_reader *r, const idb_id *id, idb_row *row, idb_err *err)
-{
-    char hex[IDB_ID_HEX_MAX];
-    *row = (idb_row){ .id = *id, .shop = (uint32_t)sqlite3_column_int64(r->q, 0),
-                      .display_no = (uint32_t)sqlite3_column_int64(r->q, 1),
-                      .created_ms = sqlite3_column_int64(r->q, 2),
-                      .total_cents = sqlite3_column_int64(r->q, 3) };
-    const void *p = sqlite3_column_blob(r->q, 4);
-    int n = sqlite3_column_bytes(r->q, 4);
-    idb_payload_fill(r->check, r->row_bytes, id);
-    if (n != r->row_bytes || (n && memcmp(p, r->check, (size_t)n) != 0))
-        return idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
-                        idb_id_hex(id, hex));
-    return 0;
-}
-
 int idb_sqlite_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err)
 {
     sq_reader *r = h;
@@ -140,7 +121,7 @@ int idb_sqlite_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err 
     if (b != SQLITE_OK) return sr_fail(err, IDB_EIO, r->db, "binding the lookup");
     int rc = 0, s = sqlite3_step(r->q);
     if (s == SQLITE_ROW) {
-        rc = take_row(r, id, row, err);
+        rc = idb_sqlite_row(r->q, 0, id, r->row_bytes, r->check, row, err);
         *found = !rc;
     } else if (s != SQLITE_DONE) {
         rc = sr_fail(err, IDB_EIO, r->db, "lookup");

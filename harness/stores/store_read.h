@@ -4,6 +4,8 @@
 #ifndef IDB_STORE_READ_H
 #define IDB_STORE_READ_H
 
+#include <sqlite3.h>
+
 #include "store.h"
 
 /* sqlite (sqlite_read.c): <dir>/orders.sqlite opened read-only on a counting VFS of its
@@ -14,6 +16,12 @@ int idb_sqlite_open_read(const char *dir, const idb_opts *o, int key_bytes, void
 int idb_sqlite_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
 int idb_sqlite_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
 void idb_sqlite_close_read(void *h);
+
+/* store_sqlite.c: the row of the current result of q whose columns col .. col + 4 are shop,
+ * display_no, created_ms, total_cents and payload, under id, into *row, the payload checked
+ * against the one id implies (check: row_bytes of scratch). 0 or IDB_EIO. */
+int idb_sqlite_row(sqlite3_stmt *q, int col, const idb_id *id, int row_bytes, uint8_t *check,
+                   idb_row *row, idb_err *err);
 
 /* lmdb (lmdb_read.c): <dir>/orders.lmdb opened MDB_RDONLY | MDB_NOLOCK | MDB_NORDAHEAD.
  * LMDB's cache is the OS page cache over its memory map: misses are the major page faults

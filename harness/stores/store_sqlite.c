@@ -567,21 +567,38 @@ static int sq_progress(void *h, idb_store_progress *p, idb_err *err)
     return 0;
 }
 
+int idb_sqlite_row(sqlite3_stmt *q, int col, const idb_id *id, int row_bytes, uint8_t *check,
+                   idb_row *row, idb_err *err)
+{
+    char hex[IDB_ID_HEX_MAX];
+    *row = (idb_row){ .id = *id, .shop = (uint32_t)sqlite3_column_int64(q, col),
+                      .display_no = (uint32_t)sqlite3_column_int64(q, col + 1),
+                      .created_ms = sqlite3_column_int64(q, col + 2),
+                      .total_cents = sqlite3_column_int64(q, col + 3) };
+    const void *p = sqlite3_column_blob(q, col + 4);
+    int n = sqlite3_column_bytes(q, col + 4);
+    idb_payload_fill(check, row_bytes, id);
+    if (n != row_bytes || (n && memcmp(p, check, (size_t)n) != 0))
+        return idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
+                        idb_id_hex(id, hex));
+    return 0;
+}
+
 /* Call fn on every row in key order, rebuilt from the table; IDB_EIO if a row's payload is
  * not the one its key implies (or its key has the wrong width). Stops when fn returns != 0. */
 static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err)
 {
     sq_store *s = h;
     sqlite3_stmt *q = NULL;
-    char hex[IDB_ID_HEX_MAX];
     if (sqlite3_prepare_v2(s->db, "SELECT id, shop, display_no, created_ms, total_cents, "
                            "payload FROM orders ORDER BY id", -1, &q, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "scan");
     int rc, ret = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        idb_row r = { 0 };
+        idb_id id = { 0 };
+        idb_row r;
         if (s->rowid) {
-            idb_id_set_u64(&r.id, (uint64_t)sqlite3_column_int64(q, 0));
+            idb_id_set_u64(&id, (uint64_t)sqlite3_column_int64(q, 0));
         } else {
             int n = sqlite3_column_bytes(q, 0);
             const void *b = sqlite3_column_blob(q, 0);
@@ -589,21 +606,10 @@ static int sq_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx,
                 ret = idb_fail(err, IDB_EIO, "sqlite: a %d-byte key in the table", n);
                 break;
             }
-            r.id.len = (uint8_t)n;
-            memcpy(r.id.b, b, (size_t)n);
+            id.len = (uint8_t)n;
+            memcpy(id.b, b, (size_t)n);
         }
-        r.shop = (uint32_t)sqlite3_column_int64(q, 1);
-        r.display_no = (uint32_t)sqlite3_column_int64(q, 2);
-        r.created_ms = sqlite3_column_int64(q, 3);
-        r.total_cents = sqlite3_column_int64(q, 4);
-        const void *p = sqlite3_column_blob(q, 5);
-        int n = sqlite3_column_bytes(q, 5);
-        idb_payload_fill(s->check, s->row_bytes, &r.id);
-        if (n != s->row_bytes || (n && memcmp(p, s->check, (size_t)n) != 0)) {
-            ret = idb_fail(err, IDB_EIO, "sqlite: row %s: payload does not match its key",
-                           idb_id_hex(&r.id, hex));
-            break;
-        }
+        if ((ret = idb_sqlite_row(q, 1, &id, s->row_bytes, s->check, &r, err))) break;
         if (fn(ctx, &r)) break;
     }
     if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE) ret = sq_fail(err, IDB_EIO, s->db, "scan");
