@@ -37,7 +37,7 @@
 #include "strategy.h"
 
 #define MX_LIST_MAX 64           /* entries of one list value */
-#define MX_BLOCKS_MAX 8          /* [insert...] or [curve...] sections */
+#define MX_BLOCKS_MAX 12         /* [insert...] (or [curve...], ...) sections of one kind */
 #define MX_STORES_MAX 8
 #define MX_WORKLOADS_MAX 32
 #define MX_RANGE_WORKLOADS 4

@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[MX_PATH_MAX];
     fuzz_tmp_path("fuzz-matrix.ini", path, sizeof path);
     fuzz_write_file(path, data, size);
-    static idb_matrix m[2];              /* static: 2 x 200 KB per input costs ASan dearly */
+    static idb_matrix m[2];              /* static: 2 x 300 KB per input costs ASan dearly */
     mx_defaults(m);
     idb_err err = { 0 };
     int rc = mx_load_file(m, path, &err);
