@@ -246,12 +246,14 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     insert_header(f, 0);
     fputs("strategy,store,shards,ids,clients,bin_lo,bin_hi,count,share\n", pf);
     const mx_cell *r[MX_REPEATS_MAX];
+    int any_set = 0;                             /* a cell with a block's store_set */
+    for (int i = 0; i < p->n && !any_set; i++) any_set = p->cells[i].store_set[0] != 0;
     for (int cfg = 0; cfg < p->n_configs; cfg++) {
         int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
         if (n == 0 || r[0]->rate > 0) continue;             /* open loop: openloop.csv */
         insert_row(f, r, n);
         if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
-        if (positions_written(p, cfg, r[0])) continue;
+        if (any_set && positions_written(p, cfg, r[0])) continue;
 
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
         for (int i = 0; i < n; i++)
