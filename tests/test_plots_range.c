@@ -157,8 +157,38 @@ static void test_hot_share_plot(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* The matrix's insert.csv has no backend_shares column (its `;` lists stay in insert's own
+ * output): a spider side's backends come from its rows' store option backends=4. */
+static void test_backends_from_options(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], range[4096] = RANGE_HEAD;
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    range_row(range, sizeof range, "counter", "range", 1.0, 1.0);
+    mx_results r;
+    char *s, ins3[4096];
+    snprintf(ins3, sizeof ins3, "%s", INSERT_HEAD);
+    *strstr(ins3, ",backend_shares") = 0;
+    strcat(ins3, "\n");
+    static const char *const rows[][2] = { { "counter", "1.0000" }, { "uuidv4", "0.2504" } };
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(ins3);
+        snprintf(ins3 + n, sizeof ins3 - n, "%s,spider,1,200000,0.9,1,1000,1000,1000,1,8,1000,"
+                 "1000" EMPTY28 ",backends=4 partition=%s split=space,%s\n", rows[i][0],
+                 i ? "key" : "hash", rows[i][1]);
+    }
+    load(&r, dir, range, ins3);
+    s = say(&r);
+    assert_non_null(strstr(s, "spider, hash (4 shards, fair share 0.25)"));
+    assert_non_null(strstr(s, "spider, range: not run"));
+    free(s);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hot_share_plot) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hot_share_plot),
+                                        cmocka_unit_test(test_backends_from_options) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

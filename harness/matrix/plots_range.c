@@ -2,7 +2,8 @@
  * per strategy, its hot_share with range routing and with hash routing in the simulator
  * (range.csv, the [simulate.range] block), beside the real range-sharded engine's (the
  * rows of store spider in insert.csv: its partition=range|hash|key and split from the
- * row's store_options, its backends from backend_shares), "not run" where there are none;
+ * row's store_options, its backends from backend_shares or else the row's backends=N),
+ * "not run" where there are none;
  * and the report's sentences, with claim 9's verdict (claims.h) on each side's figures. An
  * entry of the plot table (plots.h).
  */
@@ -35,13 +36,19 @@ static int has_opt(const char *opts, const char *kv)
     return 0;
 }
 
-/* The backends of a spider row: the entries of backend_shares ("a;b;c;d"), 0 if none. */
-static int backends(const char *shares)
+/* The backends of a spider row: the entries of backend_shares ("a;b;c;d"); without them
+ * (the matrix's insert.csv keeps no `;` lists) its store option backends=N; 0 if neither. */
+static int backends(const char *shares, const char *opts)
 {
-    if (!*shares) return 0;
     int n = 1;
-    for (const char *p = shares; *p; p++) n += *p == ';';
-    return n;
+    if (*shares) {
+        for (const char *p = shares; *p; p++) n += *p == ';';
+        return n;
+    }
+    static const char key[] = "backends=";
+    for (const char *p = strstr(opts, key); p; p = strstr(p + 1, key))
+        if (p == opts || p[-1] == ' ') return atoi(p + sizeof key - 1);
+    return 0;
 }
 
 /* Fill rows[i] for strategy names->v[i] from range.csv and insert.csv (spider rows at the
@@ -82,7 +89,7 @@ static void hot_rows(const mx_results *r, const mx_names *names, hot_row *rows)
             if (k < 0 || (!isnan(h->n[k]) && h->n[k] >= n)) continue;   /* the most IDs */
             h->share[k] = mx_table_num(ins, q, ih);
             h->n[k] = n;
-            h->shards[k] = backends(mx_table_str(ins, q, ib));
+            h->shards[k] = backends(mx_table_str(ins, q, ib), opts);
         }
     }
 }
