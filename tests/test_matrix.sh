@@ -241,6 +241,24 @@ check "a block repeating a run: uuidv4 once" \
   test "$(grep -c '^uuidv4,pagesim,1,100,16,' "$tmp/w16/insert.csv")" -eq 1
 check "a block repeating a run: counter at 8 and 16 bytes" \
   test "$(grep -c '^counter,pagesim,1,100,' "$tmp/w16/insert.csv")" -eq 2
+# A block's store_set (issue 25): two blocks that differ from [insert] only by a store option
+# of sqlite make runs of their own (not "the same run"), each row with its options; [store.NAME]
+# options come first, the block's override them; positions.csv keeps one set of bins per key.
+{ sed -e 's/^stores = null$/stores = sqlite/' "$tmp/m/tiny.ini"
+  printf '[series]\nenabled = 0\n[store.sqlite]\ncache_pages = 30\npage_size = 8192\n'
+  printf '[insert.c20]\nstore_set = sqlite.cache_pages=20\n'
+  printf '[insert.c40]\nstores = sqlite, null\nstore_set = sqlite.cache_pages=40\n'; } >"$tmp/m/set.ini"
+run 0 "blocks differing by store_set" -- "$IDB" matrix "$tmp/m/set.ini" --repeat 1 --out "$tmp/set"
+check "store_set: 4 cells (3 sqlite runs, null once)" grep -q '^matrix: 4 cells' "$tmp/err"
+check "store_set: the cell's label names its options" \
+  grep -q 'insert sqlite counter n=100 shards=1 cache_pages=40 #1' "$tmp/err"
+check "store_set: a sqlite row per cache size, [store.sqlite]'s page_size in each" \
+  test "$(grep '^counter,sqlite,' "$tmp/set/insert.csv" | grep -o 'page_size=8192 cache_pages=[0-9]*' |
+    cut -d' ' -f2 | sort | tr '\n' ' ')" = "cache_pages=20 cache_pages=30 cache_pages=40 "
+check "store_set: insert_runs.csv keeps the three runs apart" \
+  test "$(grep -c '^counter,sqlite,' "$tmp/set/insert_runs.csv")" -eq 3
+check "store_set: positions.csv, one set of 20 bins for counter on sqlite" \
+  test "$(grep -c '^counter,sqlite,' "$tmp/set/positions.csv")" -eq 20
 # A clients sweep: [insert.clients] at clients 1, 2, 4 (one repeat of its own), counter at
 # 16 bytes beside it; every row keyed on clients (insert.csv, positions.csv, insert_runs.csv),
 # the headline rows untouched, the plots drawn and the report's sentence and tables.
@@ -350,5 +368,12 @@ bad "clients above the most" "bad.ini:2:" $'[insert]\nclients = 1, 300'
 bad "a block repeat above 100" "bad.ini:2:" $'[insert.x]\nrepeat = 101'
 bad "an open-loop rate of 0" "bad.ini:2:" $'[openloop]\nrates = 1000, 0'
 bad "an open-loop rate in hex" "bad.ini:2:" $'[openloop]\nrates = 0x10'
+bad "store_set naming an unknown store" "bad.ini:2:" $'[insert]\nstore_set = oracle.cache_pages=2'
+bad "store_set naming an unknown option" "bad.ini:3:" \
+  $'[insert.x]\nstores = sqlite\nstore_set = sqlite.cache_pages=2, sqlite.color=red'
+bad "store_set of a store not in the block" "bad.ini:2:" \
+  $'[insert.x]\nstore_set = spider.partition=hash\nstores = sqlite'
+bad "store_set with a value the store refuses" "bad.ini:4:" \
+  $'[insert.x]\nstores = sqlite\nstrategies = counter\nstore_set = sqlite.page_size=1000'
 
 cli_done

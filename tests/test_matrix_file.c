@@ -175,7 +175,8 @@ static void test_errors(void **state)
         { "[insert]\nstrategies = counter, nosuch\n",
           ":2: unknown strategy 'nosuch' (see idbench list)" },
         { "[insert.x]\ncache_pages = 1\n", ":2: unknown key 'cache_pages' in [insert.x] (keys: "
-          "enabled, strategies, stores, sizes, shards, batch, shops, key_bytes, clients, repeat)" },
+          "enabled, strategies, stores, sizes, shards, batch, shops, key_bytes, clients, repeat, "
+          "store_set)" },
         { "[curve]\nstores = null\n", ":2: store null has no cache to draw a miss-ratio curve of" },
         { "[store.sqlite]\ncache_pages = lots\n",
           ":2: store sqlite: option cache_pages = 'lots': expected an integer" },
@@ -315,6 +316,76 @@ static void test_series_block(void **state)
     free(m);
 }
 
+/* A block's store_set (issue 25): store options of its own runs only, after [store.NAME]'s,
+ * not inherited; runs that differ only by it are runs of their own (a configuration each),
+ * a run that it leaves as another block's is made once; refused before anything runs:
+ * not STORE.KEY=VALUE, an unknown store or option, a value the store's table or check
+ * refuses (at the store_set line), a store not in the block. */
+static void test_store_set(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    idb_err err = { 0 };
+    char path[PATH_LEN], want[512];
+    const char *text = "[matrix]\nrepeat = 1\n[generation]\nenabled = 0\n[curve]\n"
+                       "enabled = 0\n[openloop]\n"
+                       "enabled = 0\n[simulate]\nenabled = 0\n[claims]\nenabled = 0\n"
+                       "[store.sqlite]\ncache_pages = 10\n"
+                       "[insert]\nstrategies = counter\nstores = sqlite, null\nsizes = 100\n"
+                       "store_set = sqlite.cache_pages=20\n"
+                       "[insert.a]\nstores = sqlite, null\n"                 /* not inherited */
+                       "[insert.b]\nstore_set = sqlite.cache_pages=40, sqlite.schema=blob\n";
+    if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
+    assert_string_equal(m->insert[0].store_set, "sqlite.cache_pages=20");
+    assert_string_equal(m->insert[1].store_set, "");
+    char set[MX_CELL_SET_MAX];
+    const idb_store *sq = idb_store_find("sqlite"), *nul = idb_store_find("null");
+    assert_int_equal(mx_block_set(&m->insert[2], sq, set, sizeof set), 2);
+    assert_string_equal(set, "cache_pages=40 schema=blob");
+    assert_int_equal(mx_block_set(&m->insert[2], nul, set, sizeof set), 0);
+    assert_string_equal(set, "");
+    mx_plan p;
+    assert_int_equal(mx_plan_make(m, &p, &err), 0);
+    static const char *const sqlite_sets[] = { "cache_pages=20", "", "cache_pages=40 schema=blob" };
+    int n_sqlite = 0, n_null = 0, configs[3] = { -1, -1, -1 };
+    for (int i = 0; i < p.n; i++) {
+        const mx_cell *c = &p.cells[i];
+        assert_int_equal(c->kind, MX_INSERT);
+        if (c->store == nul) { n_null++; assert_string_equal(c->store_set, ""); continue; }
+        assert_true(n_sqlite < 3);
+        assert_string_equal(c->store_set, sqlite_sets[n_sqlite]);
+        configs[n_sqlite++] = c->config;
+    }
+    assert_int_equal(n_sqlite, 3);                  /* a run per store_set, in block order */
+    assert_int_equal(n_null, 1);                    /* [insert.a]'s null run is [insert]'s */
+    assert_true(configs[0] != configs[1] && configs[1] != configs[2] && configs[0] != configs[2]);
+    assert_non_null(strstr(p.cells[0].label, "cache_pages=20"));
+    mx_plan_free(&p);
+    static const struct { const char *text, *msg; } bad[] = {
+        { "[insert]\nstores = sqlite\nstore_set = cache_pages=20\n", ":3: store_set: "
+          "'cache_pages=20' is not STORE.KEY=VALUE (entries are separated by commas, with no "
+          "blanks inside)" },
+        { "[insert]\nstore_set = oracle.cache_pages=20\n", ":2: store_set: unknown store "
+          "'oracle' in 'oracle.cache_pages=20' (stores: " },
+        { "[insert]\nstore_set = sqlite.color=red\n", ":2: store sqlite: unknown option "
+          "'color'" },
+        { "[insert]\nstore_set = sqlite.cache_pages=lots\n", ":2: store sqlite: option "
+          "cache_pages = 'lots': expected an integer" },
+        { "[insert]\nstores = sqlite\nstrategies = counter\n\nstore_set = "
+          "sqlite.page_size=1000\n", ":5: sqlite: page_size=1000 is not a power of two (a run "
+          "of [insert] with strategy counter)" },
+        { "[insert.x]\nstore_set = sqlite.cache_pages=20\nstores = null, lmdb\n",
+          ":2: store_set of [insert.x] names store sqlite, which is not one of the block's "
+          "stores" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(load(m, bad[i].text, 0, path, &err), IDB_EINPUT);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        if (strncmp(err.msg, want, strlen(want))) fail_msg("got '%s', want '%s'", err.msg, want);
+    }
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_runs_checked),
         cmocka_unit_test(test_shards_checked),
+        cmocka_unit_test(test_store_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

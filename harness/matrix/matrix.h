@@ -37,7 +37,7 @@
 #include "strategy.h"
 
 #define MX_LIST_MAX 64           /* entries of one list value */
-#define MX_BLOCKS_MAX 8          /* [insert...] or [curve...] sections */
+#define MX_BLOCKS_MAX 12         /* [insert...] (or [curve...], ...) sections of one kind */
 #define MX_STORES_MAX 8
 #define MX_WORKLOADS_MAX 32
 #define MX_RANGE_WORKLOADS 4
@@ -47,6 +47,8 @@
 #define MX_FILES_MAX 8
 
 #define MX_BLOCK_KEYS_MAX 32     /* keys of a block: bits of mx_block.set */
+#define MX_SET_MAX 512           /* a block's store_set text, with its NUL */
+#define MX_CELL_SET_MAX MX_SET_MAX   /* what a block's store_set gives one store: shorter */
 #define MX_CLIENTS_MAX 256       /* a block's clients values, at most (insert --clients) */
 
 /* Where a value was set: files[file] of the matrix, at line (0: a built-in default). */
@@ -82,6 +84,8 @@ typedef struct mx_block {
     int64_t window;                              /* series blocks only: inserts per row */
     int64_t series_cache[MX_LIST_MAX];           /* series blocks only: cache_pages values */
     int n_series_cache;
+    char store_set[MX_SET_MAX];                  /* STORE.KEY=VALUE, ...: this block's own
+                                                  * store options (not inherited) */
     unsigned set;                                /* bit i: key i of the block table was set */
     mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;
@@ -166,6 +170,11 @@ int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
 /* The store options of [store.NAME] for s (NULL when none). */
 const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
+/* The options block b's store_set gives store s, as blank-separated "key=value" into buf
+ * (len bytes; "" when none; MX_CELL_SET_MAX always holds them: they are shorter than the
+ * block's text). Returns how many. */
+int mx_block_set(const mx_block *b, const idb_store *s, char *buf, size_t len);
+
 /* matrix_check.c ----------------------------------------------------------------------- */
 
 /* After the last file: apply the [quick] overrides when quick, let named blocks inherit
@@ -199,6 +208,9 @@ typedef struct mx_cell {
     const mx_block *block;                       /* MX_CURVE: the block (its cache sizes);
                                                   * MX_SERIES: the block (its name) */
     int64_t window;                              /* MX_SERIES: inserts per series row */
+    char store_set[MX_CELL_SET_MAX];             /* its block's store_set for its store:
+                                                  * blank-separated key=value, after
+                                                  * [store.NAME]'s (a run of its own) */
     int config;                                  /* cells of one configuration share it */
     int rep;                                     /* 0-based repeat */
     const char *workload;                        /* MX_SIM, MX_SKEW: path */

@@ -75,7 +75,8 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
             o->ids == c->ids && o->shards == c->shards && o->batch == c->batch &&
             o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
             key_width(o) == key_width(c) && o->rate == c->rate &&
-            o->commit_ms == c->commit_ms && o->clients == c->clients) {
+            o->commit_ms == c->commit_ms && o->clients == c->clients &&
+            !strcmp(o->store_set, c->store_set)) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
         }
@@ -86,7 +87,7 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
 /* The label of an insert or curve cell. */
 static void run_label(mx_cell *c)
 {
-    char cache[80] = "";
+    char cache[MX_LABEL_MAX] = "";
     long long ids = (long long)c->ids, shards = (long long)c->shards;
     if (c->cache_pages)
         snprintf(cache, sizeof cache, " cache_pages=%lld", (long long)c->cache_pages);
@@ -96,6 +97,9 @@ static void run_label(mx_cell *c)
     if (c->clients > 1)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " clients=%lld",
                  (long long)c->clients);
+    if (c->store_set[0])                         /* its block's store_set */
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " %.100s",
+                 c->store_set);
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
@@ -149,6 +153,7 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, run_a
     c->window = kind == MX_SERIES ? b->window : 0;
     c->rate = how.open ? b->rates[q] : 0;
     c->commit_ms = how.open ? b->commit_ms : 0;
+    mx_block_set(b, store, c->store_set, sizeof c->store_set);
     int dup, cfg = same_config(p, c, &dup);
     if (dup) {                                   /* two blocks name the same run */
         p->n--;
@@ -370,10 +375,14 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         .seed = (uint64_t)x->m->seed, .rate = c->rate, .commit_ms = c->commit_ms,
         .clients = (int)c->clients,
     };
-    char cache_kv[64], width_kv[64];
+    char cache_kv[64], width_kv[64], set[MX_CELL_SET_MAX];
     const mx_store_opts *so = mx_store_options(x->m, c->store);
     for (int i = 0; so && i < so->n && cfg.n_store_kv < IDB_INSERT_MAX_KV - 2; i++)
         cfg.store_kv[cfg.n_store_kv++] = so->kv[i];
+    snprintf(set, sizeof set, "%s", c->store_set);     /* its block's own, after those */
+    for (char *save = NULL, *t = strtok_r(set, " ", &save);
+         t && cfg.n_store_kv < IDB_INSERT_MAX_KV - 2; t = strtok_r(NULL, " ", &save))
+        cfg.store_kv[cfg.n_store_kv++] = t;
     if (c->cache_pages) {                              /* later options override earlier */
         snprintf(cache_kv, sizeof cache_kv, "cache_pages=%lld", (long long)c->cache_pages);
         cfg.store_kv[cfg.n_store_kv++] = cache_kv;

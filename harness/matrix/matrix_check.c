@@ -2,7 +2,8 @@
  * overrides applied, named blocks inheriting from their base block, and the checks of every
  * run the matrix will make before anything runs: each run's store options (the store's
  * table, then its check hook with each strategy's width, naming the FILE:LINE that set the
- * refused value), the options the harness fills in for each shard, open-loop runs on stores
+ * refused value; a block's store_set only of the block's stores), the options the harness
+ * fills in for each shard, open-loop runs on stores
  * that measure time, series windows that end with a commit. The keys and sections of a
  * matrix file are matrix_file.c's (shared through matrix_file_int.h).
  */
@@ -14,12 +15,13 @@
 #include "matrix.h"
 #include "matrix_file_int.h"
 
-/* Copy into b every block key it did not set from base (enabled excepted). */
+/* Copy into b every block key it did not set from base (enabled and store_set, a block's
+ * own, excepted). */
 static void inherit(mx_block *b, const mx_block *base)
 {
-    const idb_key *first = mx_first_block_key();
+    const idb_key *first = mx_first_block_key(), *own = mx_block_key("store_set");
     for (const idb_key *k = first + 1; k->name && mx_is_block_key(k); k++)
-        if (!(b->set & (1u << (k - first)))) {
+        if (k != own && !(b->set & (1u << (k - first)))) {
             idb_key_copy(k, b, base);
             b->at[k - first] = base->at[k - first];
         }
@@ -50,28 +52,37 @@ static mx_where block_at(const mx_block *b, const char *key)
 }
 
 /* The store options of one run on st: the first n of so's (so may be NULL when n is 0),
- * then cache_kv (NULL: none), through st's table and then its check hook for key_bytes.
- * Returns 0 or IDB_EINPUT with err. */
-static int store_ok(const idb_store *st, const mx_store_opts *so, int n, const char *cache_kv,
-                    int key_bytes, idb_err *err)
+ * then the block's store_set for st (blank-separated; NULL: none), then cache_kv (NULL:
+ * none), through st's table and then its check hook for key_bytes (as matrix_cells.c
+ * passes them). Returns 0 or IDB_EINPUT with err. */
+static int store_ok(const idb_store *st, const mx_store_opts *so, int n, const char *set,
+                    const char *cache_kv, int key_bytes, idb_err *err)
 {
-    const char *kv[MX_KV_MAX + 1];
+    const char *kv[2 * MX_KV_MAX + 1];
+    char copy[MX_CELL_SET_MAX];
     int nkv = 0, width;
     for (int i = 0; i < n; i++) kv[nkv++] = so->kv[i];
+    snprintf(copy, sizeof copy, "%s", set ? set : "");
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t && nkv < 2 * MX_KV_MAX;
+         t = strtok_r(NULL, " ", &save))
+        kv[nkv++] = t;
     if (cache_kv) kv[nkv++] = cache_kv;
     idb_opts o;
     return idb_store_opts_parse(st, kv, nkv, key_bytes, &o, &width, err);
 }
 
 /* The line to name when a run of b on st is refused: the first of st's [store.NAME]
- * options with which the check fails, else b's cache_pages (the cache size a curve run
- * adds), else b's strategies (the width alone). */
+ * options with which the check fails, else b's store_set (set: its options for st), else
+ * b's cache_pages (the cache size a curve run adds), else b's strategies (the width). */
 static mx_where blame_store(const mx_block *b, const idb_store *st, const mx_store_opts *so,
-                            int cached, int key_bytes)
+                            const char *set, int cached, int key_bytes)
 {
     idb_err scratch = { 0 };
-    for (int i = 1; so && i <= so->n; i++)
-        if (store_ok(st, so, i, NULL, key_bytes, &scratch) != 0) return so->at[i - 1];
+    int n = so ? so->n : 0;
+    for (int i = 1; i <= n; i++)
+        if (store_ok(st, so, i, NULL, NULL, key_bytes, &scratch) != 0) return so->at[i - 1];
+    if (*set && store_ok(st, so, n, set, NULL, key_bytes, &scratch) != 0)
+        return block_at(b, "store_set");
     return block_at(b, cached ? "cache_pages" : "strategies");
 }
 
@@ -88,6 +99,8 @@ static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
     int cached = curve == CACHE_CURVE ? !st->curve
                  : curve == CACHE_SERIES && b->n_series_cache > 0 &&
                        idb_opts_declared(st->options, "cache_pages");
+    char set[MX_CELL_SET_MAX];
+    mx_block_set(b, st, set, sizeof set);
     const int64_t *sizes = curve == CACHE_SERIES ? b->series_cache : b->cache_pages;
     int nsizes = curve == CACHE_SERIES ? b->n_series_cache : b->n_cache_pages;
     for (int q = 0; q < (cached ? nsizes : 1); q++) {
@@ -99,10 +112,11 @@ static int check_store_runs(const idb_matrix *m, const mx_block *b, int curve,
             idb_err why = { 0 };
             if (b->key_bytes && b->key_bytes < width) continue;  /* not run (matrix_cells) */
             if (b->key_bytes) width = (int)b->key_bytes;
-            if (store_ok(st, so, so ? so->n : 0, cached ? cache_kv : NULL, width, &why) == 0)
+            if (store_ok(st, so, so ? so->n : 0, set, cached ? cache_kv : NULL, width,
+                         &why) == 0)
                 continue;
             char where[MX_PATH_MAX + 16];
-            where_text(m, blame_store(b, st, so, cached, width), where, sizeof where);
+            where_text(m, blame_store(b, st, so, set, cached, width), where, sizeof where);
             return idb_fail(err, IDB_EINPUT, "%s: %s (a run of [%s] with strategy %s)", where,
                             why.msg, b->name, b->strategies[i]->name);
         }
@@ -182,6 +196,25 @@ static int check_clients(const idb_matrix *m, const mx_block *b, int closed, idb
     return 0;
 }
 
+/* A block b's store_set names only stores of b (else it would change no run: a mistake). */
+static int check_set_stores(const idb_matrix *m, const mx_block *b, idb_err *err)
+{
+    for (const char *p = b->store_set; b->enabled && *p; p += strcspn(p, ",")) {
+        p += strspn(p, ", \t");
+        if (!*p) break;
+        size_t n = strcspn(p, ".");
+        int in = 0;
+        for (int j = 0; j < b->n_stores && !in; j++)
+            in = strlen(b->stores[j]->name) == n && !strncmp(p, b->stores[j]->name, n);
+        if (in) continue;
+        char where[MX_PATH_MAX + 16];
+        where_text(m, block_at(b, "store_set"), where, sizeof where);
+        return idb_fail(err, IDB_EINPUT, "%s: store_set of [%s] names store %.*s, which is not "
+                        "one of the block's stores", where, b->name, (int)n, p);
+    }
+    return 0;
+}
+
 /* Every run of every enabled [insert...], [curve...], [openloop...] and [series...] block,
  * before anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
@@ -196,6 +229,7 @@ static int check_runs(const idb_matrix *m, idb_err *err)
             const mx_block *b = &kinds[k].v[i];
             if (kinds[k].v == m->series) rc = check_window(m, b, err);
             if (!rc) rc = check_clients(m, b, kinds[k].v == m->insert, err);
+            if (!rc) rc = check_set_stores(m, b, err);
             for (int j = 0; b->enabled && j < b->n_stores && !rc; j++) {
                 rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
                 if (!rc && kinds[k].v == m->openloop)

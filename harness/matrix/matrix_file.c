@@ -4,7 +4,9 @@
  *   [matrix]      seed, repeat, cell_timeout_s
  *   [generation]  enabled, min_time
  *   [insert]      enabled, strategies, stores, sizes, shards, batch, shops, key_bytes,
- *                 clients (writers per shard: a run per value), repeat (0: [matrix]'s)
+ *                 clients (writers per shard: a run per value), repeat (0: [matrix]'s),
+ *                 store_set (STORE.KEY=VALUE, ...: store options of this block's runs only,
+ *                 after [store.NAME]'s; not inherited by named blocks)
  *   [insert.NAME] another block of insert runs; keys it does not set come from [insert]
  *   [curve]       the same keys plus cache_pages; [curve.NAME] like [insert.NAME]
  *   [openloop]    the insert keys plus rates, commit_ms: open-loop runs (insert --rate) at
@@ -59,6 +61,8 @@ static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char
                       idb_err *err);
 static int kill_store_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                             idb_err *err);
+static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                           idb_err *err);
 static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                            idb_err *err);
 
@@ -102,6 +106,8 @@ static const idb_key keys[] = {
       .max = MX_CLIENTS_MAX, B(clients), IDB_KEY_COUNT(mx_block, n_clients) },
     { .section = "insert", .name = "repeat", .type = IDB_KEY_INT, .def = "0", .min = 0,
       .max = 100, B(repeat) },
+    { .section = "insert", .name = "store_set", .type = IDB_KEY_STR, .def = "",
+      .hook = store_set_value, B(store_set) },
     { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
       B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
     { .section = "openloop", .name = "rates", .type = IDB_KEY_DOUBLES, .def = "1000, 4000",
@@ -437,12 +443,70 @@ static mx_store_opts *store_opts(idb_matrix *m, const idb_store *s, idb_err *err
     return so;
 }
 
+/* kv ("key=value") is an option store s declares, with a value its table takes. */
+static int store_kv_ok(const idb_store *s, const char *kv, idb_err *err)
+{
+    char owner[IDB_OPT_NAME_MAX + 16];
+    idb_opts o;
+    snprintf(owner, sizeof owner, "store %s", s->name);
+    const char *one[] = { kv };
+    return idb_opts_parse(&o, s->options, one, 1, owner, err);
+}
+
+/* Check one entry of a block's store_set: STORE.KEY=VALUE, an option STORE declares. */
+static int store_set_entry(void *ctx, int i, const char *entry, idb_err *err)
+{
+    (void)ctx, (void)i;
+    const char *dot = strchr(entry, '.'), *eq = strchr(entry, '=');
+    if (!dot || !eq || dot > eq || dot == entry || eq == dot + 1 || strpbrk(entry, " \t"))
+        return idb_fail(err, IDB_EINPUT, "store_set: '%s' is not STORE.KEY=VALUE (entries are "
+                        "separated by commas, with no blanks inside)", entry);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(dot - entry), entry);
+    const idb_store *s = idb_store_find(name);
+    if (!s) {
+        char names[STORE_LIST_MAX];
+        return idb_fail(err, IDB_EINPUT, "store_set: unknown store '%s' in '%s' (stores: %s)",
+                        name, entry, store_names(names, sizeof names));
+    }
+    return store_kv_ok(s, dot + 1, err);
+}
+
+/* Hook of a block's store_set: "" (none) or comma-separated STORE.KEY=VALUE entries. */
+static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                           idb_err *err)
+{
+    (void)base, (void)ctx, (void)i;
+    int n = *text ? idb_key_each(k, text, MX_KV_MAX, store_set_entry, NULL, err) : 0;
+    return n < 0 ? n : 0;
+}
+
+/* The options b's store_set gives s, blank-separated (see matrix.h). */
+int mx_block_set(const mx_block *b, const idb_store *s, char *buf, size_t len)
+{
+    size_t nlen = strlen(s->name), used = 0;
+    int n = 0;
+    buf[0] = 0;
+    for (const char *p = b->store_set; *p;) {
+        p += strspn(p, ", \t");
+        size_t e = strcspn(p, ",");
+        while (e && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
+        if (e > nlen + 1 && !strncmp(p, s->name, nlen) && p[nlen] == '.' && used < len) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%.*s", n ? " " : "",
+                                     (int)(e - nlen - 1), p + nlen + 1);
+            n++;
+        }
+        p += strcspn(p, ",");
+    }
+    return n;
+}
+
 /* [store.NAME] key = value: a declared option of store NAME, checked by the store's table. */
 static int apply_store_option(idb_matrix *m, const char *store, const char *key,
                               const char *value, mx_where at, idb_err *err)
 {
     const idb_store *s = idb_store_find(store);
-    char kv[sizeof m->store_opts[0].kv[0]], owner[IDB_OPT_NAME_MAX + 16];
+    char kv[sizeof m->store_opts[0].kv[0]];
     if (!s) {
         char names[STORE_LIST_MAX];
         return idb_fail(err, IDB_EINPUT, "unknown store '%s' in [%s%s] (stores: %s)", store,
@@ -451,10 +515,7 @@ static int apply_store_option(idb_matrix *m, const char *store, const char *key,
     if ((size_t)snprintf(kv, sizeof kv, "%s=%s", key, value) >= sizeof kv)
         return idb_fail(err, IDB_EINPUT, "%s: value too long (at most %zu bytes)", key,
                         sizeof kv - strlen(key) - 2);
-    idb_opts o;
-    snprintf(owner, sizeof owner, "store %s", s->name);
-    const char *one[] = { kv };
-    int rc = idb_opts_parse(&o, s->options, one, 1, owner, err);
+    int rc = store_kv_ok(s, kv, err);
     mx_store_opts *so = rc ? NULL : store_opts(m, s, err);
     if (!so) return rc ? rc : IDB_EINPUT;
     size_t klen = strlen(key);

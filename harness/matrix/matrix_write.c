@@ -14,7 +14,8 @@
  * openloop.csv  the same for the open-loop configurations ([openloop]: insert --rate), a
  *               commit_ms column after clients, rate_per_s and order_lat_* filled in.
  * positions.csv where new keys landed (closed loop): per configuration (clients included)
- *               and position bin,
+ *               and position bin (of configurations that differ only by their block's
+ *               store_set, the first one's),
  *               the inserts summed over repeats (count) and their share of all inserts.
  * curve.csv     misses and page writes per insert against cache size.
  * generation.csv ns per ID from Google Benchmark, median/min/max over its repetitions.
@@ -209,6 +210,22 @@ static int write_openloop(const mx_ctx *x, const mx_plan *p, idb_err *err)
 
 static int write_runs(const mx_ctx *x, const mx_plan *p, int open, idb_err *err);
 
+/* 1 if an earlier closed-loop configuration than cfg (whose cell is c) differs from it only
+ * by its block's store_set: its bins would be a second set under positions.csv's key
+ * (strategy, store, shards, ids, clients). */
+static int positions_written(const mx_plan *p, int cfg, const mx_cell *c)
+{
+    for (int i = 0; i < p->n; i++) {
+        const mx_cell *o = &p->cells[i];
+        if (o->kind == MX_INSERT && o->config < cfg && o->status == MX_DONE && o->res &&
+            o->rate == 0 && !o->key_bytes && o->strategy == c->strategy &&
+            o->store == c->store && o->shards == c->shards && o->ids == c->ids &&
+            o->batch == c->batch && o->shops == c->shops && o->res->clients == c->res->clients)
+            return 1;
+    }
+    return 0;
+}
+
 /* Rewrite insert.csv and positions.csv from every closed-loop insert cell finished so far,
  * and openloop.csv from the open-loop ones (see matrix.h). */
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
@@ -225,11 +242,15 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
     insert_header(f, 0);
     fputs("strategy,store,shards,ids,clients,bin_lo,bin_hi,count,share\n", pf);
     const mx_cell *r[MX_REPEATS_MAX];
+    int any_set = 0;                             /* a cell with a block's store_set */
+    for (int i = 0; i < p->n && !any_set; i++) any_set = p->cells[i].store_set[0] != 0;
     for (int cfg = 0; cfg < p->n_configs; cfg++) {
         int n = gather(p, MX_INSERT, cfg, r, MX_REPEATS_MAX);
         if (n == 0 || r[0]->rate > 0) continue;             /* open loop: openloop.csv */
         insert_row(f, r, n);
         if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
+        if (any_set && positions_written(p, cfg, r[0])) continue;
+
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
         for (int i = 0; i < n; i++)
             for (int b = 0; b < IDB_LOC_BUCKETS; b++) {

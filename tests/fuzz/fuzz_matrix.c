@@ -7,7 +7,8 @@
  * refusal must say why):
  *   - every block has 1..MX_BLOCKS_MAX entries, every list count is within its array and
  *     every strategy and store it names is a registered one;
- *   - the [store.NAME] options are accepted by that store's option table;
+ *   - the [store.NAME] options are accepted by that store's option table; so are the
+ *     options an enabled block's store_set gives each of its stores, and it names no other;
  *   - every workload path it kept is readable; the seed is not negative.
  */
 #include <dirent.h>
@@ -55,6 +56,24 @@ static void check_block(const mx_block *b)
     for (int i = 0; i < b->n_stores; i++)
         FUZZ_CHECK(b->stores[i] && idb_store_find(b->stores[i]->name), "[%s] store %d",
                    b->name, i);
+    if (!b->enabled) return;
+    int entries = b->store_set[0] != 0, given = 0;
+    for (const char *p = b->store_set; *p; p++) entries += *p == ',';
+    for (int i = 0; i < b->n_stores; i++) {
+        char set[MX_CELL_SET_MAX], *save = NULL;
+        const char *kv[MX_KV_MAX];
+        int n = 0;
+        given += mx_block_set(b, b->stores[i], set, sizeof set);
+        for (char *t = strtok_r(set, " ", &save); t && n < MX_KV_MAX;
+             t = strtok_r(NULL, " ", &save))
+            kv[n++] = t;
+        idb_opts o;
+        idb_err err = { 0 };
+        FUZZ_CHECK(idb_opts_parse(&o, b->stores[i]->options, kv, n, b->stores[i]->name, &err)
+                   == 0, "[%s] store_set kept options store %s refuses: %s", b->name,
+                   b->stores[i]->name, err.msg);
+    }
+    FUZZ_CHECK(given == entries, "[%s] store_set names a store not in the block", b->name);
 }
 
 /* An accepted matrix keeps the rules of the header comment. */
@@ -104,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[MX_PATH_MAX];
     fuzz_tmp_path("fuzz-matrix.ini", path, sizeof path);
     fuzz_write_file(path, data, size);
-    static idb_matrix m[2];              /* static: 2 x 200 KB per input costs ASan dearly */
+    static idb_matrix m[2];              /* static: 2 x 300 KB per input costs ASan dearly */
     mx_defaults(m);
     idb_err err = { 0 };
     int rc = mx_load_file(m, path, &err);
