@@ -91,8 +91,14 @@ expect 2 "kill-counter without a server idbench starts" -- \
   "$IDB" insert --store null --strategy counter -n 10 --fault kill-counter@5
 expect 2 "kill-counter with a misspelled fault" -- \
   "$IDB" insert --store null --strategy counter -n 10 -o backend=redis --fault kill-ctr@5
+check "a misspelled fault's line names the faults there are" \
+  grep -q "is not one of kill-counter@N\[:RESTART_MS\]" "$tmp/err"
 expect 2 "kill-counter@N beyond the orders" -- \
   "$IDB" insert --store null --strategy counter -n 10 -o backend=redis --fault kill-counter@10
+expect 2 "two faults in one run" -- "$IDB" insert --store null --strategy counter -n 10 \
+  -o backend=redis --fault kill-counter@3 --fault kill-counter@4
+expect 2 "kill-counter@N:MS with a bad MS" -- \
+  "$IDB" insert --store null --strategy counter -n 10 -o backend=redis --fault kill-counter@3:5x
 
 # --- servers that do not serve: exit 1 with one line, within the timeout
 expect 1 "an unreachable postgres" -- \

@@ -33,7 +33,6 @@
 #define CLIENTS_MAX 256                 /* --clients: writers per shard */
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
-#define FAULT_KILL_COUNTER "kill-counter@"   /* --fault kill-counter@N[:RESTART_MS] */
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
 #define FIELDS_MAX 80                   /* room for result_fields */
@@ -178,27 +177,64 @@ static int add_kv(insert_args *a, int c, const char *kv)
 enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
        O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT, O_CLIENTS };
 
-/* --fault kill-counter@N[:RESTART_MS] into cfg (exactly this spelling: the matrix and
- * outside scripts use it). Returns 0 or 2 after an error line. */
+/* The faults of --fault NAME@N[:ARG] (exactly these spellings: the matrix and outside
+ * scripts use them): N goes to the config's int64_t at `at`, ARG (arg_default when absent;
+ * none when arg is NULL) to its int at `arg_off`. A new fault is a row here, its fields in
+ * insert.h and its checks in insert_check.c. */
+static const struct fault_kind {
+    const char *name;                   /* before the '@' */
+    const char *arg;                    /* ARG's name in messages, NULL: takes none */
+    long long arg_default, arg_max;
+    size_t at, arg_off;
+} faults[] = {
+    { "kill-counter", "RESTART_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
+};
+
+/* "NAME@N[:ARG]" forms of the table, for messages. */
+static void fault_forms(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s@N%s%s%s", i ? ", " : "",
+                                 faults[i].name, faults[i].arg ? "[:" : "",
+                                 faults[i].arg ? faults[i].arg : "", faults[i].arg ? "]" : "");
+}
+
+/* --fault NAME@N[:ARG] into cfg (one fault per run). Returns 0 or 2 after an error line. */
 static int parse_fault(idb_insert_config *cfg, const char *text)
 {
-    size_t pre = strlen(FAULT_KILL_COUNTER);
-    if (strncmp(text, FAULT_KILL_COUNTER, pre) != 0)
-        return cli_fail(IDB_EINPUT, "--fault: '%s' is not kill-counter@N[:RESTART_MS]", text);
-    char num[32];
+    const struct fault_kind *f = NULL;
+    size_t pre = 0;
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0] && !f; i++) {
+        pre = strlen(faults[i].name);
+        if (!strncmp(text, faults[i].name, pre) && text[pre] == '@') f = &faults[i];
+    }
+    char forms[256], num[32], flag[96];
+    if (!f) {
+        fault_forms(forms, sizeof forms);
+        return cli_fail(IDB_EINPUT, "--fault: '%s' is not one of %s", text, forms);
+    }
+    pre++;                                          /* the '@' */
     const char *colon = strchr(text + pre, ':');
+    if (colon && !f->arg)
+        return cli_fail(IDB_EINPUT, "--fault %s@N takes no ':' part: '%s'", f->name, text);
     size_t len = colon ? (size_t)(colon - text - pre) : strlen(text + pre);
     if (len >= sizeof num) return cli_fail(IDB_EINPUT, "--fault: '%s': N is too long", text);
     memcpy(num, text + pre, len);
     num[len] = 0;
-    long long n, ms = FAULT_RESTART_MS_DEFAULT;
-    int rc = cli_parse_count("--fault kill-counter@N", num, 1, IDS_MAX, &n);
-    if (!rc && colon)
-        rc = cli_parse_count("--fault kill-counter@N:RESTART_MS", colon + 1, 0,
-                             FAULT_RESTART_MS_MAX, &ms);
+    long long n, arg = f->arg_default;
+    snprintf(flag, sizeof flag, "--fault %s@N", f->name);
+    int rc = cli_parse_count(flag, num, 1, IDS_MAX, &n);
+    snprintf(flag, sizeof flag, "--fault %s@N:%s", f->name, f->arg ? f->arg : "");
+    if (!rc && colon) rc = cli_parse_count(flag, colon + 1, 0, f->arg_max, &arg);
     if (rc) return rc;
-    cfg->kill_counter_at = n;
-    cfg->kill_restart_ms = (int)ms;
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        if (*(const int64_t *)((const char *)cfg + faults[i].at))
+            return cli_fail(IDB_EINPUT, "--fault: one fault per run");
+    *(int64_t *)((char *)cfg + f->at) = n;
+    if (f->arg) *(int *)((char *)cfg + f->arg_off) = (int)arg;
     return 0;
 }
 
