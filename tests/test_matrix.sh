@@ -58,6 +58,22 @@ for f in generation insert positions curve simulate skew timeline range; do
   check "$f.csv has a header and at least one row" test "$(grep -c . "$tmp/r/$f.csv")" -ge 2
 done
 check "no temporary file left" test -z "$(find "$tmp/r" -name '*.tmp')"
+# cells.csv: a row per cell that ran (meta's cells_done + cells_failed), each cell's seconds,
+# summed below the run's wall time; the report's "where the time went" rows re-summed here
+ncells=$(sed -n 's/^  "cells": \([0-9]*\),$/\1/p' "$tmp/r/meta.json")
+check "cells.csv has a row per cell ($ncells)" test "$(($(grep -c . "$tmp/r/cells.csv") - 1))" -eq "$ncells"
+check "cells.csv: kinds known, seconds numbers, cells numbered in order" awk -F, '
+  NR == 1 { ok = $0 == "cell,kind,store,strategy,status,seconds,label"; next }
+  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill)$/ ||
+    $6 !~ /^[0-9]+\.[0-9]+$/ { ok = 0 }
+  END { exit !ok }' "$tmp/r/cells.csv"
+wall=$(sed -n 's/^  "wall_s": \([0-9.]*\),$/\1/p' "$tmp/r/meta.json")
+check "cells' seconds sum to at most the run's wall time ($wall s)" awk -F, -v w="$wall" '
+  NR > 1 { s += $6 } END { exit !(s > 0 && s <= w + 0.1) }' "$tmp/r/cells.csv"
+isq=$(awk -F, '$2 == "insert" && $3 == "pagesim" { s += $6; n++ } END { printf "%d | %.1f", n, s }' \
+  "$tmp/r/cells.csv")
+check "report: where the time went, insert on pagesim = $isq" \
+  grep -q "^| insert | pagesim | $isq | " "$tmp/r/report.md"
 # every plot of the table: one script each in plots/ (test_plots checks the table and the
 # folder agree, common.gp and locality.gp, `idbench locality`'s, aside), so the folder lists them
 plots=$(cd "$SRC/plots" && ls *.gp | grep -vx -e common.gp -e locality.gp | sed 's/\.gp$//')

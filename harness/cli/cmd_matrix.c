@@ -366,6 +366,11 @@ static void run_cell(run *r, int i)
     mx_cell_run(&r->x, c, av, out, mx_progress_tick, &r->pr);
     r->killed += c->status == MX_FAILED && idb_signal_caught();
     if (c->status == MX_DONE && collect(r, c, out) != 0) c->status = MX_FAILED;
+    idb_err terr = { 0 };
+    if (c->status != MX_PENDING && mx_write_cells(&r->x, &r->plan, &terr) != 0) {
+        c->status = MX_FAILED;                   /* the run's own file: as a results file */
+        c->err = terr;
+    }
     if (c->status != MX_FAILED || !idb_signal_caught())     /* ran to its end: on disk */
         mx_owner_cell(c->label, c->status == MX_DONE, c->err.msg);
     if (c->status == MX_FAILED) {

@@ -285,6 +285,9 @@ void mx_series_path(const mx_ctx *x, char *buf, size_t len);
 int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* curve.csv from every finished curve cell. Returns 0 or IDB_EIO. */
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err);
+/* cells.csv: every cell that ran, its kind, store, strategy, status and wall seconds
+ * (matrix_time.c). Returns 0 or IDB_EIO. */
+int mx_write_cells(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* generation.csv (ns per ID, median/min/max over repetitions) from Google Benchmark's
  * CSV output at gb_csv. Returns 0, IDB_EIO or IDB_ENOMEM. */
 int mx_write_generation(const char *dir, const char *gb_csv, idb_err *err);
@@ -482,6 +485,7 @@ typedef struct mx_results {
     mx_table series;                             /* series.csv */
     mx_table kill;                               /* counterkill.csv */
     mx_table range;                              /* range.csv ([simulate.range]) */
+    mx_table cells;                              /* cells.csv (each cell's wall time) */
     long long ids, shards;                       /* the headline configuration */
     int reps;                                    /* most repeats behind an insert.csv row */
     int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */

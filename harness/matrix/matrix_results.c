@@ -117,6 +117,10 @@ static const col_spec counterkill_cols[] = {
     NAME("run"), NAME("store"), IDS, INT("failed_orders", 0, COUNT_MAX),
     INT("duplicate_ids", 0, COUNT_MAX), END,
 };
+static const col_spec cells_cols[] = {
+    INT("cell", 1, COUNT_MAX), NAME("kind"), NAME("store"), NAME("strategy"), NAME("status"),
+    NUM("seconds", 0, SECONDS_MAX), TEXT("label"), END,
+};
 /* Every results table: its file, where it goes in mx_results, its schema. */
 static const struct {
     const char *file;
@@ -133,6 +137,7 @@ static const struct {
     { "series.csv", offsetof(mx_results, series), series_cols },
     { "counterkill.csv", offsetof(mx_results, kill), counterkill_cols },
     { "range.csv", offsetof(mx_results, range), range_cols },
+    { "cells.csv", offsetof(mx_results, cells), cells_cols },
 };
 #define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)
 

@@ -98,6 +98,10 @@ void mx_report_scale(const mx_results *r, struct mx_doc *d);
 int mx_say_ratio(const mx_results *r, FILE *f);
 int mx_report_ratio(const mx_results *r, struct mx_doc *d);
 
+/* matrix_time.c: the report's "Where the time went" section from cells.csv (kind x store:
+ * cells, seconds, share, seconds per cell). Returns 0 or IDB_ENOMEM. */
+int mx_report_time(const mx_results *r, struct mx_doc *d);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names

@@ -296,6 +296,7 @@ static int report_tables(mx_doc *d)
         d->ops->heading(d, 2, "Simulations routed by ID (range.csv)");
         whole_table(d, &d->r->range);
     }
+    if (mx_report_time(d->r, d) != 0) return IDB_ENOMEM;
     d->ops->heading(d, 2, "Claims (claims.md)");
     return claims(d);
 }
