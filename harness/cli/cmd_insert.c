@@ -35,6 +35,7 @@
 #define SHOPS_DEFAULT 1000
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
+#define FAULT_PAUSE_MS_DEFAULT 3000      /* pause-worker: above the default lease_ms */
 #define FIELDS_MAX 80                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
@@ -89,6 +90,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "wait_ns_per_order", K_F1, &r->wait_ns_per_order },
         { "failed_txns", K_I64, &r->failed_txns }, { "retries", K_I64, &r->retries },
         { "counter_down_ms", K_F1, &r->counter_down_ms },
+        { "worker_pause_ms", K_F1, &r->worker_pause_ms },
         { "wait_share_none", K_F4, &r->wait_share_none },
         { "server_cpu_ns_per_order", K_F1, &r->server_cpu_ns_per_order },
         { "backend_shares", K_LIST, r->backend_shares },
@@ -189,6 +191,8 @@ static const struct fault_kind {
 } faults[] = {
     { "kill-counter", "RESTART_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
+    { "pause-worker", "MS", FAULT_PAUSE_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, pause_worker_at), offsetof(idb_insert_config, pause_worker_ms) },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

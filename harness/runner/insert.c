@@ -49,6 +49,7 @@
 #include "rundir.h"
 #include "series.h"
 #include "waits.h"
+#include "wlease.h"
 #include "split.h"
 #include "zipf.h"
 
@@ -232,6 +233,7 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
  * failed order (id->len 0, counted), not the end of the run. */
 static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
+    if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
     int rc = fault_tick(r, i, err);
     if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
     if (rc == IDB_EUNAVAIL && r->cfg->kill_counter_at) {
@@ -249,7 +251,7 @@ static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
     int rc = r->cfg->store->insert(r->shards[k].store, row, err);
-    if (rc == IDB_EINPUT && r->cs.backend != 0) {
+    if (rc == IDB_EINPUT && (r->cs.backend != 0 || r->wl)) {
         r->dups++;
         *dup = 1;
         return 0;
@@ -672,6 +674,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
     rc = r.rec ? idb_readrec_create(r.rec, cfg->dir, &head, err) : 0;
     if (!rc) rc = start_counter(&r, err);
+    if (!rc) rc = idb_wlease_start(cfg, &r.wl, err);     /* generators: before any store */
     if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
@@ -681,6 +684,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     idb_random_unseed();
     close_run(&r);
     idb_ctrsrv_stop(&r.cs);                            /* after the instances' goodbyes */
+    idb_wlease_stop(r.wl);
     if (rc) idb_rundir_undo(&rd);                      /* leave DIR as the run found it */
     idb_rundir_end(&rd);
     return rc;
