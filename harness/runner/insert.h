@@ -61,8 +61,9 @@ typedef struct idb_insert_config {
     int64_t kill_counter_at;
     int kill_restart_ms;
     /* The fault --fault pause-worker@N:MS (0: none; needs worker_source, wlease.h): the
-     * generator of order N's shard is SIGSTOPped for MS ms (above lease_ms) while a
-     * replacement takes its worker, then resumed; both then make that shard's IDs. */
+     * generator of order N's shard is SIGSTOPped for MS ms (above lease_ms; the run waits)
+     * while a replacement takes its worker, then resumed; both then make that shard's IDs
+     * in turn, the orders left spread over at least a second. */
     int64_t pause_worker_at;
     int pause_worker_ms;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the

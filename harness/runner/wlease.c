@@ -47,7 +47,7 @@ struct idb_wlease {
     wl_gen extra;                      /* the fault's replacement generator */
     int phase;                         /* fault: 0 to come, 1 paused, 2 resumed */
     int vshard, turn;                  /* the paused generator's shard; alternation */
-    int64_t stop_ns, resume_ns, resume_at, left;
+    int64_t stop_ns, resume_ns, left; /* the pause; the orders left at the resume */
 };
 
 static const wl_coord *const coords[] = { NULL, &wl_coord_etcd, &wl_coord_postgres };
@@ -202,9 +202,11 @@ static void nap(int64_t ns)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-/* The pause-worker fault before order i (shard k): at order N stop that shard's generator
- * and start its replacement (back once it holds a worker); MS after the stop resume it;
- * from then on spread the orders left over at least RESUMED_NS. */
+/* The pause-worker fault before order i (shard k): at order N stop that shard's generator,
+ * start its replacement and wait until it holds a worker (the paused one's, once its lease
+ * ran out) and MS has passed since the stop; then resume the paused one. The run waits
+ * meanwhile (so the resume always comes before the run's end); from then on the orders
+ * left are spread over at least RESUMED_NS. */
 static int fault(idb_wlease *w, int64_t i, int k, idb_err *err)
 {
     const idb_insert_config *cfg = w->cfg;
@@ -216,28 +218,26 @@ static int fault(idb_wlease *w, int64_t i, int k, idb_err *err)
         w->phase = 1;
         int rc = spawn(w, k, &w->extra, err);
         if (rc) return rc;
-    }
-    if (w->phase == 1 && idb_mono_ns() - w->stop_ns >= cfg->pause_worker_ms * NS_PER_MS) {
-        kill(w->gens[w->vshard].pid, SIGCONT);
+        int64_t due = w->stop_ns + cfg->pause_worker_ms * NS_PER_MS, now = idb_mono_ns();
+        if (now < due) nap(due - now);
+        kill(w->gens[k].pid, SIGCONT);
         w->resume_ns = idb_mono_ns();
-        w->resume_at = i;
         w->left = cfg->ids - i;
         w->phase = 2;
     }
     if (w->phase == 2) {
-        int64_t due = w->resume_ns + RESUMED_NS * (i - w->resume_at) / w->left;
+        int64_t due = w->resume_ns + RESUMED_NS * (i - cfg->pause_worker_at) / w->left;
         int64_t now = idb_mono_ns();
         if (now < due) nap(due - now);
     }
     return 0;
 }
 
-/* The generator that makes shard k's next ID: the replacement while the shard's own is
- * paused, the two in turn after the resume. */
+/* The generator that makes shard k's next ID: after the resume the paused one and its
+ * replacement in turn for its shard. */
 static wl_gen *pick(idb_wlease *w, int k)
 {
-    if (w->phase == 0 || k != w->vshard) return &w->gens[k];
-    if (w->phase == 1) return &w->extra;
+    if (w->phase != 2 || k != w->vshard) return &w->gens[k];
     w->turn ^= 1;
     return w->turn ? &w->gens[k] : &w->extra;
 }

@@ -8,10 +8,11 @@
  * (worker = the leased number), serving them one at a time over a pipe. The pool holds
  * `shards` worker numbers, so a generator started while all are held waits until one is
  * free. The fault pause-worker@N:MS SIGSTOPs the generator of order N's shard, starts a
- * replacement for that shard (it takes the paused one's worker once its lease has run
- * out), SIGCONTs the paused one MS ms after the stop (or once the replacement holds the
- * worker, if later), and from then on that shard's orders alternate between the two; the
- * orders left at the resume are spread over at least a second (the run does not end
+ * replacement for that shard, waits until it holds a worker (the paused one's, once that
+ * lease has run out) and MS ms have passed since the stop, SIGCONTs the paused one, and
+ * from then on that shard's orders alternate between the two; the run waits during the
+ * pause (so the resume comes before its end), and the orders left at the resume are
+ * spread over at least a second (the run does not end
  * first). Time spent on the fault (waits, pacing) is not timed.
  */
 #ifndef IDB_WLEASE_H
