@@ -11,6 +11,7 @@
 #   - the keys' times span at least the measured pause + ~1 s (the run went on after the
 #     resume);
 #   - stop: no repeated ID and some failed orders; continue: repeated IDs, no failed order.
+# sonyflake (etcd, continue) repeats IDs the same way.
 # A run that fails after the coordinator and the generators started (the store cannot
 # connect) and a coordinator that cannot start both exit 1 with one line; no server and
 # no generator is left after any run. Root, etcd, postgres and sqlite3 (else skipped).
@@ -78,6 +79,21 @@ PY
     check "$what: nothing left" none_left
   done
 done
+
+# sonyflake (worker = the low 16 bits) leases the same way: continue repeats IDs.
+expect 0 "sonyflake etcd continue" -- "$IDB" insert --store sqlite --strategy sonyflake \
+  --shards 2 -n $N --batch 100 -o worker_source=etcd -o on_lease_lost=continue \
+  --fault pause-worker@8000:3000 --dir "$tmp/sony"
+dup=$(out_field duplicate_ids) failed=$(out_field failed_orders)
+keys "$tmp/sony" >"$tmp/keys"
+distinct=$(awk '{print $2}' "$tmp/keys" | sort -u | wc -l)
+workers=$(awk '{print $1, $2 % 65536}' "$tmp/keys" | sort -u | wc -l)
+check "sonyflake continue: IDs handed out twice ($dup)" test "${dup:-0}" -gt 0
+check "sonyflake continue: duplicate_ids $dup = $N - $failed - distinct $distinct" \
+  test "${dup:-x}" -eq $((N - ${failed:-0} - distinct))
+check "sonyflake continue: one worker per shard ($workers shard-worker pairs)" \
+  test "$workers" -eq 2
+check "sonyflake: nothing left" none_left
 
 expect 1 "a store that cannot connect, after the generators started" -- "$IDB" insert \
   --store postgres --strategy snowflake -n 100 -s dsn=host=/nonexistent -o worker_source=etcd

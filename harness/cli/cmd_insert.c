@@ -90,7 +90,6 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "wait_ns_per_order", K_F1, &r->wait_ns_per_order },
         { "failed_txns", K_I64, &r->failed_txns }, { "retries", K_I64, &r->retries },
         { "counter_down_ms", K_F1, &r->counter_down_ms },
-        { "worker_pause_ms", K_F1, &r->worker_pause_ms },
         { "wait_share_none", K_F4, &r->wait_share_none },
         { "server_cpu_ns_per_order", K_F1, &r->server_cpu_ns_per_order },
         { "backend_shares", K_LIST, r->backend_shares },
@@ -101,6 +100,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "backend_cache_misses_sum", K_I64, &r->backend_cache_misses_sum },
         { "backend_cache_misses_max", K_I64, &r->backend_cache_misses_max },
         { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
+        { "worker_pause_ms", K_F1, &r->worker_pause_ms },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
