@@ -142,15 +142,15 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
 }
 
 /* A store that cuts the run's own keys into parts (store.h version 3: sample_parts with
- * the options o) needs them all made ahead: the closed loop with one writer, no fault, and
- * at least one order per part. 0 or IDB_EINPUT. */
+ * the options o) needs them all made ahead by the runner: the closed loop with one writer,
+ * no fault, no leased workers, at least one order per part. 0 or IDB_EINPUT. */
 static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err *err)
 {
     int parts = idb_store_sample_parts(cfg->store, o);
     if (parts <= 0) return 0;
-    static const char *const alone[] = { "--rate", "--fault", "--clients" };
+    static const char *const alone[] = { "--rate", "--fault", "--clients", "worker_source" };
     int used[] = { cfg->rate > 0, cfg->kill_counter_at || cfg->pause_worker_at,
-                   cfg->clients > 1 };
+                   cfg->clients > 1, idb_wlease_source(cfg) != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "store %s: split points from the run's own IDs "
