@@ -12,8 +12,8 @@
  * lease has run out) and MS ms have passed since the stop, SIGCONTs the paused one, and
  * from then on that shard's orders alternate between the two; the run waits during the
  * pause (so the resume comes before its end), and the orders left at the resume are
- * spread over at least a second (the run does not end
- * first). Time spent on the fault (waits, pacing) is not timed.
+ * spread over at least a second (the run does not end first). Time spent on the fault
+ * (waits, pacing) is not timed.
  */
 #ifndef IDB_WLEASE_H
 #define IDB_WLEASE_H
