@@ -12,7 +12,8 @@
 #     resume);
 #   - stop: no repeated ID and some failed orders; continue: repeated IDs, no failed order.
 # sonyflake (etcd, continue) repeats IDs the same way.
-# A run that fails after the coordinator and the generators started (the store cannot
+# A missing etcd binary is refused before anything is made (the package named). A run
+# that fails after the coordinator and the generators started (the store cannot
 # connect) and a coordinator that cannot start both exit 1 with one line; no server and
 # no generator is left after any run. Root, etcd, postgres and sqlite3 (else skipped).
 # Usage: test_worker_lease.sh IDBENCH
@@ -98,6 +99,10 @@ check "sonyflake: nothing left" none_left
 expect 1 "a store that cannot connect, after the generators started" -- "$IDB" insert \
   --store postgres --strategy snowflake -n 100 -s dsn=host=/nonexistent -o worker_source=etcd
 check "store failure: nothing left" none_left
+IDBENCH_ETCD=/nonexistent expect 1 "no etcd binary: refused before anything is made" -- \
+  "$IDB" insert --store sqlite --strategy snowflake -n 100 -o worker_source=etcd --dir "$tmp/nd"
+check "no etcd binary: names the package" grep -q "etcd-server" "$tmp/err"
+check "no etcd binary: no --dir made" test ! -e "$tmp/nd"
 IDBENCH_ETCD=/bin/false expect 1 "an etcd that does not start" -- "$IDB" insert \
   --store sqlite --strategy snowflake -n 100 -o worker_source=etcd
 check "etcd start failure: says which" grep -q "worker_source=etcd" "$tmp/err"

@@ -84,6 +84,12 @@ int idb_wlease_check(const idb_insert_config *cfg, idb_err *err)
     if (cfg->clients > 1)
         return idb_fail(err, IDB_EINPUT, "worker_source: one writer per shard (one generator "
                         "each), not --clients %d", cfg->clients);
+    char version[64];
+    if (idb_server_installed(coords[src]->kind, version, sizeof version, err))
+        return IDB_EIO;                         /* the package is missing: one line says so */
+    if (src == 1 && geteuid() != 0)
+        return idb_fail(err, IDB_EUNAVAIL, "worker_source=etcd: etcd's peer listener runs "
+                        "only in a private network namespace, which needs root");
     idb_opts o;
     int rc = shard_opts(cfg, &o, err);
     if (rc || !cfg->pause_worker_at) return rc;

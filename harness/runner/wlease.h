@@ -30,8 +30,9 @@ int idb_wlease_source(const idb_insert_config *cfg);
 
 /* Checks made before anything is created: worker_source with a strategy's own worker= (the
  * lease decides it), with more than one writer per shard, or the pause-worker fault
- * without worker_source or with MS not above lease_ms or N not below the order count.
- * Returns 0 or IDB_EINPUT. */
+ * without worker_source or with MS not above lease_ms or N not below the order count;
+ * the coordinator's binaries missing; etcd without root. Returns 0, IDB_EINPUT, IDB_EIO
+ * (not installed: the package named) or IDB_EUNAVAIL (not root). */
 int idb_wlease_check(const idb_insert_config *cfg, idb_err *err);
 
 /* Start the coordinator (in a private temporary directory; etcd inside the run's private
