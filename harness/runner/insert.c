@@ -229,8 +229,9 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     return rc;
 }
 
-/* Order i's ID into *id. With the kill-counter fault an unavailable counter server is a
- * failed order (id->len 0, counted), not the end of the run. */
+/* Order i's ID into *id (leased workers: from the shard's generator, wlease.h). With the
+ * kill-counter fault an unavailable counter server is a failed order (id->len 0, counted),
+ * not the end of the run; so is a generator that lost its lease (on_lease_lost=stop). */
 static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
     if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
@@ -244,9 +245,9 @@ static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* Insert row into shard k's store. With a counter server, a key the store refuses is an
- * ID handed out twice to that shard: counted (*dup = 1: duplicate_rows), not the end of
- * the run. */
+/* Insert row into shard k's store. With a counter server or leased workers, a key the
+ * store refuses is an ID handed out twice to that shard: counted (*dup = 1:
+ * duplicate_rows), not the end of the run. */
 static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
