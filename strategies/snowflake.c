@@ -39,6 +39,8 @@
  *   worker        INT 0..1023, default 0       this generator's worker number
  *   on_backwards  refuse|wait, default refuse  what to do when the clock steps back
  *   state_file    STR, default "" (off)        where to persist the time reserved
+ *   worker_source, lease_ms, on_lease_lost     read by the insert runner, not here: the
+ *                 worker leased from a coordinator (worker_lease.h, docs/worker-leases.md)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@
 #include "spinlock.h"
 #include "statefile.h"
 #include "strategy.h"
+#include "worker_lease.h"
 
 #define SNOWFLAKE_EPOCH_DEFAULT 1288834974657LL
 #define SNOWFLAKE_TIME_MAX ((1LL << 41) - 1)
@@ -76,6 +79,7 @@ static const idb_opt_decl snowflake_options[] = {
     { .name = "state_file", .type = IDB_OPT_STR, .def = "",
       .help = "file where the time used is reserved ahead (fsync per second), so a restart "
               "with the clock behind refuses or waits; empty = off" },
+    IDB_WORKER_LEASE_OPTIONS,
     { 0 },
 };
 

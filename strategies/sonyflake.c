@@ -30,12 +30,15 @@
  * Options:
  *   epoch_ms   INT, default 1409529600000   Unix ms that tick 0 starts at
  *   worker     INT 0..65535, default 0      the 16-bit machine ID
+ *   worker_source, lease_ms, on_lease_lost  read by the insert runner, not here: the
+ *              worker leased from a coordinator (worker_lease.h, docs/worker-leases.md)
  */
 #include <stdlib.h>
 
 #include "forkgen.h"
 #include "spinlock.h"
 #include "strategy.h"
+#include "worker_lease.h"
 
 #define SONY_EPOCH_DEFAULT 1409529600000LL
 #define SONY_TICK_MS 10
@@ -59,6 +62,7 @@ static const idb_opt_decl sonyflake_options[] = {
       .help = "Unix ms that tick 0 starts at (default: sonyflake's, 2014-09-01T00:00:00Z)" },
     { .name = "worker", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = 65535,
       .help = "the 16-bit machine ID of this generator" },
+    IDB_WORKER_LEASE_OPTIONS,
     { 0 },
 };
 

@@ -35,6 +35,7 @@
 #define SHOPS_DEFAULT 1000
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
+#define FAULT_PAUSE_MS_DEFAULT 3000      /* pause-worker: above the default lease_ms */
 #define FIELDS_MAX 80                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
@@ -99,6 +100,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "backend_cache_misses_sum", K_I64, &r->backend_cache_misses_sum },
         { "backend_cache_misses_max", K_I64, &r->backend_cache_misses_max },
         { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
+        { "worker_pause_ms", K_F1, &r->worker_pause_ms },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
@@ -189,6 +191,8 @@ static const struct fault_kind {
 } faults[] = {
     { "kill-counter", "RESTART_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
+    { "pause-worker", "MS", FAULT_PAUSE_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, pause_worker_at), offsetof(idb_insert_config, pause_worker_ms) },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

@@ -49,6 +49,7 @@
 #include "rundir.h"
 #include "series.h"
 #include "waits.h"
+#include "wlease.h"
 #include "split.h"
 #include "zipf.h"
 
@@ -228,10 +229,12 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     return rc;
 }
 
-/* Order i's ID into *id. With the kill-counter fault an unavailable counter server is a
- * failed order (id->len 0, counted), not the end of the run. */
+/* Order i's ID into *id (leased workers: from the shard's generator, wlease.h). With the
+ * kill-counter fault an unavailable counter server is a failed order (id->len 0, counted),
+ * not the end of the run; so is a generator that lost its lease (on_lease_lost=stop). */
 static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
+    if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
     int rc = fault_tick(r, i, err);
     if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
     if (rc == IDB_EUNAVAIL && r->cfg->kill_counter_at) {
@@ -242,14 +245,14 @@ static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* Insert row into shard k's store. With a counter server, a key the store refuses is an
- * ID handed out twice to that shard: counted (*dup = 1: duplicate_rows), not the end of
- * the run. */
+/* Insert row into shard k's store. With a counter server or leased workers, a key the
+ * store refuses is an ID handed out twice to that shard: counted (*dup = 1:
+ * duplicate_rows), not the end of the run. */
 static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
     int rc = r->cfg->store->insert(r->shards[k].store, row, err);
-    if (rc == IDB_EINPUT && r->cs.backend != 0) {
+    if (rc == IDB_EINPUT && (r->cs.backend != 0 || r->wl)) {
         r->dups++;
         *dup = 1;
         return 0;
@@ -672,6 +675,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     idb_random_seed_thread(cfg->seed ^ IDS_SEED_SALT);  /* the keys repeat with the seed */
     rc = r.rec ? idb_readrec_create(r.rec, cfg->dir, &head, err) : 0;
     if (!rc) rc = start_counter(&r, err);
+    if (!rc) rc = idb_wlease_start(cfg, &r.wl, err);     /* generators: before any store */
     if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
@@ -681,6 +685,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     idb_random_unseed();
     close_run(&r);
     idb_ctrsrv_stop(&r.cs);                            /* after the instances' goodbyes */
+    idb_wlease_stop(r.wl);
     if (rc) idb_rundir_undo(&rd);                      /* leave DIR as the run found it */
     idb_rundir_end(&rd);
     return rc;

@@ -60,6 +60,12 @@ typedef struct idb_insert_config {
      * restart_ms later; meanwhile orders that get no ID are counted in failed_orders. */
     int64_t kill_counter_at;
     int kill_restart_ms;
+    /* The fault --fault pause-worker@N:MS (0: none; needs worker_source, wlease.h): the
+     * generator of order N's shard is SIGSTOPped for MS ms (above lease_ms; the run waits)
+     * while a replacement takes its worker, then resumed; both then make that shard's IDs
+     * in turn, the orders left spread over at least a second. */
+    int64_t pause_worker_at;
+    int pause_worker_ms;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);
@@ -132,6 +138,9 @@ typedef struct idb_insert_result {
     /* --fault kill-counter@N:MS: the time from the kill to the end of the restart, measured
      * (at least MS, as the fault asks); -1 without the fault or before a restart. */
     double counter_down_ms;
+    /* --fault pause-worker@N:MS: the measured pause (SIGSTOP to SIGCONT, ms; at least MS,
+     * longer when the replacement took longer to lease the worker); -1 without it. */
+    double worker_pause_ms;
     /* A store over backend servers (store.h: backends; spider), from its stats; unknown
      * (-1, "") for every other store: the backends, each one's share of the rows
      * ("0.2500;0.2500;..." in backend order) and CPU seconds ("1.23;0.45;..."), the

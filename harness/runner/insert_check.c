@@ -1,7 +1,7 @@
 /* insert_check.c — idb_insert_check (insert.h): every check of an insert run that needs no
  * file, made before the runner allocates or creates anything: the numbers, the open-loop
  * settings, every store and strategy option of every shard, --window/--series, the
- * kill-counter fault, and the directory.
+ * kill-counter fault, the worker leases (wlease.h) and the directory.
  */
 #include "insert.h"
 
@@ -13,6 +13,7 @@
 #include "openloop.h"
 #include "rundir.h"
 #include "series.h"
+#include "wlease.h"
 
 #define OPEN_RATE_MAX 1e9                /* orders per second */
 #define OPEN_COMMIT_MS_MAX 3600e3        /* an hour */
@@ -132,7 +133,7 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
                         : !cfg->store->open_client ? " (it has no open_client)" : "");
     static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
     int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
-                   cfg->kill_counter_at != 0 };
+                   cfg->kill_counter_at != 0 || cfg->pause_worker_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",
@@ -141,14 +142,15 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
 }
 
 /* A store that cuts the run's own keys into parts (store.h version 3: sample_parts with
- * the options o) needs them all made ahead: the closed loop with one writer, no fault, and
- * at least one order per part. 0 or IDB_EINPUT. */
+ * the options o) needs them all made ahead by the runner: the closed loop with one writer,
+ * no fault, no leased workers, at least one order per part. 0 or IDB_EINPUT. */
 static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err *err)
 {
     int parts = idb_store_sample_parts(cfg->store, o);
     if (parts <= 0) return 0;
-    static const char *const alone[] = { "--rate", "--fault", "--clients" };
-    int used[] = { cfg->rate > 0, cfg->kill_counter_at != 0, cfg->clients > 1 };
+    static const char *const alone[] = { "--rate", "--fault", "--clients", "worker_source" };
+    int used[] = { cfg->rate > 0, cfg->kill_counter_at || cfg->pause_worker_at,
+                   cfg->clients > 1, idb_wlease_source(cfg) != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "store %s: split points from the run's own IDs "
@@ -186,6 +188,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);
     if (!rc) rc = check_strategy(cfg, err);
     if (!rc) rc = check_fault(cfg, err);
+    if (!rc) rc = idb_wlease_check(cfg, err);
     if (!rc && cfg->dir) rc = idb_rundir_check(cfg->dir, err);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "insert_int.h"
+#include "wlease.h"
 #include "waits.h"
 #include "metrics.h"
 #include "repeats.h"
@@ -180,6 +181,7 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->failed_orders = r->failed;
     res->duplicate_rows = r->dups;
     res->counter_down_ms = r->fault == 2 ? (double)r->down_ns / 1e6 : -1;
+    res->worker_pause_ms = idb_wlease_pause_ms(r->wl);
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */
     r->lat = NULL;

@@ -51,6 +51,7 @@ typedef struct run {
     int64_t ahead_gen_ns;              /* the time making those IDs took */
     idb_id points[IDB_SPLIT_PARTS_MAX];   /* the parts - 1 split points */
     struct idb_readrec_writer *rec;    /* cfg->record: the insert record (readrec.h) */
+    struct idb_wlease *wl;             /* leased workers' generators (wlease.h), or NULL */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills

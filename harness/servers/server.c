@@ -27,7 +27,7 @@
 #define READY_POLL_NS 10000000L        /* 10 ms between readiness checks */
 #define NS_PER_MS 1000000L
 
-static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb, &srv_redis };
+static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb, &srv_redis, &srv_etcd };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
 static idb_server *started;            /* every server started and not stopped */
@@ -148,7 +148,7 @@ static int launch(idb_server *s, idb_err *err)
     const char *argv[32] = { 0 };
     int rc = s->kind->conf(s, err);
     if (rc) return rc;
-    if (srv_truncate_conf) {                    /* tests: only the command line is left */
+    if (srv_truncate_conf && s->kind->conf_file) {   /* tests: only the command line */
         char conf[PATH_MAX + 64];
         snprintf(conf, sizeof conf, "%s/%s", s->dir, s->kind->conf_file);
         if ((rc = srv_write_file(s, conf, "", err))) return rc;   /* as the server user */

@@ -1,4 +1,4 @@
-/* server.h — private database server processes (PostgreSQL, MariaDB, Redis) that idbench
+/* server.h — private database server processes (PostgreSQL, MariaDB, Redis, etcd) that idbench
  * starts for a store's shard or a counter backend, watches, kills (faults) and stops.
  *
  * A server runs in the foreground as a child of idbench, in its own process group, as the
@@ -28,7 +28,7 @@
 typedef struct idb_server idb_server;
 
 typedef struct idb_server_conf {
-    const char *kind;                 /* "postgres", "mariadb", "redis" */
+    const char *kind;                 /* "postgres", "mariadb", "redis", "etcd" */
     const char *dir;                  /* the server's files go here (data, config,
                                          log); made if missing; 0700, owned by the server user */
     const char *const *settings;      /* "name=value" config settings (kind's names), */

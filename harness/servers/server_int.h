@@ -1,5 +1,5 @@
 /* server_int.h — what server.c, proc.c and the kinds (srv_postgres.c, srv_mariadb.c,
- * srv_redis.c) share: the server record, the kind table's entry, the process helpers.
+ * srv_redis.c, srv_etcd.c) share: the server record, the kind table's entry, the process helpers.
  */
 #ifndef IDB_SERVER_INT_H
 #define IDB_SERVER_INT_H
@@ -105,6 +105,7 @@ struct srv_kind {
 extern const srv_kind srv_postgres;
 extern const srv_kind srv_mariadb;
 extern const srv_kind srv_redis;
+extern const srv_kind srv_etcd;
 
 /* proc.c ---------------------------------------------------------------------------- */
 
