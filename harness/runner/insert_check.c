@@ -34,12 +34,28 @@ int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int 
 }
 
 /* Parse the store options into o, the key width into *width (key_bytes) and make the
- * store's own checks (store.h: idb_store_opts_parse). */
+ * store's own checks (store.h: idb_store_opts_parse). A strategy whose keys the store
+ * assigns (autoinc) needs a store that can (store.h version 4) and 8-byte keys; a store that
+ * declares IDB_STORE_AUTOINC gets it set from the strategy (the runner's value wins). */
 int idb_insert_check_store(const idb_insert_config *cfg, idb_opts *o, int *width,
                            idb_err *err)
 {
-    return idb_store_opts_parse(cfg->store, cfg->store_kv, cfg->n_store_kv,
-                                cfg->strategy->bits / 8, o, width, err);
+    const idb_store *st = cfg->store;
+    int assigned = cfg->strategy->store_assigned;
+    if (assigned && !idb_store_assigns_keys(st))
+        return idb_fail(err, IDB_EINPUT, "strategy %s: store %s cannot assign keys (the "
+                        "stores that can: postgres, mariadb, galera)", cfg->strategy->name,
+                        st->name);
+    const char *kv[IDB_INSERT_MAX_KV + 1];
+    int n = cfg->n_store_kv;
+    memcpy(kv, cfg->store_kv, (size_t)n * sizeof *kv);
+    if (idb_opts_declared(st->options, IDB_STORE_AUTOINC))
+        kv[n++] = assigned ? IDB_STORE_AUTOINC "=1" : IDB_STORE_AUTOINC "=0";
+    int rc = idb_store_opts_parse(st, kv, n, cfg->strategy->bits / 8, o, width, err);
+    if (!rc && assigned && *width != 8)
+        rc = idb_fail(err, IDB_EINPUT, "strategy %s: the store's key column is a 64-bit "
+                      "integer: key_bytes=%d is not 8", cfg->strategy->name, *width);
+    return rc;
 }
 
 /* Parse every shard's strategy options as create() will be given them (without creating
@@ -78,6 +94,10 @@ static int open_ok(const idb_insert_config *cfg, idb_err *err)
     if (cfg->rate > 0 && cfg->store->model)
         return !idb_fail(err, IDB_EINPUT, "--rate: store %s is a model and measures no time",
                          cfg->store->name);
+    if (cfg->rate > 0 && cfg->strategy->store_assigned)
+        return !idb_fail(err, IDB_EINPUT, "--rate: strategy %s takes the closed loop (a "
+                         "store may replay a transaction and write its keys again)",
+                         cfg->strategy->name);
     if (cfg->rate > 0 && cfg->series)
         return !idb_fail(err, IDB_EINPUT, "--series: the open loop (--rate) has no windows");
     return 1;
@@ -124,6 +144,10 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->clients < 0) return idb_fail(err, IDB_EINPUT, "--clients must be at least 1");
     if (cfg->clients <= 1) return 0;
+    if (cfg->strategy->store_assigned)
+        return idb_fail(err, IDB_EINPUT, "--clients %d: strategy %s takes one writer per "
+                        "shard (its keys come back from each insert)", cfg->clients,
+                        cfg->strategy->name);
     int most = idb_store_clients(cfg->store);
     if (cfg->clients > most)
         return idb_fail(err, IDB_EINPUT, "--clients %d: store %s takes %d writer%s at once%s",
