@@ -189,6 +189,7 @@ static const struct fault_kind {
 } faults[] = {
     { "kill-counter", "RESTART_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
+    { "join-node", NULL, 0, 0, offsetof(idb_insert_config, join_node_at), 0 },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

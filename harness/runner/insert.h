@@ -60,6 +60,10 @@ typedef struct idb_insert_config {
      * restart_ms later; meanwhile orders that get no ID are counted in failed_orders. */
     int64_t kill_counter_at;
     int kill_restart_ms;
+    /* The fault --fault join-node@N (0: none): the store (one that declares the option
+     * IDB_STORE_JOIN_AT: galera) gets join_at=N and adds a node to its cluster after the
+     * commit that brings the orders to N or more. */
+    int64_t join_node_at;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);

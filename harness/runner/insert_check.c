@@ -46,11 +46,16 @@ int idb_insert_check_store(const idb_insert_config *cfg, idb_opts *o, int *width
         return idb_fail(err, IDB_EINPUT, "strategy %s: store %s cannot assign keys (the "
                         "stores that can: postgres, mariadb, galera)", cfg->strategy->name,
                         st->name);
-    const char *kv[IDB_INSERT_MAX_KV + 1];
+    const char *kv[IDB_INSERT_MAX_KV + 2];
+    char join[64];
     int n = cfg->n_store_kv;
     memcpy(kv, cfg->store_kv, (size_t)n * sizeof *kv);
     if (idb_opts_declared(st->options, IDB_STORE_AUTOINC))
         kv[n++] = assigned ? IDB_STORE_AUTOINC "=1" : IDB_STORE_AUTOINC "=0";
+    if (idb_opts_declared(st->options, IDB_STORE_JOIN_AT)) {   /* --fault join-node@N */
+        snprintf(join, sizeof join, IDB_STORE_JOIN_AT "=%lld", (long long)cfg->join_node_at);
+        kv[n++] = join;
+    }
     int rc = idb_store_opts_parse(st, kv, n, cfg->strategy->bits / 8, o, width, err);
     if (!rc && assigned && *width != 8)
         rc = idb_fail(err, IDB_EINPUT, "strategy %s: the store's key column is a 64-bit "
@@ -121,6 +126,12 @@ static int series_ok(const idb_insert_config *cfg, idb_err *err)
  * is theirs: never killed), and an order count below the run's. 0 or IDB_EINPUT. */
 static int check_fault(const idb_insert_config *cfg, idb_err *err)
 {
+    if (cfg->join_node_at && !idb_opts_declared(cfg->store->options, IDB_STORE_JOIN_AT))
+        return idb_fail(err, IDB_EINPUT, "--fault join-node needs a store whose cluster a node "
+                        "can join (galera), not %s", cfg->store->name);
+    if (cfg->join_node_at && cfg->join_node_at >= cfg->ids)
+        return idb_fail(err, IDB_EINPUT, "--fault join-node@N: N must be 1 .. %lld (below "
+                        "the order count)", cfg->ids - 1);
     if (!cfg->kill_counter_at) return 0;
     const char *const *kv = cfg->strategy_kv;
     int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
@@ -156,7 +167,7 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
                         : !cfg->store->open_client ? " (it has no open_client)" : "");
     static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
     int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
-                   cfg->kill_counter_at != 0 };
+                   cfg->kill_counter_at != 0 || cfg->join_node_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",

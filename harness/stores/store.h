@@ -312,6 +312,9 @@ int64_t idb_store_server_cpu_ns(const idb_store *st, void *h);
 /* An INT option (0|1) a store that assigns keys declares (version 4: insert_assigned): the
  * runner sets it to 1 when the strategy lets the store assign keys (autoinc). */
 #define IDB_STORE_AUTOINC "autoinc"
+/* An INT option a store of several servers declares to take --fault join-node@N: the runner
+ * sets it to N (galera: one more node joins after N orders). */
+#define IDB_STORE_JOIN_AT "join_at"
 
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */
 extern const idb_store *const idb_stores[];

@@ -15,6 +15,7 @@
     X(postgres) \
     X(mariadb) \
     X(spider) \
+    X(galera) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;
 #define ENTRY(name) &idb_store_##name,
