@@ -12,8 +12,12 @@ UNIT=${2:?usage: test_galera.sh path/to/idbench path/to/test_store_galera}
 [ "$(id -u)" -eq 0 ] || { echo "skipped: the galera store needs root"; exit 77; }
 . "$(dirname "$0")/cli_lib.sh"
 
-# No mariadbd of a run under $tmp is left (servers stopped on every path).
-none_left() { ! pgrep -f "mariadbd.*$tmp/" >/dev/null; }
+# The runs' directories: under /tmp (the server user must reach them; $tmp may be under a
+# TMPDIR it cannot enter). No mariadbd of a run there is left (stopped on every path).
+runs=$(mktemp -d /tmp/idb-galera-XXXXXX)
+chmod 755 "$runs"
+trap 'rm -rf "$tmp" "$runs"' EXIT
+none_left() { ! pgrep -f "mariadbd.*$runs/" >/dev/null; }
 
 "$UNIT" >"$tmp/unit.out" 2>&1
 rc=$?
@@ -40,37 +44,37 @@ fi
 
 # --- autoinc on 3 nodes
 expect 0 "autoinc on 3 nodes" -- "$IDB" insert --store galera --strategy autoinc -n 1500 \
-  --batch 250 --dir "$tmp/a"
+  --batch 250 --dir "$runs/a"
 check "autoinc: no key twice" test "$(out_field duplicate_ids)" = 0
 check "autoinc: 3 nodes, a third each" test "$(out_field backend_shares)" = "0.3333;0.3333;0.3333"
 for j in 1 2 3; do
   check "autoinc: node $j kept one residue mod 3 (its offset $j)" \
     grep -q "node $j before: 500 keys, step 3, residues mod 3: $((j % 3)) (increment 3 offset $j" \
-    "$tmp/a/shard-0/galera-pattern.txt"
+    "$runs/a/shard-0/galera-pattern.txt"
 done
 check "autoinc: nodes stopped" none_left
 
 # --- a client strategy: the harness's keys, spread the same way
 expect 0 "counter on 3 nodes" -- "$IDB" insert --store galera --strategy counter -n 900 \
-  --batch 300 --dir "$tmp/c"
+  --batch 300 --dir "$runs/c"
 check "counter: no key twice, no order break" \
   test "$(out_field duplicate_ids)" = 0 -a "$(out_field order_breaks)" = 0
 check "counter: autoinc=0 echoed" test "$(out_field autoinc)" = 0
 
 # --- the join-node fault
 expect 0 "join-node@1000" -- "$IDB" insert --store galera --strategy autoinc -n 2000 \
-  --batch 250 --fault join-node@1000 --dir "$tmp/j"
+  --batch 250 --fault join-node@1000 --dir "$runs/j"
 check "join: no key twice" test "$(out_field duplicate_ids)" = 0
 check "join: 4 nodes at the end" test "$(out_field backends)" = 4
 for j in 1 2 3 4; do
   check "join: node $j has step 4 after the join" \
     grep -q "node $j after the join: .* step 4, residues mod 4: . (increment 4 offset $j" \
-    "$tmp/j/shard-0/galera-pattern.txt"
+    "$runs/j/shard-0/galera-pattern.txt"
 done
 for j in 1 2 3; do
   check "join: node $j had step 3 before" grep -q "node $j before: .* step 3," \
-    "$tmp/j/shard-0/galera-pattern.txt"
+    "$runs/j/shard-0/galera-pattern.txt"
 done
-check "join: the join's time reported" grep -q 'join_ms [1-9]' "$tmp/j/shard-0/galera-pattern.txt"
+check "join: the join's time reported" grep -q 'join_ms [1-9]' "$runs/j/shard-0/galera-pattern.txt"
 check "no node left running" none_left
 cli_done

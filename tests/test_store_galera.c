@@ -3,7 +3,8 @@
  * join-node fault (join_at), checked by the test's own connections to every node's socket,
  * not by the store's figures:
  *   before the join: each node's auto_increment_increment is 3; the keys handed back for a
- *   transaction on node j are consecutive values of step 3 with residue (j + 1) mod 3;
+ *   transaction on node j ascend with residue (j + 1) mod 3 (not always one step apart:
+ *   measured, the node's counter also jumps past rows its applier writes meanwhile);
  *   after one node joined: 4 nodes, each with increment 4 and its own offset 1..4, the new
  *   keys of step 4 with residue the node's offset mod 4, none equal to an old key;
  *   every node holds exactly the keys handed back (SELECT id FROM orders on each node).
@@ -66,8 +67,8 @@ static void node_holds(gl_store *s, int j, const uint64_t *keys, int n)
     if (count != n) fail_msg("node %d holds %d rows, %d were committed", j + 1, count, n);
 }
 
-/* One transaction of BATCH rows from row `from`: keys into keys[], checked to be one step
- * apart with residue want mod step. */
+/* One transaction of BATCH rows from row `from`: keys into keys[], checked to ascend with
+ * residue want mod step. */
 static void batch(gl_store *s, idb_row *rows, uint64_t *keys, int from, uint64_t step,
                   uint64_t want)
 {
@@ -78,10 +79,11 @@ static void batch(gl_store *s, idb_row *rows, uint64_t *keys, int from, uint64_t
         if (keys[i] % step != want % step)
             fail_msg("row %d: key %llu, not %llu mod %llu", i, (unsigned long long)keys[i],
                      (unsigned long long)(want % step), (unsigned long long)step);
-        if (i > from && keys[i] != keys[i - 1] + step)
-            fail_msg("row %d: key %llu after %llu: not a step of %llu", i,
-                     (unsigned long long)keys[i], (unsigned long long)keys[i - 1],
-                     (unsigned long long)step);
+        /* ascending, but not always one step apart: the node's counter also moves past
+         * the keys its applier writes meanwhile (another node's rows) */
+        if (i > from && keys[i] <= keys[i - 1])
+            fail_msg("row %d: key %llu after %llu: not ascending", i,
+                     (unsigned long long)keys[i], (unsigned long long)keys[i - 1]);
     }
     if (idb_store_galera.commit(s, &err)) fail_msg("%s", err.msg);
 }
