@@ -65,12 +65,20 @@ check "counter: autoinc=0 echoed" test "$(out_field autoinc)" = 0
 expect 0 "join-node@1000" -- "$IDB" insert --store galera --strategy autoinc -n 2000 \
   --batch 250 --fault join-node@1000 --dir "$runs/j"
 check "join: no key twice" test "$(out_field duplicate_ids)" = 0
-check "join: 4 nodes at the end" test "$(out_field backends)" = 4
+check "join: 4 nodes at the end (4 shares)" \
+  test "$(out_field backend_shares | tr ';' '\n' | wc -l)" -eq 4
+# every node after the join: step 4, one residue, equal to its offset mod 4 (which node gets
+# which offset is Galera's choice, by its membership view), the 4 offsets all different
 for j in 1 2 3 4; do
-  check "join: node $j has step 4 after the join" \
-    grep -q "node $j after the join: .* step 4, residues mod 4: . (increment 4 offset $j" \
-    "$runs/j/shard-0/galera-pattern.txt"
+  check "join: node $j has step 4 after the join, its keys its offset mod 4" awk -v j="$j" '
+    $0 ~ "^galera: node " j " after the join: " {
+      n++; if (!match($0, /step 4, residues mod 4: [0-3] \(increment 4 offset [1-4] /)) bad = 1
+      split(substr($0, RSTART, RLENGTH), f, /[ :]+/); if (f[6] != f[10] % 4) bad = 1 }
+    END { exit bad || n != 1 }' "$runs/j/shard-0/galera-pattern.txt"
 done
+check "join: four different offsets after the join" test "$(sed -n \
+  's/.*after the join:.*offset \([0-9]*\) now.*/\1/p' "$runs/j/shard-0/galera-pattern.txt" |
+  sort -u | wc -l)" -eq 4
 for j in 1 2 3; do
   check "join: node $j had step 3 before" grep -q "node $j before: .* step 3," \
     "$runs/j/shard-0/galera-pattern.txt"
