@@ -21,6 +21,7 @@
     X(sonyflake) \
     X(bitrev) \
     X(autorandom) \
+    X(autoinc) \
 
 #define DECLARE(name) extern const idb_strategy idb_strategy_##name;
 #define ENTRY(name) &idb_strategy_##name,

@@ -161,6 +161,14 @@ typedef struct idb_strategy {
      * IDB_EINPUT when id is not one this strategy could have made. */
     int (*decode)(const idb_opts *opts, const idb_id *id, idb_emit_fn emit, void *ctx,
                   idb_err *err);
+
+    /* 1: the store assigns every key (autoinc: an identity or AUTO_INCREMENT column). The
+     * insert runner then makes no ID: it asks a store that can assign keys (store.h,
+     * version 4: insert_assigned) for each row's key and refuses every other store; 8-byte
+     * keys only. next() still works where there is no store (ids, bench, the simulator):
+     * what one database would hand out alone. 0 (every other strategy): the strategy's
+     * own IDs. An addition within version 1: a table that leaves it out reads 0. */
+    int store_assigned;
 } idb_strategy;
 
 /* The registry (registry.c): every strategy, NULL-terminated. */

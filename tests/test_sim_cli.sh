@@ -159,8 +159,10 @@ check "every workload: byte-identical output" cmp -s "$tmp/out" "$tmp/d1.csv"
 # issue 25 (commit 86ec183) with the same command; the new columns say shop
 expect 0 "shipped workloads at 2,000 orders/s" -- "$IDB" simulate "${shipped[@]}" --seed 1 \
   --set workload.orders_per_s=2000
+# (the rows of strategies added since, e.g. autoinc, left out: the golden has none of them)
 check "shop routing: the old simulator's figures, byte for byte" \
-  cmp -s <(cut -d, -f1-12 "$tmp/out") "$ROOT/tests/sim-shop-golden.csv"
+  cmp -s <(cut -d, -f1-12 "$tmp/out" | awk -F, 'NR == FNR { s[$2] = 1; next } $2 in s' \
+           "$ROOT/tests/sim-shop-golden.csv" -) "$ROOT/tests/sim-shop-golden.csv"
 check "... with routing shop and no range columns" awk -F, 'NR > 1 && !($13 == "shop" && $14 == "" && $18 == "") { bad = 1 } END { exit bad }' "$tmp/out"
 
 # --- claims

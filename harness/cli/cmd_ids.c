@@ -62,6 +62,8 @@ int cmd_help(int argc, char **argv)
     if (s) {
         printf("%s: %s\nbits: %d\ntime-ordered: %s\ncoordination: %s\n", s->name, s->summary,
                s->bits, s->time_ordered ? "yes" : "no", coord_names[s->coord]);
+        if (s->store_assigned)
+            printf("keys: assigned by the store (insert: postgres, mariadb, galera only)\n");
         print_options(s->options);
         return 0;
     }

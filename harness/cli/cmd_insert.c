@@ -193,6 +193,7 @@ static const struct fault_kind {
       offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
     { "pause-worker", "MS", FAULT_PAUSE_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, pause_worker_at), offsetof(idb_insert_config, pause_worker_ms) },
+    { "join-node", NULL, 0, 0, offsetof(idb_insert_config, join_node_at), 0 },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

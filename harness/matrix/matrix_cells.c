@@ -209,6 +209,10 @@ static int add_block(const idb_matrix *m, mx_plan *p, int *cap, const mx_block *
                 for (a.s = 0; a.s < b->n_strategies && store_ok(m, p, b->stores[a.st]); a.s++) {
                     if (b->key_bytes && b->strategies[a.s]->bits / 8 > b->key_bytes)
                         continue;                /* wider than the block's key_bytes */
+                    if (b->strategies[a.s]->store_assigned &&
+                        (!idb_store_assigns_keys(b->stores[a.st]) ||
+                         (b->key_bytes && b->key_bytes != 8)))
+                        continue;                /* autoinc: where the store assigns keys */
                     int points = how.open ? b->n_rates : cache_points(b, how, a.st);
                     for (a.w = 0; a.w < nw; a.w++)
                         for (a.q = 0; a.q < points; a.q++)

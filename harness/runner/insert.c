@@ -231,12 +231,14 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
 
 /* Order i's ID into *id (leased workers: from the shard's generator, wlease.h). With the
  * kill-counter fault an unavailable counter server is a failed order (id->len 0, counted),
- * not the end of the run; so is a generator that lost its lease (on_lease_lost=stop). */
+ * not the end of the run; so is a generator that lost its lease (on_lease_lost=stop). A
+ * key the store assigns (autoinc) is made by the insert: an 8-byte zero placeholder here. */
 static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
     if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
     int rc = fault_tick(r, i, err);
-    if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
+    if (!rc && r->cfg->strategy->store_assigned) *id = (idb_id){ .len = 8 };
+    else if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
     if (rc == IDB_EUNAVAIL && r->cfg->kill_counter_at) {
         r->failed++;
         id->len = 0;
@@ -245,13 +247,16 @@ static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* Insert row into shard k's store. With a counter server or leased workers, a key the
- * store refuses is an ID handed out twice to that shard: counted (*dup = 1:
- * duplicate_rows), not the end of the run. */
-static int insert_row(run *r, int k, const idb_row *row, int *dup, idb_err *err)
+/* Insert row into shard k's store (autoinc: the key the store assigns written into row).
+ * With a counter server or leased workers, a key the store refuses is an ID handed out
+ * twice to that shard: counted (*dup = 1: duplicate_rows), not the end of the run. */
+static int insert_row(run *r, int k, idb_row *row, int *dup, idb_err *err)
 {
     *dup = 0;
-    int rc = r->cfg->store->insert(r->shards[k].store, row, err);
+    const idb_store *st = r->cfg->store;
+    int rc = r->cfg->strategy->store_assigned
+           ? st->insert_assigned(r->shards[k].store, row, err)
+           : st->insert(r->shards[k].store, row, err);
     if (rc == IDB_EINPUT && (r->cs.backend != 0 || r->wl)) {
         r->dups++;
         *dup = 1;

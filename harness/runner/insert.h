@@ -66,6 +66,10 @@ typedef struct idb_insert_config {
      * in turn, the orders left spread over at least a second. */
     int64_t pause_worker_at;
     int pause_worker_ms;
+    /* The fault --fault join-node@N (0: none): the store (one that declares the option
+     * IDB_STORE_JOIN_AT: galera) gets join_at=N and adds a node to its cluster after the
+     * commit that brings the orders to N or more. */
+    int64_t join_node_at;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);

@@ -35,12 +35,33 @@ int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int 
 }
 
 /* Parse the store options into o, the key width into *width (key_bytes) and make the
- * store's own checks (store.h: idb_store_opts_parse). */
+ * store's own checks (store.h: idb_store_opts_parse). A strategy whose keys the store
+ * assigns (autoinc) needs a store that can (store.h version 4) and 8-byte keys; a store that
+ * declares IDB_STORE_AUTOINC gets it set from the strategy (the runner's value wins). */
 int idb_insert_check_store(const idb_insert_config *cfg, idb_opts *o, int *width,
                            idb_err *err)
 {
-    return idb_store_opts_parse(cfg->store, cfg->store_kv, cfg->n_store_kv,
-                                cfg->strategy->bits / 8, o, width, err);
+    const idb_store *st = cfg->store;
+    int assigned = cfg->strategy->store_assigned;
+    if (assigned && !idb_store_assigns_keys(st))
+        return idb_fail(err, IDB_EINPUT, "strategy %s: store %s cannot assign keys (the "
+                        "stores that can: postgres, mariadb, galera)", cfg->strategy->name,
+                        st->name);
+    const char *kv[IDB_INSERT_MAX_KV + 2];
+    char join[64];
+    int n = cfg->n_store_kv;
+    memcpy(kv, cfg->store_kv, (size_t)n * sizeof *kv);
+    if (idb_opts_declared(st->options, IDB_STORE_AUTOINC))
+        kv[n++] = assigned ? IDB_STORE_AUTOINC "=1" : IDB_STORE_AUTOINC "=0";
+    if (idb_opts_declared(st->options, IDB_STORE_JOIN_AT)) {   /* --fault join-node@N */
+        snprintf(join, sizeof join, IDB_STORE_JOIN_AT "=%lld", (long long)cfg->join_node_at);
+        kv[n++] = join;
+    }
+    int rc = idb_store_opts_parse(st, kv, n, cfg->strategy->bits / 8, o, width, err);
+    if (!rc && assigned && *width != 8)
+        rc = idb_fail(err, IDB_EINPUT, "strategy %s: the store's key column is a 64-bit "
+                      "integer: key_bytes=%d is not 8", cfg->strategy->name, *width);
+    return rc;
 }
 
 /* Parse every shard's strategy options as create() will be given them (without creating
@@ -79,6 +100,10 @@ static int open_ok(const idb_insert_config *cfg, idb_err *err)
     if (cfg->rate > 0 && cfg->store->model)
         return !idb_fail(err, IDB_EINPUT, "--rate: store %s is a model and measures no time",
                          cfg->store->name);
+    if (cfg->rate > 0 && cfg->strategy->store_assigned)
+        return !idb_fail(err, IDB_EINPUT, "--rate: strategy %s takes the closed loop (a "
+                         "store may replay a transaction and write its keys again)",
+                         cfg->strategy->name);
     if (cfg->rate > 0 && cfg->series)
         return !idb_fail(err, IDB_EINPUT, "--series: the open loop (--rate) has no windows");
     return 1;
@@ -102,6 +127,12 @@ static int series_ok(const idb_insert_config *cfg, idb_err *err)
  * is theirs: never killed), and an order count below the run's. 0 or IDB_EINPUT. */
 static int check_fault(const idb_insert_config *cfg, idb_err *err)
 {
+    if (cfg->join_node_at && !idb_opts_declared(cfg->store->options, IDB_STORE_JOIN_AT))
+        return idb_fail(err, IDB_EINPUT, "--fault join-node needs a store whose cluster a node "
+                        "can join (galera), not %s", cfg->store->name);
+    if (cfg->join_node_at && cfg->join_node_at >= cfg->ids)
+        return idb_fail(err, IDB_EINPUT, "--fault join-node@N: N must be 1 .. %lld (below "
+                        "the order count)", cfg->ids - 1);
     if (!cfg->kill_counter_at) return 0;
     const char *const *kv = cfg->strategy_kv;
     int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
@@ -125,6 +156,10 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->clients < 0) return idb_fail(err, IDB_EINPUT, "--clients must be at least 1");
     if (cfg->clients <= 1) return 0;
+    if (cfg->strategy->store_assigned)
+        return idb_fail(err, IDB_EINPUT, "--clients %d: strategy %s takes one writer per "
+                        "shard (its keys come back from each insert)", cfg->clients,
+                        cfg->strategy->name);
     int most = idb_store_clients(cfg->store);
     if (cfg->clients > most)
         return idb_fail(err, IDB_EINPUT, "--clients %d: store %s takes %d writer%s at once%s",
@@ -133,7 +168,8 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
                         : !cfg->store->open_client ? " (it has no open_client)" : "");
     static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
     int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
-                   cfg->kill_counter_at != 0 || cfg->pause_worker_at != 0 };
+                   cfg->kill_counter_at != 0 || cfg->pause_worker_at != 0 ||
+                   cfg->join_node_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",

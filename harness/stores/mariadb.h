@@ -38,6 +38,8 @@ typedef struct md_store {
     int64_t created_ms, total_cents;
     uint8_t *payload;              /* row_bytes bytes */
     int key_bytes, row_bytes, secondary, keep, in_txn;
+    int autoinc;                   /* 1: the table's id is AUTO_INCREMENT (the store assigns
+                                    * keys: md_insert_assigned), the INSERT names no id */
     int created_db;                /* 1 once open() created dbname (close drops it) */
     int64_t rows;                  /* rows committed by this session, and by the clients
                                     * closed so far on open()'s handle (fill_factor) */
@@ -139,6 +141,11 @@ void md_table_sql(const md_store *s, char *sql);
  * fields, turn autocommit off (s->payload must hold row_bytes + 1 bytes). Returns 0,
  * IDB_ENOMEM or IDB_EIO. */
 int md_prepare(md_store *s, idb_err *err);
+
+/* The store's insert_assigned hook (store.h version 4; store_mariadb.c): execute the
+ * INSERT without an id (s->autoinc) and read the key the server assigned back from the
+ * statement (mysql_stmt_insert_id: a single-row INSERT's own key) into row->id. */
+int md_insert_assigned(void *h, idb_row *row, idb_err *err);
 
 /* The store's stats() (mariadb_stats.c). */
 int md_stats(void *h, idb_store_stats *st, idb_err *err);

@@ -23,4 +23,12 @@ static inline void idb_payload_fill(uint8_t *p, int n, const idb_id *id)
     }
 }
 
+/* The ID a row's payload derives from when the store assigns its key (autoinc: the key is
+ * not known before the insert): the order's own identity, shop and display number, as one
+ * 8-byte big-endian number (shop << 32 | display_no), into *out. */
+static inline void idb_payload_order_key(uint32_t shop, uint32_t display_no, idb_id *out)
+{
+    idb_id_set_u64(out, (uint64_t)shop << 32 | display_no);
+}
+
 #endif

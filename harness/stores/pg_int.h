@@ -30,6 +30,8 @@ typedef struct pg_store {
     struct idb_server *srv;       /* our private server, or NULL with a dsn */
     int shard;
     int key_bytes, row_bytes, secondary, keep, fillfactor;
+    int autoinc;                  /* 1: id is an identity column (the store assigns keys:
+                                   * pg_insert_assigned), kept as is (no top bit flipped) */
     enum pg_key_type key_type;
     enum pg_method method;
     int64_t checkpoint_every;     /* rows between CHECKPOINTs, 0: none */
@@ -79,6 +81,9 @@ void pg_rollback(void *h);
 /* pg_write.c: the store's insert and commit hooks. */
 int pg_insert(void *h, const idb_row *row, idb_err *err);
 int pg_commit(void *h, idb_err *err);
+/* pg_write.c: the store's insert_assigned hook (store.h version 4; s->autoinc, method
+ * prepared): one INSERT ... RETURNING id per row, the key read back into row->id. */
+int pg_insert_assigned(void *h, idb_row *row, idb_err *err);
 /* Prepare the insert statement (method prepared or pipeline). */
 int pg_write_prepare(pg_store *s, idb_err *err);
 

@@ -289,7 +289,9 @@ static int scan_row(pg_store *s, const PGresult *r, int i, idb_row *row, uint8_t
     row->display_no = (uint32_t)idb_get_be((const uint8_t *)PQgetvalue(r, i, 2), 4);
     row->created_ms = (int64_t)idb_get_be((const uint8_t *)PQgetvalue(r, i, 3), 8);
     row->total_cents = (int64_t)idb_get_be((const uint8_t *)PQgetvalue(r, i, 4), 8);
-    idb_payload_fill(check, s->row_bytes, &row->id);
+    idb_id from = row->id;                         /* autoinc: the order's own key */
+    if (s->autoinc) idb_payload_order_key(row->shop, row->display_no, &from);
+    idb_payload_fill(check, s->row_bytes, &from);
     if (s->row_bytes && memcmp(PQgetvalue(r, i, 5), check, (size_t)s->row_bytes) != 0) {
         char buf[IDB_ID_HEX_MAX];
         return idb_fail(err, IDB_EIO, "postgres: row %s: payload does not match its key",

@@ -70,7 +70,9 @@ static void encode(pg_store *s, const idb_row *row, pg_fields *f)
     p = field(p, v, sizeof v, f, 4);
     uint8_t *pay = p + sizeof(int32_t);
     p = field(p, NULL, s->row_bytes, f, 5);
-    idb_payload_fill(pay, s->row_bytes, &row->id);
+    idb_id from = row->id;                         /* autoinc: the order's own key */
+    if (s->autoinc) idb_payload_order_key(row->shop, row->display_no, &from);
+    idb_payload_fill(pay, s->row_bytes, &from);
     f->tuple_bytes = (size_t)(p - s->buf);
 }
 
@@ -92,7 +94,11 @@ static int result_fail(pg_store *s, PGresult *r, const char *what, idb_err *err)
 
 int pg_write_prepare(pg_store *s, idb_err *err)
 {
-    PGresult *r = PQprepare(s->c, INSERT_STMT, "INSERT INTO " ROW_SQL
+    PGresult *r = s->autoinc               /* the identity column assigns the key */
+                ? PQprepare(s->c, INSERT_STMT, "INSERT INTO orders (shop, display_no, "
+                            "created_ms, total_cents, payload) VALUES ($1, $2, $3, $4, $5) "
+                            "RETURNING id", PG_FIELDS - 1, NULL)
+                : PQprepare(s->c, INSERT_STMT, "INSERT INTO " ROW_SQL
                             " VALUES ($1, $2, $3, $4, $5, $6)", PG_FIELDS, NULL);
     if (PQresultStatus(r) != PGRES_COMMAND_OK) return result_fail(s, r, "PREPARE", err);
     PQclear(r);
@@ -219,6 +225,30 @@ int pg_insert(void *h, const idb_row *row, idb_err *err)
     if (PQresultStatus(r) != PGRES_COMMAND_OK) return result_fail(s, r, "INSERT", err);
     PQclear(r);
     return 0;
+}
+
+int pg_insert_assigned(void *h, idb_row *row, idb_err *err)
+{
+    pg_store *s = h;
+    if (!s->autoinc || s->method != PG_PREPARED)
+        return idb_fail(err, IDB_EINPUT, "postgres: insert_assigned needs autoinc=1 and "
+                        "method=prepared");
+    pg_fields f;
+    encode(s, row, &f);
+    s->since_checkpoint++;
+    if (!s->in_txn) {
+        int rc = pg_exec(s, "BEGIN", PGRES_COMMAND_OK, NULL, "BEGIN", err);
+        if (rc) return rc;
+        s->in_txn = 1;
+    }
+    PGresult *r = PQexecPrepared(s->c, INSERT_STMT, PG_FIELDS - 1, f.values + 1,
+                                 f.lengths + 1, f.formats + 1, 1);   /* no id; binary */
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return result_fail(s, r, "INSERT", err);
+    int ok = PQntuples(r) == 1 && PQgetlength(r, 0, 0) == (int)sizeof(int64_t);
+    if (ok) pg_key_decode(s, (const uint8_t *)PQgetvalue(r, 0, 0), 8, &row->id);
+    PQclear(r);
+    return ok ? 0 : idb_fail(err, IDB_EIO, "postgres: shard %d: INSERT ... RETURNING id gave "
+                             "no 8-byte key", s->shard);
 }
 
 /* With clients, a commit of since_checkpoint rows: added to every client's count (open()'s

@@ -1,4 +1,4 @@
-/* store.h — the store plug-in interface (version 3): where the insert runner puts rows and
+/* store.h — the store plug-in interface (version 4): where the insert runner puts rows and
  * where `idbench read` looks them up.
  *
  * One const idb_store per store, listed in stores.c. The harness owns all timing: a store
@@ -41,6 +41,16 @@
  * plug-in stops before these fields: it still loads and is never asked (`idbench read`
  * refuses it with one line: idb_store_can_read).
  * Any version may fill idb_store_stats.waits (lock and latch waits it measured itself).
+ *
+ * Version 4 adds, after the version-3 fields:
+ *   insert_assigned  insert a row whose key the store's table assigns (an identity or
+ *                 AUTO_INCREMENT column) and hand the key back in the row: the strategy
+ *                 autoinc (strategy.h: store_assigned). A store that has it declares the
+ *                 INT option IDB_STORE_AUTOINC, which the runner sets to 1 for such a run
+ *                 (the store makes its table with the key column assigning values); its
+ *                 check hook sees it. With it the lifecycle is the same, insert_assigned
+ *                 taking insert()'s place. A store without it (every version before 4) is
+ *                 refused for autoinc before anything is made (idb_store_assigns_keys).
  */
 #ifndef IDB_STORE_H
 #define IDB_STORE_H
@@ -52,7 +62,7 @@
 #include "id.h"
 #include "options.h"
 
-#define IDB_STORE_VERSION 3
+#define IDB_STORE_VERSION 4
 #define IDB_STORE_CLIENTS_ANY 4096   /* clients: as many writers as the runner starts */
 #define IDB_STORE_BACKENDS_MAX 16    /* backend servers of one store (idb_store_stats) */
 
@@ -258,7 +268,20 @@ typedef struct idb_store {
     int (*read_counts)(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
     /* Optional: close open_read's handle (NULL is fine); NULL: close() closes it. */
     void (*close_read)(void *h);
+
+    /* --- version 4 (see the header). A version-3 plug-in stops above. --- */
+    /* Optional: add row (its id ignored) in the current transaction with the key the
+     * store's key column assigns, and write that key into row->id (8 bytes, big-endian: the
+     * value read back from the statement, never computed). Only on a store opened with
+     * IDB_STORE_AUTOINC = 1. IDB_EINPUT for a key the store refuses (a duplicate), IDB_EBUSY
+     * for a failure a new transaction may not meet (a deadlock, a certification failure:
+     * the runner rolls back and retries, counted), IDB_EIO else. */
+    int (*insert_assigned)(void *h, idb_row *row, idb_err *err);
 } idb_store;
+
+/* 1 when st can assign keys (version 4, insert_assigned set, IDB_STORE_AUTOINC declared):
+ * the stores the strategy autoinc runs on (stores.c). */
+int idb_store_assigns_keys(const idb_store *st);
 
 /* The parts store st cuts the run's own keys into with options o (version 3's
  * sample_parts), 0 for a store before version 3 or without the hook (stores.c). */
@@ -286,15 +309,22 @@ int64_t idb_store_server_cpu_ns(const idb_store *st, void *h);
  * when --window is given, else the store's default stands): the spider store's
  * hot_share_window_max. */
 #define IDB_STORE_WINDOW "window"
+/* An INT option (0|1) a store that assigns keys declares (version 4: insert_assigned): the
+ * runner sets it to 1 when the strategy lets the store assign keys (autoinc). */
+#define IDB_STORE_AUTOINC "autoinc"
+/* An INT option a store of several servers declares to take --fault join-node@N: the runner
+ * sets it to N (galera: one more node joins after N orders). */
+#define IDB_STORE_JOIN_AT "join_at"
 
 /* The registry (stores.c): every store, NULL-terminated; lookup by name. */
 extern const idb_store *const idb_stores[];
 const idb_store *idb_store_find(const char *name);
 
 /* Check every store of table (NULL-terminated; idb_stores at start-up) against this
- * interface: a name, version 1 to 3 (IDB_STORE_VERSION), the five required functions set,
- * from version 2, clients above 1 only with open_client, and from version 3, sample_parts
- * only with set_bounds.
+ * interface: a name, version 1 to 4 (IDB_STORE_VERSION), the five required functions set,
+ * from version 2, clients above 1 only with open_client, from version 3, sample_parts
+ * only with set_bounds, and from version 4, insert_assigned only with the option
+ * IDB_STORE_AUTOINC declared.
  * Returns 0, or IDB_EINPUT with err naming the first plug-in that fails and why. */
 int idb_store_check_table(const idb_store *const *table, idb_err *err);
 

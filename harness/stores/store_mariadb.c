@@ -16,6 +16,10 @@
  *
  * Inserts go through one prepared statement (mysql_stmt_*), one execute per row, with
  * autocommit off: the first insert after a commit begins the transaction, commit() ends it.
+ * With autoinc=1 (the runner's, for strategy autoinc; not with secondary=1) id is
+ * AUTO_INCREMENT: the INSERT names no id and each row's key is the statement's insert id
+ * (a single-row INSERT: its own key, whatever innodb_autoinc_lock_mode), the payload derived
+ * from the order's shop and display number.
  *
  * Which server: `socket=PATH[,PATH...]` (a comma-separated list) or `socket_file=FILE` (one
  * socket path a line; blank lines and lines starting with # skipped) name servers the user
@@ -89,6 +93,9 @@ static const idb_opt_decl md_options[] = {
       .min = 0, .max = 1 },
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = MD_ROW_BYTES_MAX },
+    { .name = IDB_STORE_AUTOINC, .type = IDB_OPT_INT, .def = "0",
+      .help = "1: the id is AUTO_INCREMENT, assigned by the server (set by the runner for "
+              "strategy autoinc)", .min = 0, .max = 1 },
     { .name = IDB_STORE_SHARD, .type = IDB_OPT_INT, .def = "0",
       .help = "this store's shard (set by the runner)", .min = 0, .max = 1 << 20 },
     { .name = IDB_STORE_SHARDS, .type = IDB_OPT_INT, .def = "1",
@@ -174,6 +181,9 @@ static int md_check(const idb_opts *o, int key_bytes, idb_err *err)
     int rc = idb_store_check_width("mariadb", key_bytes, err);
     if (!rc) rc = pick_socket(o, sock, err);
     int64_t ps = idb_opts_int(o, "page_size");
+    if (!rc && idb_opts_int(o, IDB_STORE_AUTOINC) && idb_opts_int(o, "secondary"))
+        rc = idb_fail(err, IDB_EINPUT, "mariadb: strategy autoinc makes id the table's one "
+                      "AUTO_INCREMENT column: secondary=1 (seq AUTO_INCREMENT) cannot go with it");
     if (!rc && (ps & (ps - 1)))
         rc = idb_fail(err, IDB_EINPUT, "mariadb: page_size=%lld: expected 4096, 8192, 16384, "
                       "32768 or 65536", (long long)ps);
@@ -251,11 +261,12 @@ void md_table_sql(const md_store *s, char *sql)
     if (s->key_bytes == 8) snprintf(idtype, sizeof idtype, "BIGINT UNSIGNED");
     else snprintf(idtype, sizeof idtype, "BINARY(%d)", s->key_bytes);
     snprintf(sql, MD_SQL_MAX,
-             "CREATE TABLE orders (%s id %s NOT NULL, shop INT UNSIGNED NOT NULL, "
+             "CREATE TABLE orders (%s id %s NOT NULL%s, shop INT UNSIGNED NOT NULL, "
              "display_no INT UNSIGNED NOT NULL, created_ms BIGINT NOT NULL, "
              "total_cents BIGINT NOT NULL, payload VARBINARY(%d) NOT NULL, %s) "
              "ENGINE=InnoDB ROW_FORMAT=DYNAMIC STATS_PERSISTENT=1 STATS_AUTO_RECALC=0",
              s->secondary ? "seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT," : "", idtype,
+             s->autoinc ? " AUTO_INCREMENT" : "",
              s->row_bytes ? s->row_bytes : 1,
              s->secondary ? "PRIMARY KEY (seq), UNIQUE KEY id_key (id)" : "PRIMARY KEY (id)");
 }
@@ -303,12 +314,15 @@ int md_prepare(md_store *s, idb_err *err)
 {
     static const char ins[] = "INSERT INTO orders (id, shop, display_no, created_ms, "
                               "total_cents, payload) VALUES (?, ?, ?, ?, ?, ?)";
+    static const char auto_ins[] = "INSERT INTO orders (shop, display_no, created_ms, "
+                                   "total_cents, payload) VALUES (?, ?, ?, ?, ?)";
+    const char *q = s->autoinc ? auto_ins : ins;
     s->ins = mysql_stmt_init(s->db);
     if (!s->ins) return idb_fail(err, IDB_ENOMEM, "mariadb: out of memory");
-    if (mysql_stmt_prepare(s->ins, ins, sizeof ins - 1) != 0)
+    if (mysql_stmt_prepare(s->ins, q, strlen(q)) != 0)
         return idb_fail(err, IDB_EIO, "mariadb: prepare: %s", mysql_stmt_error(s->ins));
     bind_insert(s);
-    if (mysql_stmt_bind_param(s->ins, s->bind) != 0)
+    if (mysql_stmt_bind_param(s->ins, s->bind + (s->autoinc ? 1 : 0)) != 0)   /* no id */
         return idb_fail(err, IDB_EIO, "mariadb: bind: %s", mysql_stmt_error(s->ins));
     if (mysql_autocommit(s->db, 0) != 0) return md_fail(s->db, IDB_EIO, "autocommit", err);
     return 0;
@@ -353,6 +367,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     s->keep = (int)idb_opts_int(o, "keep");
     s->isolation = (int)idb_opts_int(o, "isolation");
     s->lock_wait_s = idb_opts_int(o, "lock_wait_timeout");
+    s->autoinc = (int)idb_opts_int(o, IDB_STORE_AUTOINC);
     static int opened;                             /* stores this process opened */
     snprintf(s->dbname, sizeof s->dbname, "idbench_%ld_%d_s%lld", (long)getpid(), opened++,
              (long long)idb_opts_int(o, IDB_STORE_SHARD));
@@ -404,6 +419,33 @@ static int md_insert(void *h, const idb_row *row, idb_err *err)
     return 0;
 }
 
+int md_insert_assigned(void *h, idb_row *row, idb_err *err)
+{
+    md_store *s = h;
+    if (!s->autoinc)
+        return idb_fail(err, IDB_EINPUT, "mariadb: insert_assigned on a table whose id is "
+                        "not AUTO_INCREMENT");
+    idb_id order;
+    idb_payload_order_key(row->shop, row->display_no, &order);
+    s->shop = row->shop;
+    s->display_no = row->display_no;
+    s->created_ms = row->created_ms;
+    s->total_cents = row->total_cents;
+    idb_payload_fill(s->payload, s->row_bytes, &order);
+    s->in_txn = 1;
+    if (mysql_stmt_execute(s->ins) != 0) {
+        unsigned e = mysql_stmt_errno(s->ins);
+        return idb_fail(err, e == ER_DUP_ENTRY ? IDB_EINPUT : md_retryable(e) ? IDB_EBUSY
+                        : IDB_EIO, "mariadb: insert: %s", mysql_stmt_error(s->ins));
+    }
+    uint64_t key = mysql_stmt_insert_id(s->ins);
+    if (key == 0)
+        return idb_fail(err, IDB_EIO, "mariadb: insert: the server assigned no key");
+    idb_id_set_u64(&row->id, key);
+    s->pending++;
+    return 0;
+}
+
 /* Commit the open transaction (none open: nothing to do). IDB_EIO when the server fails. */
 static int md_commit(void *h, idb_err *err)
 {
@@ -443,6 +485,7 @@ static int md_open_client(void *h, int c, void **client, idb_err *err)
     s->key_bytes = m->key_bytes;
     s->row_bytes = m->row_bytes;
     s->secondary = m->secondary;
+    s->autoinc = m->autoinc;
     s->page_size = m->page_size;
     memcpy(s->dbname, m->dbname, sizeof s->dbname);
     memcpy(s->socket, m->socket, sizeof s->socket);
@@ -476,7 +519,9 @@ static int parse_row(const md_store *s, MYSQL_ROW f, const unsigned long *len, i
     r->display_no = (uint32_t)strtoul(f[2], NULL, 10);
     r->created_ms = strtoll(f[3], NULL, 10);
     r->total_cents = strtoll(f[4], NULL, 10);
-    idb_payload_fill(check, s->row_bytes, &r->id);
+    idb_id from = r->id;                           /* the payload's source (payload.h) */
+    if (s->autoinc) idb_payload_order_key(r->shop, r->display_no, &from);
+    idb_payload_fill(check, s->row_bytes, &from);
     if (len[5] != (unsigned long)s->row_bytes || memcmp(check, f[5], len[5]) != 0)
         return idb_fail(err, IDB_EIO, "mariadb: scan: a row's payload is not the one written");
     return 0;
@@ -534,4 +579,5 @@ const idb_store idb_store_mariadb = {
     .open_client = md_open_client,
     .rollback = md_rollback,
     .server_cpu_ns = md_server_cpu_ns,
+    .insert_assigned = md_insert_assigned,
 };

@@ -15,8 +15,12 @@
  *                (x XOR 2^63), which maps unsigned order onto signed order, so IDs above
  *                2^63 keep their place; scan() flips it back. uuid and bytea compare as
  *                memcmp (bytea: then by length; all keys have one width), like the ID bytes.
+ *                With autoinc=1 (the runner's, for strategy autoinc) id is a bigint
+ *                GENERATED ALWAYS AS IDENTITY, kept as is, each key read back by
+ *                INSERT ... RETURNING id (method=prepared, secondary=0 only).
  *   shop integer, display_no integer (the uint32 bits), created_ms bigint, total_cents bigint,
- *   payload      bytea of row_bytes bytes (payload.h: derived from the key, checked by scan).
+ *   payload      bytea of row_bytes bytes (payload.h: derived from the key, checked by scan;
+ *                with autoinc from the order's shop and display number).
  *   The ID's index is orders_id: the primary key, or with secondary=1 a unique index on id
  *   beside a `seq bigint GENERATED ALWAYS AS IDENTITY` primary key. fillfactor= is the index's.
  * Writes: pg_write.c (method=prepared|pipeline|copy, --batch rows per transaction,
@@ -73,6 +77,9 @@ static const idb_opt_decl pg_options[] = {
       .help = "1: keep the schema on a user's server", .min = 0, .max = 1 },
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
+    { .name = IDB_STORE_AUTOINC, .type = IDB_OPT_INT, .def = "0",
+      .help = "set by the runner (strategy autoinc): 1 = id is an identity column, each key "
+              "read back by INSERT ... RETURNING id", .min = 0, .max = 1 },
     { .name = IDB_STORE_SHARD, .type = IDB_OPT_INT, .def = "0",
       .help = "set by the runner: this shard's number", .min = 0, .max = 1 << 20 },
     { .name = IDB_STORE_SHARDS, .type = IDB_OPT_INT, .def = "1",
@@ -117,14 +124,15 @@ int pg_state_code(const char *state)
 void pg_key_encode(const pg_store *s, const idb_id *id, uint8_t *out)
 {
     memcpy(out, id->b, (size_t)id->len);
-    if (s->key_type == PG_KEY_BIGINT) out[0] ^= 0x80;      /* 2^63: unsigned -> signed order */
+    if (s->key_type == PG_KEY_BIGINT && !s->autoinc) out[0] ^= 0x80;   /* 2^63: unsigned ->
+                                                                         * signed order */
 }
 
 void pg_key_decode(const pg_store *s, const uint8_t *in, int len, idb_id *id)
 {
     id->len = (uint8_t)len;
     memcpy(id->b, in, (size_t)len);
-    if (s->key_type == PG_KEY_BIGINT) id->b[0] ^= 0x80;
+    if (s->key_type == PG_KEY_BIGINT && !s->autoinc) id->b[0] ^= 0x80;
 }
 
 /* The k-th (mod n) conninfo of file path into out. IDB_EINPUT for a file that cannot be read,
@@ -188,6 +196,10 @@ static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
     if (strchr(dsn, ',') || strchr(file, ','))     /* the options are echoed as CSV fields */
         return idb_fail(err, IDB_EINPUT, "postgres: a comma in dsn or dsn_file would break the "
                         "CSV results: put the conninfo in a dsn_file");
+    if (idb_opts_int(o, IDB_STORE_AUTOINC) &&
+        (idb_opts_int(o, "method") != PG_PREPARED || idb_opts_int(o, "secondary")))
+        return idb_fail(err, IDB_EINPUT, "postgres: strategy autoinc reads each key back "
+                        "(INSERT ... RETURNING id): method=prepared and secondary=0 only");
     if (!size_setting_ok(idb_opts_str(o, "shared_buffers")))
         return idb_fail(err, IDB_EINPUT, "postgres: shared_buffers=%s: expected N, NkB, NMB or "
                         "NGB", idb_opts_str(o, "shared_buffers"));
@@ -267,12 +279,13 @@ static int make_table(pg_store *s, idb_err *err)
     };
     char sql[SQL_MAX];
     snprintf(sql, sizeof sql,
-             "CREATE TABLE orders (%s id %s NOT NULL, shop integer NOT NULL, "
+             "CREATE TABLE orders (%s id %s%s NOT NULL, shop integer NOT NULL, "
              "display_no integer NOT NULL, created_ms bigint NOT NULL, "
              "total_cents bigint NOT NULL, payload bytea NOT NULL, "
              "CONSTRAINT orders_id %s (id) WITH (fillfactor = %d))",
              s->secondary ? "seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY," : "",
-             types[s->key_type], s->secondary ? "UNIQUE" : "PRIMARY KEY", s->fillfactor);
+             types[s->key_type], s->autoinc ? " GENERATED ALWAYS AS IDENTITY" : "",
+             s->secondary ? "UNIQUE" : "PRIMARY KEY", s->fillfactor);
     return pg_exec(s, sql, PGRES_COMMAND_OK, NULL, "CREATE TABLE", err);
 }
 
@@ -312,6 +325,7 @@ static int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *
                 : key_bytes == 16 ? PG_KEY_UUID : PG_KEY_BYTEA;
     s->row_bytes = (int)idb_opts_int(o, "row_bytes");
     s->secondary = (int)idb_opts_int(o, "secondary");
+    s->autoinc = (int)idb_opts_int(o, IDB_STORE_AUTOINC);
     s->keep = (int)idb_opts_int(o, "keep");
     s->fillfactor = (int)idb_opts_int(o, "fillfactor");
     s->method = (enum pg_method)idb_opts_int(o, "method");
@@ -368,6 +382,7 @@ static int pg_open_client(void *h, int c, void **client, idb_err *err)
     s->key_type = m->key_type;
     s->row_bytes = m->row_bytes;
     s->secondary = m->secondary;
+    s->autoinc = m->autoinc;
     s->method = m->method;
     s->checkpoint_every = m->checkpoint_every;
     s->buf_cap = m->buf_cap;
@@ -419,4 +434,5 @@ const idb_store idb_store_postgres = {
     .open_client = pg_open_client,
     .rollback = pg_rollback,
     .server_cpu_ns = pg_server_cpu_ns,
+    .insert_assigned = pg_insert_assigned,
 };

@@ -15,6 +15,7 @@
     X(postgres) \
     X(mariadb) \
     X(spider) \
+    X(galera) \
 
 #define DECLARE(name) extern const idb_store idb_store_##name;
 #define ENTRY(name) &idb_store_##name,
@@ -49,6 +50,10 @@ int idb_store_check_table(const idb_store *const *table, idb_err *err)
         if (s->version >= 3 && s->sample_parts && !s->set_bounds)
             return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: it has "
                             "sample_parts but no set_bounds", s->name);
+        if (s->version >= 4 && s->insert_assigned &&
+            !idb_opts_declared(s->options, IDB_STORE_AUTOINC))
+            return idb_fail(err, IDB_EINPUT, "store %s is refused by the registry: it has "
+                            "insert_assigned but no option " IDB_STORE_AUTOINC, s->name);
     }
     return 0;
 }
@@ -74,6 +79,13 @@ int idb_store_sample_parts(const idb_store *st, const idb_opts *o)
 {
     if (st->version < 3 || !st->sample_parts) return 0;
     return st->sample_parts(o);
+}
+
+/* Whether st assigns keys (see store.h). Version 3 ends at `close_read`. */
+int idb_store_assigns_keys(const idb_store *st)
+{
+    return st->version >= 4 && st->insert_assigned &&
+           idb_opts_declared(st->options, IDB_STORE_AUTOINC);
 }
 
 /* Whether st serves reads (see store.h). Version 2 ends at `rollback`. */
