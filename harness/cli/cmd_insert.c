@@ -99,6 +99,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "backend_cache_misses_sum", K_I64, &r->backend_cache_misses_sum },
         { "backend_cache_misses_max", K_I64, &r->backend_cache_misses_max },
         { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
+        { "lost_ids", K_I64, &r->lost_ids }, { "failover_ms", K_F1, &r->failover_ms },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
@@ -189,6 +190,9 @@ static const struct fault_kind {
 } faults[] = {
     { "kill-counter", "RESTART_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, kill_counter_at), offsetof(idb_insert_config, kill_restart_ms) },
+    { "failover-counter", "DETECT_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, failover_counter_at),
+      offsetof(idb_insert_config, failover_detect_ms) },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */
