@@ -1,7 +1,8 @@
 /* srv_postgres.c — the postgres server kind: PostgreSQL 15 from Debian, a cluster made by
  * initdb in DIR/data (a standby's, conf clone_of: pg_basebackup -R of its primary)
- * (superuser "idbench", trust on the private socket only; with TCP the run's password, scram-sha-256, on loopback), the settings in DIR/data/idbench.conf
- * (included by postgresql.conf) and the listen settings on the command line too, the hba
+ * (superuser "idbench", trust on the private socket only; with TCP the run's password,
+ * scram-sha-256, on loopback), the settings in DIR/data/idbench.conf (included by
+ * postgresql.conf) and the listen settings on the command line too, the hba
  * file DIR/data/idbench_hba.conf, ready when postmaster.pid says so.
  */
 #include <errno.h>
