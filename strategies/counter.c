@@ -26,6 +26,7 @@
  *                                    kept whole, so instances naming it share one sequence
  *   service  ENUM inproc             counter service backend (in this process)
  *   backend  ENUM local|postgres|redis  where the counter lives (default local)
+ *   cache    INT 1..1000000          backend=postgres: CREATE SEQUENCE ... CACHE (default 1)
  *   dsn, url, timeout_ms, rtt_us, durability, transport: the server's (remote.h)
  */
 #include <stdlib.h>
@@ -62,6 +63,7 @@ int idb_counter_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_
         int e = idb_remote_conf_from(opts, b, "counter", &rc, err);
         rc.mode = IDB_REMOTE_SEQUENCE;
         rc.name = idb_opts_str(opts, "name");
+        rc.seq_cache = (int)idb_opts_int(opts, "cache");
         if (!e) e = idb_remote_open(&rc, &c->remote, err);
         if (e) { free(c); return e; }
         c->svc = idb_remote_service(c->remote);

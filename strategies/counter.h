@@ -16,9 +16,11 @@
       .help = "counter service backend: inproc = one atomic in this process" }, \
     { .name = "backend", .type = IDB_OPT_ENUM, .def = "local", .choices = IDB_BACKEND_CHOICES, \
       .help = "where the counter lives: local (an atomic), postgres (nextval), redis (INCR)" }, \
+    { .name = "cache", .type = IDB_OPT_INT, .def = "1", .min = 1, .max = IDB_REMOTE_CACHE_MAX, \
+      .help = "backend=postgres: the sequence's CACHE (numbers each session takes ahead)" }, \
     IDB_REMOTE_OPTIONS
 
-/* The counter's declared options: name, service, backend and the server's (remote.h). */
+/* The counter's declared options: name, service, backend, cache and the server's (remote.h). */
 extern const idb_opt_decl idb_counter_options[];
 
 /* An instance on the counter the options name (in this process or on a server). */

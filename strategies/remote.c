@@ -81,7 +81,8 @@ int idb_remote_conf_from(const idb_opts *opts, enum idb_backend b, const char *w
     *c = (idb_remote_conf){ .backend = b, .addr = idb_opts_str(opts, opt),
                             .timeout_ms = (int)idb_opts_int(opts, "timeout_ms"),
                             .rtt_us = (int)idb_opts_int(opts, "rtt_us"),
-                            .secret_file = idb_opts_str(opts, "secret_file") };
+                            .secret_file = idb_opts_str(opts, "secret_file"),
+                            .wait_replicas = (int)idb_opts_int(opts, "wait_replicas") };
     if (!*c->addr)
         return idb_fail(err, IDB_EINPUT, "strategy %s: backend=%s needs %s= (idbench's "
                         "commands start a server and fill it in)", who, idb_backend_name(b),

@@ -38,6 +38,8 @@ enum idb_backend { IDB_BACKEND_LOCAL, IDB_BACKEND_POSTGRES, IDB_BACKEND_REDIS, I
 #define IDB_REMOTE_TIMEOUT_DEFAULT "1000"
 #define IDB_REMOTE_TIMEOUT_MAX 3600000     /* ms: an hour */
 #define IDB_REMOTE_RTT_MAX 1000000         /* us: a second */
+#define IDB_REMOTE_REPLICAS_MAX 3          /* standbys / replicas of a counter server */
+#define IDB_REMOTE_CACHE_MAX 1000000       /* a sequence's CACHE */
 
 /* What a take() asks of the server. */
 enum idb_remote_mode {
@@ -48,7 +50,8 @@ enum idb_remote_mode {
 typedef struct idb_remote_conf {
     enum idb_backend backend;  /* IDB_BACKEND_POSTGRES or IDB_BACKEND_REDIS */
     enum idb_remote_mode mode;
-    const char *addr;          /* postgres: a libpq conninfo; redis: unix:PATH | HOST:PORT */
+    const char *addr;          /* postgres: a libpq conninfo; redis: unix:PATH | HOST:PORT,
+                                  or several, comma-separated: the one whose ROLE is master */
     const char *name;          /* the counter's name: A-Z a-z 0-9 _ only */
     int timeout_ms;            /* deadline of one round trip, retries included */
     int rtt_us;                /* emulated network delay per round trip; 0 = none */
@@ -56,12 +59,15 @@ typedef struct idb_remote_conf {
                                   (secret.h: one line, 0600, yours), read at open */
     const char *secret;        /* set by idb_remote_open from secret_file: the password
                                   the drivers send (libpq password=, redis AUTH), or NULL */
+    int wait_replicas;         /* redis: WAIT for this many replicas after each INCRBY */
+    int seq_cache;             /* postgres sequence: its CACHE (0 or 1: none) */
 } idb_remote_conf;
 
 typedef struct idb_remote idb_remote;
 
 /* The shared option declarations (no terminator), for a strategy's own table: dsn, url,
- * timeout_ms, rtt_us, durability, transport, secret_file. */
+ * timeout_ms, rtt_us, durability, transport, secret_file, replicas, replication,
+ * wait_replicas. */
 #define IDB_REMOTE_OPTIONS \
     { .name = "dsn", .type = IDB_OPT_STR, .def = "", \
       .help = "backend=postgres: the server's libpq conninfo (default: idbench starts one)" }, \
@@ -81,7 +87,18 @@ typedef struct idb_remote idb_remote;
               "(with a password made for the run)" }, \
     { .name = "secret_file", .type = IDB_OPT_STR, .def = "", \
       .help = "a file (0600, yours) holding the server's password, sent by the client " \
-              "(default: the one idbench made for a server it started on TCP)" },
+              "(default: the one idbench made for a server it started on TCP)" }, \
+    { .name = "replicas", .type = IDB_OPT_INT, .def = "0", .min = 0, \
+      .max = IDB_REMOTE_REPLICAS_MAX, \
+      .help = "server started by idbench: its standbys (postgres) or replicas (redis), for " \
+              "--fault failover-counter; the clients list them all and use the primary" }, \
+    { .name = "replication", .type = IDB_OPT_ENUM, .def = "async", .choices = "async|sync", \
+      .help = "backend=postgres with replicas: asynchronous streaming, or synchronous " \
+              "(synchronous_standby_names '*', synchronous_commit on)" }, \
+    { .name = "wait_replicas", .type = IDB_OPT_INT, .def = "0", .min = 0, \
+      .max = IDB_REMOTE_REPLICAS_MAX, \
+      .help = "backend=redis: WAIT K timeout after each INCRBY; fewer than K replicas " \
+              "acknowledging it fails the order (its number is never used)" },
 
 /* Read the shared options of opts into *c (addr from dsn or url by backend, secret_file;
  * name and mode are the caller's). Returns 0, or IDB_EINPUT when the backend's address is

@@ -1,5 +1,10 @@
 /* remote_pg.c — the PostgreSQL client of the remote counter (remote_int.h), on libpq.
  *
+ * Failover: the address may be a multi-host conninfo (host=A,B,C) with
+ * target_session_attrs=read-write (what idbench hands out with replicas=R): libpq tries
+ * each host in turn and keeps the one that accepts writes, so after a standby is promoted
+ * new connections reach it with no help from the harness.
+ *
  * Counter (IDB_REMOTE_SEQUENCE): a sequence called NAME, one `SELECT nextval('NAME')` per
  * take of 1 (n > 1: `SELECT nextval(..) FROM generate_series(1, n)` is not consecutive
  * under concurrency, so a sequence only hands out single numbers). Sequences are
@@ -151,7 +156,8 @@ static int make_counter(pg_conn *pc, const idb_remote_conf *c, int64_t deadline,
 {
     char sql[SQL_MAX];
     if (c->mode == IDB_REMOTE_SEQUENCE) {
-        snprintf(sql, sizeof sql, "CREATE SEQUENCE IF NOT EXISTS \"%s\"", c->name);
+        snprintf(sql, sizeof sql, "CREATE SEQUENCE IF NOT EXISTS \"%s\" CACHE %d", c->name,
+                 c->seq_cache > 1 ? c->seq_cache : 1);
         return run_sql(pc, sql, deadline, err);
     }
     int rc = run_sql(pc, "CREATE TABLE IF NOT EXISTS leaf_alloc(biz_tag text PRIMARY KEY,"

@@ -6,7 +6,11 @@
  * snapshot, so after a restart INCRBY hands out numbers again that it already gave: the
  * hazard the insert runner counts as duplicate_ids.
  *
- * Address (url=): unix:PATH (a Unix socket) or HOST:PORT (TCP; idbench uses loopback).
+ * Address (url=): unix:PATH (a Unix socket) or HOST:PORT (TCP; idbench uses loopback), or
+ * several of them comma-separated (a replicated group, replicas=R): a new connection tries
+ * each in turn and keeps the first whose ROLE is master, so that after a failover the
+ * clients find the promoted replica by themselves. wait_replicas=K: WAIT K after each
+ * INCRBY; fewer than K acknowledgements fail the take (redis_wait).
  * With a password (secret_file=, read by remote.c) every new connection sends AUTH first.
  * The connection and every reply have the deadline as hiredis's connect and command
  * timeouts. hiredis writes with write(): to a server that was killed that raises SIGPIPE,
@@ -55,11 +59,31 @@ static int parse_url(const char *addr, char *host, size_t hlen, int *port, idb_e
     return 0;
 }
 
+/* Address i (0-based) of the comma-separated list addr into one (len bytes): 0, or -1 past
+ * the list's end or for an address too long. */
+static int addr_at(const char *addr, int i, char *one, size_t len)
+{
+    for (; i > 0 && addr; i--) {
+        addr = strchr(addr, ',');
+        if (addr) addr++;
+    }
+    if (!addr) return -1;
+    size_t n = strcspn(addr, ",");
+    if (n >= len) return -1;
+    memcpy(one, addr, n);
+    one[n] = 0;
+    return 0;
+}
+
 static int redis_check(const idb_remote_conf *c, idb_err *err)
 {
-    char host[HOST_MAX];
-    int port;
-    return parse_url(c->addr, host, sizeof host, &port, err);
+    char host[HOST_MAX], one[HOST_MAX + 16];
+    int port, rc = 0;
+    for (int i = 0; !rc && addr_at(c->addr, i, one, sizeof one) == 0; i++)
+        rc = parse_url(one, host, sizeof host, &port, err);
+    if (!rc && addr_at(c->addr, 0, one, sizeof one) != 0)
+        rc = idb_fail(err, IDB_EINPUT, "url '%.64s': an address too long", c->addr);
+    return rc;
 }
 
 /* A failure of the connection (gone: retried) or of the server's answer. */
@@ -112,12 +136,55 @@ static int redis_auth(redisContext *ctx, const char *secret, idb_err *err)
     return rc;
 }
 
-/* A connection, completed before the deadline (hiredis connects in one blocking call). */
+/* 1 when the server of ctx says ROLE master, 0 when it says another role (a replica),
+ * or a failure code (negated) as conn_fail's. */
+static int is_master(redisContext *ctx, idb_err *err)
+{
+    sigset_t old;
+    int was;
+    block_pipe(&old, &was);
+    redisReply *r = redisCommand(ctx, "ROLE");
+    unblock_pipe(&old, was);
+    if (!r) return -conn_fail(ctx, "ROLE", err);
+    int master = r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
+                 r->element[0]->type == REDIS_REPLY_STRING &&
+                 strcmp(r->element[0]->str, "master") == 0;
+    freeReplyObject(r);
+    return master;
+}
+
+/* A connection to the primary of the address list: each address tried in turn (one alone:
+ * no ROLE asked, as before), the first whose ROLE is master kept, as a client that lists
+ * every server of a group finds the one to write to after a failover. */
+static int redis_start_one(const idb_remote_conf *c, const char *addr, int64_t deadline,
+                           void **out, idb_err *err);
+
 static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
+{
+    char one[HOST_MAX + 16];
+    *out = NULL;
+    if (!strchr(c->addr, ',')) return redis_start_one(c, c->addr, deadline, out, err);
+    int rc = idb_fail(err, IDB_EUNAVAIL, "redis: no primary among %s", c->addr);
+    for (int i = 0; addr_at(c->addr, i, one, sizeof one) == 0; i++) {
+        idb_err why = { 0 };
+        if (redis_start_one(c, one, deadline, out, &why) != 0) continue;
+        int m = is_master(*out, &why);
+        if (m == 1) return 0;
+        redisFree(*out);
+        *out = NULL;
+        if (m < 0 && -m != IDB_EUNAVAIL) return idb_fail(err, -m, "%s", why.msg);
+    }
+    return rc;
+}
+
+/* A connection to addr, completed before the deadline (hiredis connects in one blocking
+ * call). */
+static int redis_start_one(const idb_remote_conf *c, const char *addr, int64_t deadline,
+                           void **out, idb_err *err)
 {
     char host[HOST_MAX];
     *out = NULL;
-    int port, rc = parse_url(c->addr, host, sizeof host, &port, err);
+    int port, rc = parse_url(addr, host, sizeof host, &port, err);
     if (rc) return rc;
     int ms = idb_remote_ms_left(deadline);
     if (ms <= 0) return idb_fail(err, IDB_EUNAVAIL, "redis: no time left to connect");
@@ -130,7 +197,7 @@ static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, i
     if (!ctx->err && redisSetTimeout(ctx, cmd) != REDIS_OK && !ctx->err)
         ctx->err = REDIS_ERR_IO;
     if (ctx->err) {
-        rc = idb_fail(err, IDB_EUNAVAIL, "redis: connect %s: %s", c->addr, ctx->errstr);
+        rc = idb_fail(err, IDB_EUNAVAIL, "redis: connect %s: %s", addr, ctx->errstr);
         redisFree(ctx);
         return rc;
     }
@@ -140,6 +207,33 @@ static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, i
     }
     *out = ctx;
     return 0;
+}
+
+/* WAIT K ms after an INCRBY (wait_replicas=K; ms: what is left of the deadline, at least
+ * 1, as 0 would wait for ever): fewer than K replicas acknowledging it fails the take
+ * (IDB_EUNAVAIL, the connection kept: it is healthy), so that its number is never used
+ * (a gap), as a client that asks WAIT for durability must do. */
+static int redis_wait(redisContext *ctx, const idb_remote_conf *c, int64_t deadline,
+                      int *keep, idb_err *err)
+{
+    int ms = idb_remote_ms_left(deadline);
+    sigset_t old;
+    int was;
+    block_pipe(&old, &was);
+    redisReply *r = redisCommand(ctx, "WAIT %d %d", c->wait_replicas, ms > 0 ? ms : 1);
+    unblock_pipe(&old, was);
+    if (!r) return conn_fail(ctx, "WAIT", err);
+    int rc = 0;
+    if (r->type != REDIS_REPLY_INTEGER)
+        rc = idb_fail(err, IDB_EIO, "redis: WAIT: %.120s", r->type == REDIS_REPLY_ERROR
+                      ? r->str : "a reply that is not a number");
+    else if (r->integer < c->wait_replicas) {
+        rc = idb_fail(err, IDB_EUNAVAIL, "redis: WAIT: %lld of %d replicas acknowledged the "
+                      "INCRBY", r->integer, c->wait_replicas);
+        *keep = 1;
+    }
+    freeReplyObject(r);
+    return rc;
 }
 
 /* One INCRBY. A reply that times out leaves hiredis's context unusable (a blocking context
@@ -168,6 +262,7 @@ static int redis_take(void *cp, const idb_remote_conf *c, uint64_t n, int64_t de
     else
         *first = (uint64_t)r->integer - n + 1;
     freeReplyObject(r);
+    if (!rc && c->wait_replicas > 0) rc = redis_wait(ctx, c, deadline, keep, err);
     return rc;
 }
 

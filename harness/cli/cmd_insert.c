@@ -101,6 +101,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "backend_cache_misses_max", K_I64, &r->backend_cache_misses_max },
         { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
         { "worker_pause_ms", K_F1, &r->worker_pause_ms },
+        { "lost_ids", K_I64, &r->lost_ids }, { "failover_ms", K_F1, &r->failover_ms },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
@@ -194,6 +195,9 @@ static const struct fault_kind {
     { "pause-worker", "MS", FAULT_PAUSE_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, pause_worker_at), offsetof(idb_insert_config, pause_worker_ms) },
     { "join-node", NULL, 0, 0, offsetof(idb_insert_config, join_node_at), 0 },
+    { "failover-counter", "DETECT_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, failover_counter_at),
+      offsetof(idb_insert_config, failover_detect_ms) },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "netns.h"
 #include "remote.h"
 #include "server.h"
 #include "tmpdir.h"
@@ -16,7 +18,11 @@
 #define LOOPBACK "127.0.0.1"
 #define SEARCH_ONLY 0711                  /* the run's counter directory: others may pass */
 
+#define PG_TSA " target_session_attrs=read-write"   /* the multi-host conninfo's choice */
+#define SECRET_LEN 64
+
 _Static_assert(IDB_CTRSRV_BACKENDS == IDB_BACKEND_COUNT, "IDB_CTRSRV_BACKENDS");
+_Static_assert(IDB_CTRSRV_GROUP_MAX == IDB_REMOTE_REPLICAS_MAX + 1, "IDB_CTRSRV_GROUP_MAX");
 
 /* The server kind of each backend, and its durability settings (Redis config names). */
 static const char *const kinds[IDB_BACKEND_COUNT] = {
@@ -64,11 +70,35 @@ int idb_ctrsrv_backend(const idb_strategy *s, const char *const *user, int nuser
     return choice(s, user, nuser, "backend");
 }
 
+/* The address of a replicated group into cs->kv: every server's socket, so that a client
+ * finds the primary by itself after a failover: postgres host=D0,D1,... with
+ * target_session_attrs=read-write, redis unix:S0,unix:S1,... (remote_redis.c keeps the one
+ * whose ROLE is master); the group's password file (redis) into cs->secret_kv. */
+static void group_address(idb_ctrsrv *cs)
+{
+    int redis = cs->backend == IDB_BACKEND_REDIS;
+    size_t n = (size_t)snprintf(cs->kv, sizeof cs->kv, redis ? "url=" : "dsn=host=");
+    for (int i = 0; i < cs->ngroup && n < sizeof cs->kv; i++)
+        n += (size_t)snprintf(cs->kv + n, sizeof cs->kv - n, "%s%s%s", i ? "," : "",
+                              redis ? "unix:" : "", redis ? idb_server_socket(cs->group[i])
+                              : idb_server_socket_dir(cs->group[i]));
+    if (!redis && n < sizeof cs->kv)
+        snprintf(cs->kv + n, sizeof cs->kv - n, " port=5432 user=%s dbname=" PG_DBNAME PG_TSA,
+                 idb_server_user(cs->srv));
+    if (*idb_server_secret_file(cs->srv))
+        snprintf(cs->secret_kv, sizeof cs->secret_kv, "secret_file=%s",
+                 idb_server_secret_file(cs->srv));
+}
+
 /* The address option of the started server into cs->kv, its password's file into
  * cs->secret_kv when it listens on TCP. */
 static void address(idb_ctrsrv *cs)
 {
     idb_server *srv = cs->srv;
+    if (cs->ngroup > 1) {
+        group_address(cs);
+        return;
+    }
     int port = idb_server_port(srv);
     if (*idb_server_secret_file(srv))
         snprintf(cs->secret_kv, sizeof cs->secret_kv, "secret_file=%s",
@@ -111,6 +141,96 @@ static int make_dir(const char *dir, idb_ctrsrv *cs, idb_err *err)
     return 0;
 }
 
+/* A redis group's setup: the run's private network namespace as root (its replication is
+ * TCP; as another user, one line says it stays on loopback), and the group's password in
+ * secret (SECRET_LEN). 0 or IDB_EIO. */
+static int redis_group_prep(char *secret, idb_err *err)
+{
+    idb_err why = { 0 };
+    if (geteuid() == 0 && idb_netns_private(&why) != 0)
+        return idb_fail(err, IDB_EIO, "replicas: no private network namespace: %s", why.msg);
+    if (geteuid() != 0)
+        fprintf(stderr, "idbench: redis replicas: not root, so no private network namespace: "
+                "replication on loopback TCP with a per-run password (requirepass, "
+                "masterauth)\n");
+    return idb_server_secret_new(secret, SECRET_LEN, err);
+}
+
+/* Server i of the group (0: the primary, in DIR/server; i >= 1: a standby/replica in
+ * DIR/replica-I): its settings (durability, replication), then started. */
+static int start_member(idb_ctrsrv *cs, int i, int tcp, const char *secret, idb_err *err)
+{
+    const char *settings[6];
+    char dir[PATH_MAX + 32], clone[PATH_MAX + 64], replicaof[64], auth[SECRET_LEN + 16];
+    int n = 0, redis = cs->backend == IDB_BACKEND_REDIS;
+    if (redis)
+        for (int k = 0; k < 2 && redis_durability[cs->durability][k]; k++)
+            settings[n++] = redis_durability[cs->durability][k];
+    if (!redis && cs->sync && (i == 0 || cs->ngroup > 2)) {   /* a lone promoted standby: */
+        settings[n++] = "synchronous_standby_names=*";        /* nobody to wait for */
+        settings[n++] = "synchronous_commit=on";
+    }
+    if (redis && i > 0) {
+        snprintf(replicaof, sizeof replicaof, "replicaof=127.0.0.1 %d",
+                 idb_server_port(cs->group[0]));
+        snprintf(auth, sizeof auth, "masterauth=%s", secret);
+        settings[n++] = replicaof;
+        settings[n++] = auth;
+    }
+    if (i == 0) snprintf(dir, sizeof dir, "%s/server", cs->dir);
+    else snprintf(dir, sizeof dir, "%s/replica-%d", cs->dir, i);
+    if (!redis && i > 0)
+        snprintf(clone, sizeof clone, "host=%s port=5432 user=%s",
+                 idb_server_socket_dir(cs->group[0]), idb_server_user(cs->group[0]));
+    idb_server_conf conf = { .kind = kinds[cs->backend], .dir = dir, .settings = settings,
+                             .nsettings = n, .tcp = tcp || (redis && cs->ngroup > 1),
+                             .secret = *secret ? secret : NULL,
+                             .clone_of = !redis && i > 0 ? clone : NULL };
+    int rc = idb_server_start(&conf, &cs->group[i], err);
+    explicit_bzero(auth, sizeof auth);
+    if (rc) return rc;
+    if (i == 0) cs->srv = cs->group[0];
+    return 0;
+}
+
+/* The replicas the options ask for (see ctrsrv.h). */
+int idb_ctrsrv_replicas(const idb_strategy *s, const char *const *user, int nuser)
+{
+    if (!idb_opts_declared(s->options, "replicas")) return 0;
+    return atoi(user_value(user, nuser, "replicas", "0"));
+}
+
+/* One refusal of idb_ctrsrv_check: IDB_EINPUT with why. */
+static int refuse(idb_err *err, const char *why)
+{
+    return idb_fail(err, IDB_EINPUT, "%s", why);
+}
+
+/* The replication options checked (see ctrsrv.h). */
+int idb_ctrsrv_check(const idb_strategy *s, const char *const *user, int nuser, idb_err *err)
+{
+    int b = idb_ctrsrv_backend(s, user, nuser), r = idb_ctrsrv_replicas(s, user, nuser);
+    const char *addr = b == IDB_BACKEND_REDIS ? "url" : "dsn";
+    const char *repl = user_value(user, nuser, "replication", NULL);
+    int wait = atoi(user_value(user, nuser, "wait_replicas", "0"));
+    if (r > 0 && (b == IDB_BACKEND_LOCAL || *user_value(user, nuser, addr, "")))
+        return refuse(err, "replicas=R needs a counter server idbench starts: -o "
+                      "backend=postgres|redis, without dsn=/url=");
+    if (r > 0 && choice(s, user, nuser, "transport") == 1)
+        return refuse(err, "replicas=R: the clients reach the group on its Unix sockets "
+                      "(transport=unix)");
+    if (repl && b != IDB_BACKEND_POSTGRES)
+        return refuse(err, "replication=async|sync is backend=postgres's (redis replicates "
+                      "asynchronously: wait_replicas=K makes each INCRBY wait)");
+    if (repl && strcmp(repl, "sync") == 0 && r == 0)
+        return refuse(err, "replication=sync needs standbys: replicas=R (R >= 1)");
+    if (wait > 0 && (b != IDB_BACKEND_REDIS || wait > r))
+        return refuse(err, "wait_replicas=K needs backend=redis and replicas=R with K <= R");
+    if (atoi(user_value(user, nuser, "cache", "1")) > 1 && b != IDB_BACKEND_POSTGRES)
+        return refuse(err, "cache=N is the postgres sequence's CACHE: backend=postgres");
+    return 0;
+}
+
 /* Start the server the options ask for (see ctrsrv.h). */
 int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
                      const char *dir, idb_ctrsrv *cs, idb_err *err)
@@ -120,24 +240,22 @@ int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
     cs->durability = choice(s, user, nuser, "durability");
     cs->rtt_us = atoi(user_value(user, nuser, "rtt_us", "0"));
     const char *addr = cs->backend == IDB_BACKEND_REDIS ? "url" : "dsn";
-    if (cs->backend == IDB_BACKEND_LOCAL || *user_value(user, nuser, addr, "")) return 0;
-    const char *settings[2];
-    int n = 0;
-    if (cs->backend == IDB_BACKEND_REDIS)
-        for (int i = 0; i < 2 && redis_durability[cs->durability][i]; i++)
-            settings[n++] = redis_durability[cs->durability][i];
-    int rc = make_dir(dir, cs, err);
-    if (rc) return rc;
-    char sdir[PATH_MAX + sizeof "/server"];
-    snprintf(sdir, sizeof sdir, "%s/server", cs->dir);
-    idb_server_conf conf = { .kind = kinds[cs->backend], .dir = sdir, .settings = settings,
-                             .nsettings = n,
-                             .tcp = choice(s, user, nuser, "transport") == 1 };
+    int rc = idb_ctrsrv_check(s, user, nuser, err);
+    if (rc || cs->backend == IDB_BACKEND_LOCAL || *user_value(user, nuser, addr, ""))
+        return rc;
+    cs->ngroup = 1 + idb_ctrsrv_replicas(s, user, nuser);
+    cs->sync = choice(s, user, nuser, "replication") == 1;
+    if ((rc = make_dir(dir, cs, err))) return rc;
+    char secret[SECRET_LEN] = "";
     idb_err e = { 0 };
-    rc = idb_server_start(&conf, &cs->srv, &e);
+    if (cs->ngroup > 1 && cs->backend == IDB_BACKEND_REDIS) rc = redis_group_prep(secret, &e);
+    for (int i = 0; i < cs->ngroup && !rc; i++)
+        rc = start_member(cs, i, choice(s, user, nuser, "transport") == 1, secret, &e);
+    if (!rc && cs->ngroup > 1) rc = idb_ctrsrv_wait_streaming(cs, &e);
+    explicit_bzero(secret, sizeof secret);
     if (rc) {
         idb_ctrsrv_stop(cs);
-        return idb_fail(err, rc, "counter server (%s): %s", conf.kind, e.msg);
+        return idb_fail(err, rc, "counter server (%s): %s", kinds[cs->backend], e.msg);
     }
     snprintf(cs->version, sizeof cs->version, "%s", idb_server_version(cs->srv));
     address(cs);
@@ -183,7 +301,10 @@ int idb_ctrsrv_restart(idb_ctrsrv *cs, idb_err *err)
 /* Stop and remove (see ctrsrv.h). */
 void idb_ctrsrv_stop(idb_ctrsrv *cs)
 {
-    idb_server_stop(cs->srv);
+    if (cs->ngroup == 0) idb_server_stop(cs->srv);
+    for (int i = cs->ngroup - 1; i >= 0; i--) idb_server_stop(cs->group[i]);
+    memset(cs->group, 0, sizeof cs->group);
+    cs->ngroup = 0;
     cs->srv = NULL;
     if (cs->dir[0]) idb_tmpdir_remove(cs->dir);
     cs->dir[0] = 0;

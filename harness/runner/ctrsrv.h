@@ -10,6 +10,15 @@
  * config, and idb_ctrsrv_kv (and idb_ctrsrv_secret_kv: on TCP the server asks a password
  * made for the run) says what to add to the instances' options. All shards and
  * threads share it, as a central counter must be shared.
+ *
+ * Replication (replicas=R): a primary and R standbys (postgres: pg_basebackup from the
+ * primary over its Unix socket, streaming over it; replication=sync sets
+ * synchronous_standby_names '*' and synchronous_commit on) or R replicas (redis:
+ * replicaof over loopback TCP, which as root is inside the run's private network
+ * namespace, servers/netns.h, and always with one per-run password for the group:
+ * requirepass through the ACL file, masterauth). Each has its own directory DIR/replica-I
+ * and socket; the address handed out lists every server of the group, so that clients
+ * find the primary after idb_ctrsrv_failover.
  */
 #ifndef IDB_CTRSRV_H
 #define IDB_CTRSRV_H
@@ -22,8 +31,17 @@
 #define IDB_CTRSRV_KV_MAX (IDB_OPT_NAME_MAX + IDB_OPT_VALUE_MAX)
 #define IDB_CTRSRV_BACKENDS 3          /* enum idb_backend's count (remote.h): local, ... */
 
+#define IDB_CTRSRV_GROUP_MAX 4         /* a primary and IDB_REMOTE_REPLICAS_MAX (remote.h) */
+
 typedef struct idb_ctrsrv {
-    struct idb_server *srv;            /* NULL when no server was started */
+    struct idb_server *srv;            /* the primary (after a failover: the promoted one);
+                                          NULL when no server was started */
+    struct idb_server *group[IDB_CTRSRV_GROUP_MAX];   /* replicas=R: group[0] the first
+                                          primary, 1..R its standbys/replicas; kept (the
+                                          killed ones too) until idb_ctrsrv_stop */
+    int ngroup;                        /* 1 + R, or 0 */
+    int primary;                       /* group[primary] is srv */
+    int sync;                          /* postgres: replication=sync */
     int backend;                       /* enum idb_backend of the options */
     int rtt_us;                        /* the options' emulated delay (reported as such) */
     int durability;                    /* 0 none, 1 everysec, 2 always (redis) */
@@ -57,10 +75,31 @@ void idb_ctrsrv_place(const idb_ctrsrv *cs, idb_harness_place *place);
  * local, also for a strategy that has no backend option. */
 int idb_ctrsrv_backend(const idb_strategy *s, const char *const *user, int nuser);
 
+/* Check the replication options without starting anything: replicas=R needs a server
+ * idbench starts (backend=postgres|redis, no dsn=/url=, transport=unix); replication= is
+ * postgres's and sync needs R >= 1; wait_replicas=K is redis's, K <= R; cache= is
+ * postgres's. 0 or IDB_EINPUT (idb_ctrsrv_start checks this first too). */
+int idb_ctrsrv_check(const idb_strategy *s, const char *const *user, int nuser, idb_err *err);
+
+/* The replicas=R the options ask for (0: none). */
+int idb_ctrsrv_replicas(const idb_strategy *s, const char *const *user, int nuser);
+
 /* A fault: SIGKILL the server (idb_server_kill), then start it again on the same data
  * (idb_server_restart; call from the thread that started it). 0 or IDB_EIO. */
 int idb_ctrsrv_kill(idb_ctrsrv *cs, idb_err *err);
 int idb_ctrsrv_restart(idb_ctrsrv *cs, idb_err *err);
+
+/* The failover after idb_ctrsrv_kill with replicas (ctrsrv_repl.c): the most advanced live
+ * standby (postgres: pg_last_wal_receive_lsn, then replay; redis: its replication offset)
+ * promoted (pg_promote(); REPLICAOF NO ONE), the other ones pointed at it, cs->srv the new
+ * primary. The clients find it themselves (their address lists every server: libpq's
+ * target_session_attrs=read-write, the redis client's ROLE check). 0, IDB_EINPUT (no
+ * replicas) or IDB_EIO. */
+int idb_ctrsrv_failover(idb_ctrsrv *cs, idb_err *err);
+
+/* Wait (at most 30 s) until every standby/replica of the group streams from the primary
+ * (ctrsrv_repl.c; called by idb_ctrsrv_start). 0 or IDB_EIO. */
+int idb_ctrsrv_wait_streaming(idb_ctrsrv *cs, idb_err *err);
 
 /* Stop the server (if any) and remove dir's server files. Safe to call twice. */
 void idb_ctrsrv_stop(idb_ctrsrv *cs);

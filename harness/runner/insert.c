@@ -205,48 +205,6 @@ static void draw_row(run *r, idb_rng *rng, int64_t created_ms, idb_row *row, int
                       .total_cents = (int64_t)idb_rng_below(rng, 50000) };
 }
 
-/* The kill-counter fault before order i: SIGKILL the counter server at order
- * kill_counter_at, start it again at the first order restart_ms later (from this thread:
- * the one that started it). The time it takes is kept in fault_ns, apart from the timing. */
-static int fault_tick(run *r, int64_t i, idb_err *err)
-{
-    const idb_insert_config *cfg = r->cfg;
-    if (!cfg->kill_counter_at || r->fault == 2) return 0;
-    int64_t t0 = idb_mono_ns();
-    int rc = 0;
-    if (r->fault == 0 && i == cfg->kill_counter_at) {
-        rc = idb_ctrsrv_kill(&r->cs, err);
-        r->fault = 1;
-        r->kill_ns = idb_mono_ns();
-    } else if (r->fault == 1 && t0 - r->kill_ns >= cfg->kill_restart_ms * NS_PER_MS) {
-        rc = idb_ctrsrv_restart(&r->cs, err);
-        r->fault = 2;
-        r->down_ns = idb_mono_ns() - r->kill_ns;
-    } else {
-        return 0;
-    }
-    r->fault_ns += idb_mono_ns() - t0;
-    return rc;
-}
-
-/* Order i's ID into *id (leased workers: from the shard's generator, wlease.h). With the
- * kill-counter fault an unavailable counter server is a failed order (id->len 0, counted),
- * not the end of the run; so is a generator that lost its lease (on_lease_lost=stop). A
- * key the store assigns (autoinc) is made by the insert: an 8-byte zero placeholder here. */
-static int order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
-{
-    if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
-    int rc = fault_tick(r, i, err);
-    if (!rc && r->cfg->strategy->store_assigned) *id = (idb_id){ .len = 8 };
-    else if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
-    if (rc == IDB_EUNAVAIL && r->cfg->kill_counter_at) {
-        r->failed++;
-        id->len = 0;
-        return 0;
-    }
-    return rc;
-}
-
 /* Insert row into shard k's store (autoinc: the key the store assigns written into row).
  * With a counter server or leased workers, a key the store refuses is an ID handed out
  * twice to that shard: counted (*dup = 1: duplicate_rows), not the end of the run. */
@@ -294,7 +252,7 @@ static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
                 draw_row(r, &rng, created, &rows[i], &row_shard[i]);
             int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
             for (int i = 0; i < b && !rc; i++)
-                rc = order_id(r, done + i, row_shard[i], &rows[i].id, err);
+                rc = idb_run_order_id(r, done + i, row_shard[i], &rows[i].id, err);
             gen_ns += idb_mono_ns() - t0 - (r->fault_ns - f0);
             for (int i = 0; i < b && !rc; i++)
                 if (rows[i].id.len) pad_key(&rows[i].id, r->width);   /* 0: a failed order */
@@ -444,7 +402,7 @@ static int open_order(void *ctx, int64_t i, idb_err *err)
     int k;
     draw_row(r, &o->rng, idb_clock_now_ms(idb_clock_real()), &row, &k);
     int64_t t0 = idb_mono_ns(), f0 = r->fault_ns;
-    int rc = order_id(r, i, k, &row.id, err);
+    int rc = idb_run_order_id(r, i, k, &row.id, err);
     int64_t t1 = idb_mono_ns();
     o->gen_ns += t1 - t0 - (r->fault_ns - f0);
     if (rc || row.id.len == 0) return rc;         /* an error, or a failed order */

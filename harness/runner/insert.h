@@ -70,6 +70,12 @@ typedef struct idb_insert_config {
      * IDB_STORE_JOIN_AT: galera) gets join_at=N and adds a node to its cluster after the
      * commit that brings the orders to N or more. */
     int64_t join_node_at;
+    /* The fault --fault failover-counter@N[:DETECT_MS] (0: none): the run's counter server
+     * has replicas (replicas=R); its primary is SIGKILLed before order N+1 and at the first
+     * order detect_ms later the most advanced replica is promoted (ctrsrv.h); the clients
+     * find it by themselves; orders that get no ID meanwhile are failed_orders. */
+    int64_t failover_counter_at;
+    int failover_detect_ms;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);
@@ -145,6 +151,13 @@ typedef struct idb_insert_result {
     /* --fault pause-worker@N:MS: the measured pause (SIGSTOP to SIGCONT, ms; at least MS,
      * longer when the replacement took longer to lease the worker); -1 without it. */
     double worker_pause_ms;
+    /* --fault failover-counter: from the kill of the primary to the first order served
+     * after the promotion, measured; -1 without the fault or with no order served after. */
+    double failover_ms;
+    /* With a counter backend (postgres, redis): the numbers between the run's lowest and
+     * highest ID that no order got (IDs read as unsigned integers); -1 without one, or when
+     * an ID does not fit 64 bits. */
+    int64_t lost_ids;
     /* A store over backend servers (store.h: backends; spider), from its stats; unknown
      * (-1, "") for every other store: the backends, each one's share of the rows
      * ("0.2500;0.2500;..." in backend order) and CPU seconds ("1.23;0.45;..."), the

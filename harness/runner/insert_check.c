@@ -123,8 +123,10 @@ static int series_ok(const idb_insert_config *cfg, idb_err *err)
     return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
 }
 
-/* The kill-counter fault needs a counter server the run starts (a user's dsn=/url= server
- * is theirs: never killed), and an order count below the run's. 0 or IDB_EINPUT. */
+/* The kill-counter and failover-counter faults need a counter server the run starts (a
+ * user's dsn=/url= server is theirs: never killed), failover-counter one with replicas=R,
+ * and an order count below the run's; the replication options are checked too (ctrsrv.h).
+ * 0 or IDB_EINPUT. */
 static int check_fault(const idb_insert_config *cfg, idb_err *err)
 {
     if (cfg->join_node_at && !idb_opts_declared(cfg->store->options, IDB_STORE_JOIN_AT))
@@ -133,19 +135,25 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
     if (cfg->join_node_at && cfg->join_node_at >= cfg->ids)
         return idb_fail(err, IDB_EINPUT, "--fault join-node@N: N must be 1 .. %lld (below "
                         "the order count)", cfg->ids - 1);
-    if (!cfg->kill_counter_at) return 0;
     const char *const *kv = cfg->strategy_kv;
     int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
+    int rc = idb_ctrsrv_check(cfg->strategy, kv, n, err);
+    int64_t at = cfg->kill_counter_at ? cfg->kill_counter_at : cfg->failover_counter_at;
+    const char *name = cfg->kill_counter_at ? "kill-counter" : "failover-counter";
+    if (rc || !at) return rc;
     int own = 0;
     for (int i = 0; i < n; i++)
         own |= strncmp(kv[i], "dsn=", 4) == 0 || strncmp(kv[i], "url=", 4) == 0;
     if (!b || own)
-        return idb_fail(err, IDB_EINPUT, "--fault kill-counter needs a counter server idbench "
+        return idb_fail(err, IDB_EINPUT, "--fault %s needs a counter server idbench "
                         "starts: --strategy counter|segment|range -o backend=postgres|redis, "
-                        "without dsn=/url=");
-    if (cfg->kill_counter_at < 1 || cfg->kill_counter_at >= cfg->ids || cfg->kill_restart_ms < 0)
-        return idb_fail(err, IDB_EINPUT, "--fault kill-counter@N: N must be 1 .. %lld (below "
-                        "the order count)", cfg->ids - 1);
+                        "without dsn=/url=", name);
+    if (cfg->failover_counter_at && idb_ctrsrv_replicas(cfg->strategy, kv, n) < 1)
+        return idb_fail(err, IDB_EINPUT, "--fault failover-counter needs replicas to promote: "
+                        "-o replicas=R (R >= 1)");
+    if (at < 1 || at >= cfg->ids || cfg->kill_restart_ms < 0 || cfg->failover_detect_ms < 0)
+        return idb_fail(err, IDB_EINPUT, "--fault %s@N: N must be 1 .. %lld (below "
+                        "the order count)", name, cfg->ids - 1);
     return 0;
 }
 
@@ -169,7 +177,7 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
     static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
     int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
                    cfg->kill_counter_at != 0 || cfg->pause_worker_at != 0 ||
-                   cfg->join_node_at != 0 };
+                   cfg->join_node_at != 0 || cfg->failover_counter_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",
@@ -185,7 +193,8 @@ static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err 
     int parts = idb_store_sample_parts(cfg->store, o);
     if (parts <= 0) return 0;
     static const char *const alone[] = { "--rate", "--fault", "--clients", "worker_source" };
-    int used[] = { cfg->rate > 0, cfg->kill_counter_at || cfg->pause_worker_at,
+    int used[] = { cfg->rate > 0,
+                   cfg->kill_counter_at || cfg->pause_worker_at || cfg->failover_counter_at,
                    cfg->clients > 1, idb_wlease_source(cfg) != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])

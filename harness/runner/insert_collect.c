@@ -138,6 +138,37 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
     return 0;
 }
 
+/* A key of width bytes (big-endian, zero-padded on the left: insert.c) as a number into
+ * *v; 0 when it does not fit 64 bits. */
+static int key_u64(const uint8_t *key, int width, uint64_t *v)
+{
+    *v = 0;
+    for (int i = 0; i < width; i++) {
+        if (i < width - 8 && key[i]) return 0;
+        *v = *v << 8 | key[i];
+    }
+    return 1;
+}
+
+/* lost_ids (insert.h): the numbers from the lowest key to the highest of the sorted lists
+ * that no key is, given rep repeats among them; -1 when a key does not fit 64 bits. */
+static int64_t lost_ids(uint8_t *const *lists, const int64_t *n, int nlists, int width,
+                        int64_t rep)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, v;
+    int64_t total = 0;
+    for (int k = 0; k < nlists; k++) {
+        if (!n[k]) continue;
+        total += n[k];
+        const uint8_t *first = lists[k], *last = lists[k] + (size_t)(n[k] - 1) * (size_t)width;
+        if (!key_u64(first, width, &v)) return -1;
+        if (v < lo) lo = v;
+        if (!key_u64(last, width, &v)) return -1;
+        if (v > hi) hi = v;
+    }
+    return total ? (int64_t)(hi - lo + 1) - (total - rep) : 0;
+}
+
 /* duplicate_ids, after locality has used every shard's keys in their order: each shard's
  * keys and the refused ones sorted in place, the repeats counted over all of them merged
  * (repeats.h: no copy, so the count adds nothing to the run's peak); then the keys freed. */
@@ -155,6 +186,8 @@ static int count_repeats(run *r, idb_insert_result *res, idb_err *err)
             counts[k] = sh->nkeys;
         }
         rep = idb_repeats_merged(lists, counts, n, r->width);
+        res->lost_ids = r->cs.backend && rep >= 0 ? lost_ids(lists, counts, n, r->width, rep)
+                                                  : -1;
     }
     free(lists);
     free(counts);
@@ -180,7 +213,10 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->lat_max_ns = idb_percentile(r->lat, r->nlat, 1.0);
     res->failed_orders = r->failed;
     res->duplicate_rows = r->dups;
-    res->counter_down_ms = r->fault == 2 ? (double)r->down_ns / 1e6 : -1;
+    res->counter_down_ms = r->fault == 2 && r->cfg->kill_counter_at
+                         ? (double)r->down_ns / 1e6 : -1;
+    res->failover_ms = r->fault == 2 && r->cfg->failover_counter_at && r->served_ns
+                     ? (double)(r->served_ns - r->kill_ns) / 1e6 : -1;
     res->worker_pause_ms = idb_wlease_pause_ms(r->wl);
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);
     free(r->lat);                                      /* done with: lower the peak */

@@ -38,8 +38,10 @@ typedef struct run {
     int64_t nlat;                      /* statements timed in lat[] (failed orders have none) */
     double client_ns;                  /* the writers' time summed (insert_clients.c), for
                                         * the store-measured waits (waits.h); 0: one writer */
-    int fault;                         /* kill-counter: 0 to come, 1 killed, 2 restarted */
+    int fault;                         /* kill-counter, failover-counter: 0 to come,
+                                        * 1 killed, 2 restarted / a replica promoted */
     int64_t kill_ns;                   /* when it was killed */
+    int64_t served_ns;                 /* the first order served after fault 2, or 0 */
     int64_t down_ns;                   /* from the kill to the restart's end */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
     int64_t failed, dups;              /* failed_orders, duplicate_rows */
@@ -60,6 +62,12 @@ typedef struct run {
  * (insert_check.c). */
 int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int k,
                         idb_harness_kv *kv, idb_err *err);
+
+/* Order i's ID (shard k's instance) into *id, the counter-server fault ticked first
+ * (insert_fault.c). While a fault is asked an unavailable counter server is a failed
+ * order (id->len 0, counted in r->failed), not the end of the run. 0 or the strategy's
+ * error. */
+int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err);
 
 /* The store options of cfg into o and the keys' width into *width (store.h:
  * idb_store_opts_parse). Returns 0 or IDB_EINPUT (insert_check.c). */

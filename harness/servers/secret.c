@@ -80,13 +80,16 @@ static int kept(const idb_server *s)
 
 int srv_secret_prepare(idb_server *s, idb_err *err)
 {
-    s->secret[0] = 0;
+    int given = s->secret[0] != 0;            /* the conf's: shared by a group */
     s->secretfile[0] = 0;
-    if (!s->tcp) return 0;
+    if (!s->tcp) {
+        s->secret[0] = 0;
+        return 0;
+    }
     if (snprintf(s->secretfile, sizeof s->secretfile, "%s/" SRV_SECRETFILE, s->dir) >=
         (int)sizeof s->secretfile)
         return idb_fail(err, IDB_EINPUT, "server dir too long: %s", s->dir);
-    if (kept(s)) {
+    if (kept(s) && !given) {
         idb_err e = { 0 };
         if (idb_secret_read(s->secretfile, s->secret, sizeof s->secret, &e) == 0) return 0;
         s->secretfile[0] = 0;
@@ -95,7 +98,7 @@ int srv_secret_prepare(idb_server *s, idb_err *err)
                         s->kind->name, s->dir, e.msg, s->dir);
     }
     char text[2 * SRV_SECRET_BYTES + 2];
-    int rc = random_hex(s->secret, err);
+    int rc = given ? 0 : random_hex(s->secret, err);
     if (!rc) {
         snprintf(text, sizeof text, "%s\n", s->secret);
         rc = write_new(s->dfd, SRV_SECRETFILE, s->secretfile, text, err);

@@ -253,6 +253,11 @@ static int prepare(idb_server *s, const idb_server_conf *c, idb_err *err)
     s->tcp = c->tcp;
     if (c->tcp && !(s->port = srv_free_port()))
         return idb_fail(err, IDB_EIO, "no free loopback TCP port");
+    if ((c->secret && strlen(c->secret) >= sizeof s->secret) ||
+        (c->clone_of && strlen(c->clone_of) >= sizeof s->clone_of))
+        return idb_fail(err, IDB_EINPUT, "server password or clone_of too long");
+    snprintf(s->secret, sizeof s->secret, "%s", c->tcp && c->secret ? c->secret : "");
+    snprintf(s->clone_of, sizeof s->clone_of, "%s", c->clone_of ? c->clone_of : "");
     if ((rc = srv_secret_prepare(s, err))) return rc;   /* TCP: its password (secret.c) */
     idb_servers_sweep();                           /* what killed runs left in /tmp */
     if ((rc = srv_sockdir_make(s, err))) return rc;

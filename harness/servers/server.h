@@ -35,6 +35,11 @@ typedef struct idb_server_conf {
     int nsettings;                    /*   written into the kind's config file */
     int tcp;                          /* 0: Unix socket only; 1: also loopback TCP, free port,
                                          with a password made for this start (secret.c) */
+    const char *secret;               /* tcp: this password instead of a new one (the
+                                         servers of one replicated group share it), or NULL */
+    const char *clone_of;             /* postgres: a running server's libpq conninfo (its Unix
+                                         socket): new data is its copy (pg_basebackup -R), a
+                                         streaming standby of it, not initdb's; NULL: initdb */
 } idb_server_conf;
 
 /* Check, before starting, that conf's kind exists, its binaries are there, the filesystem of

@@ -66,6 +66,7 @@ struct idb_server {
     char **settings;                    /* copies of the conf's "name=value" */
     int nsettings;
     int tcp, port;
+    char clone_of[PATH_MAX];            /* postgres: the conninfo to copy new data from, or "" */
     pid_t pid;                          /* 0: not running */
     unsigned long long starttime;       /* /proc/PID/stat field 22 */
     int ready;                          /* 1 once it accepted a connection */
@@ -254,7 +255,8 @@ int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cre
 
 /* secret.c ------------------------------------------------------------------------- */
 
-/* With TCP (s->tcp), s->secret and s->secretfile: a new secret from getrandom in a new
+/* With TCP (s->tcp), s->secret and s->secretfile: a new secret from getrandom (or the
+ * conf's, already in s->secret: a replicated group's) in a new
  * DIR/idbench-secret (0600, idbench's user), or, when the kind keeps its password in data
  * that exists (secret_kept), the one kept beside it. Without TCP both are "". Returns 0,
  * IDB_EINPUT or IDB_EIO (kept data without a usable secret file: one line saying so). */

@@ -1,7 +1,8 @@
 /* srv_postgres.c — the postgres server kind: PostgreSQL 15 from Debian, a cluster made by
- * initdb in DIR/data (superuser "idbench", trust on the private socket only; with TCP the
- * run's password, scram-sha-256, on loopback), the settings in DIR/data/idbench.conf
- * (included by postgresql.conf) and the listen settings on the command line too, the hba
+ * initdb in DIR/data (a standby's, conf clone_of: pg_basebackup -R of its primary)
+ * (superuser "idbench", trust on the private socket only; with TCP the run's password,
+ * scram-sha-256, on loopback), the settings in DIR/data/idbench.conf (included by
+ * postgresql.conf) and the listen settings on the command line too, the hba
  * file DIR/data/idbench_hba.conf, ready when postmaster.pid says so.
  */
 #include <errno.h>
@@ -119,6 +120,24 @@ static int pg_init_auth(idb_server *s, const char *pwfile, char *pwarg, size_t l
     return srv_write_private(s, pwfile, text, err);
 }
 
+/* A standby's data: pg_basebackup (beside initdb) of the running server s->clone_of names,
+ * into data (DIR/data.partial), with -R (standby.signal and primary_conninfo: it streams
+ * from that server), then renamed DIR/data as initdb's is. */
+static int pg_clone(idb_server *s, const char *data, idb_err *err)
+{
+    char bin[PATH_MAX + 16];
+    const char *slash = strrchr(s->bin[1], '/');
+    snprintf(bin, sizeof bin, "%.*s/pg_basebackup", slash ? (int)(slash - s->bin[1]) : 1,
+             slash ? s->bin[1] : ".");
+    const char *argv[] = { bin, "-D", data, "-d", s->clone_of, "-R", "-X", "stream",
+                           "-c", "fast", "--no-sync", NULL };
+    int rc = srv_run(&s->cred, argv, s->log, "pg_basebackup", err);
+    if (!rc && renameat(s->dfd, PG_PARTIAL, s->dfd, "data") != 0)
+        rc = idb_fail(err, IDB_EIO, "postgres: cannot rename %s: %s", data, strerror(errno));
+    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    return rc;
+}
+
 /* initdb into DIR/data.partial (with pg_init_auth's arguments), the include of
  * idbench.conf, then renamed DIR/data: a data directory is there only when complete.
  * Half-made data (a start killed during initdb) is refused: `idbench clean DIR` removes it.
@@ -136,6 +155,7 @@ static int pg_init(idb_server *s, idb_err *err)
                         "interrupted start): run `idbench clean DIR` to remove it", s->dir);
     }
     snprintf(data, sizeof data, "%s/" PG_PARTIAL, s->dir);
+    if (s->clone_of[0]) return pg_clone(s, data, err);
     snprintf(pwfile, sizeof pwfile, "%s/" PG_PWFILE, s->dir);
     const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "-E", "UTF8",
                            "--locale=C", "--no-sync", NULL, NULL, NULL, NULL };
@@ -166,13 +186,13 @@ static void pg_listen(const idb_server *s, int i, char *buf, size_t len)
 }
 
 /* DIR/data/idbench_hba.conf, the only hba file the server reads (hba_file): trust on the
- * socket (a 0700 directory), the run's password (scram-sha-256) on loopback TCP, nothing
- * else (no line: refused). */
+ * socket (a 0700 directory; replication too: a standby copies and streams over it), the
+ * run's password (scram-sha-256) on loopback TCP, nothing else (no line: refused). */
 static int pg_hba(idb_server *s, idb_err *err)
 {
     char text[PG_CONF_LEN], path[PATH_MAX + 32];
     snprintf(text, sizeof text, "# written by idbench at every start\n"
-             "local all all trust\n%s", s->secret[0] ?
+             "local all all trust\nlocal replication all trust\n%s", s->secret[0] ?
              "host all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
              : "");
     snprintf(path, sizeof path, "%s/data/" PG_HBA, s->dir);

@@ -1,0 +1,64 @@
+/* insert_fault.c — the counter-server faults of an insert run (insert.h): kill-counter
+ * (SIGKILL, then a restart on the same data) and failover-counter (SIGKILL of the primary,
+ * then a standby/replica promoted: ctrsrv.h), ticked before each order, and each order's
+ * ID, where an unavailable counter server is a failed order while a fault is asked. */
+#include <stdint.h>
+
+#include "ctrsrv.h"
+#include "insert_int.h"
+#include "metrics.h"
+#include "wlease.h"
+
+#define NS_PER_MS 1000000LL
+
+/* The fault's order (kill_counter_at or failover_counter_at; 0: none). */
+static int64_t fault_at(const idb_insert_config *cfg)
+{
+    return cfg->kill_counter_at ? cfg->kill_counter_at : cfg->failover_counter_at;
+}
+
+/* The fault before order i: SIGKILL the counter server (the primary) at the fault's order,
+ * then at the first order restart_ms (kill-counter) or detect_ms (failover-counter) later
+ * start it again, or promote a replica (from this thread: the one that started them). The
+ * time it takes is kept in fault_ns, apart from the timing. */
+static int fault_tick(run *r, int64_t i, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    int failover = cfg->failover_counter_at != 0;
+    if (!fault_at(cfg) || r->fault == 2) return 0;
+    int64_t t0 = idb_mono_ns();
+    int64_t wait_ms = failover ? cfg->failover_detect_ms : cfg->kill_restart_ms;
+    int rc = 0;
+    if (r->fault == 0 && i == fault_at(cfg)) {
+        rc = idb_ctrsrv_kill(&r->cs, err);
+        r->fault = 1;
+        r->kill_ns = idb_mono_ns();
+    } else if (r->fault == 1 && t0 - r->kill_ns >= wait_ms * NS_PER_MS) {
+        rc = failover ? idb_ctrsrv_failover(&r->cs, err) : idb_ctrsrv_restart(&r->cs, err);
+        r->fault = 2;
+        r->down_ns = idb_mono_ns() - r->kill_ns;
+    } else {
+        return 0;
+    }
+    r->fault_ns += idb_mono_ns() - t0;
+    return rc;
+}
+
+/* Order i's ID into *id (see insert_int.h). Leased workers: from the shard's generator
+ * (wlease.h), where a generator that lost its lease (on_lease_lost=stop) is a failed
+ * order. A key the store assigns (autoinc) is made by the insert: an 8-byte zero
+ * placeholder here. */
+int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
+{
+    if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
+    int rc = fault_tick(r, i, err);
+    if (!rc && r->cfg->strategy->store_assigned) *id = (idb_id){ .len = 8 };
+    else if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
+    if (rc == IDB_EUNAVAIL && fault_at(r->cfg)) {
+        r->failed++;
+        id->len = 0;
+        return 0;
+    }
+    if (!rc && r->fault == 2 && !r->served_ns) r->served_ns = idb_mono_ns();
+    return rc;
+}
