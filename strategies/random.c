@@ -14,11 +14,12 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "chacha.h"
 #include "forkgen.h"
 
 #define CHACHA_ROUNDS 12
-#define BLOCKS 4                       /* ChaCha blocks made per refill (chacha_blocks4) */
-#define BUF_BYTES (64 * BLOCKS)
+#define BLOCKS IDB_CHACHA_WIDE         /* ChaCha blocks made per refill: one wide call */
+#define BUF_BYTES IDB_CHACHA_WIDE_BYTES
 #define KEY_BYTES 32                   /* the first 32 bytes of each refill become the next key */
 
 static _Thread_local struct {
@@ -58,77 +59,6 @@ static inline void fork_guard(void)
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
-#define ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
-#define QR(a, b, c, d)                      \
-    a += b; d ^= a; d = ROTL(d, 16);        \
-    c += d; b ^= c; b = ROTL(b, 12);        \
-    a += b; d ^= a; d = ROTL(d, 8);         \
-    c += d; b ^= c; b = ROTL(b, 7)
-
-static const uint32_t sigma[4] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574 };
-
-/* Little-endian store of one 32-bit word. */
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64])
-{
-    uint32_t in[16] = {
-        sigma[0], sigma[1], sigma[2], sigma[3],
-        key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
-        (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0,
-    };
-    uint32_t x[16];
-    memcpy(x, in, sizeof x);
-    for (int i = 0; i < rounds; i += 2) {
-        QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
-        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
-        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
-        QR(x[2], x[7], x[8], x[13]);  QR(x[3], x[4], x[9], x[14]);
-    }
-    for (int i = 0; i < 16; i++) put_le32(out + 4 * i, x[i] + in[i]);
-}
-
-/* BLOCKS consecutive blocks (counters counter..counter+3) at once: the same rounds as
- * idb_chacha_block on 4-lane vectors, one lane per block, so the compiler emits SIMD.
- * Output is byte-identical to four idb_chacha_block calls. */
-typedef uint32_t v4u __attribute__((vector_size(16)));
-
-static void chacha_blocks4(const uint32_t key[8], uint64_t counter, uint8_t out[256])
-{
-    v4u in[16], x[16];
-    for (int i = 0; i < 4; i++) in[i] = (v4u){ sigma[i], sigma[i], sigma[i], sigma[i] };
-    for (int i = 0; i < 8; i++) in[4 + i] = (v4u){ key[i], key[i], key[i], key[i] };
-    for (int l = 0; l < 4; l++) {
-        in[12][l] = (uint32_t)(counter + (uint64_t)l);
-        in[13][l] = (uint32_t)((counter + (uint64_t)l) >> 32);
-    }
-    in[14] = in[15] = (v4u){ 0, 0, 0, 0 };
-    memcpy(x, in, sizeof x);
-    for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
-        QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
-        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
-        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
-        QR(x[2], x[7], x[8], x[13]);  QR(x[3], x[4], x[9], x[14]);
-    }
-    uint32_t words[4][16];                    /* block l, word i */
-    for (int i = 0; i < 16; i++) {
-        v4u v = x[i] + in[i];
-        for (int l = 0; l < 4; l++) words[l][i] = v[l];
-    }
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out, words, sizeof words);
-#else
-    for (int l = 0; l < 4; l++)
-        for (int i = 0; i < 16; i++) put_le32(out + 64 * l + 4 * i, words[l][i]);
-#endif
-}
-
 static void os_bytes(void *p, size_t n)
 {
     uint8_t *k = p;
@@ -158,7 +88,7 @@ static void seed_from_os(void)
 static void refill(void)
 {
     if (!rs.seeded) seed_from_os();
-    chacha_blocks4(rs.key, rs.counter, rs.buf);
+    idb_chacha_wide()->fn(rs.key, rs.counter, 0, CHACHA_ROUNDS, rs.buf);
     rs.counter += BLOCKS;
     memcpy(rs.key, rs.buf, KEY_BYTES);   /* fast key erasure: the old key is gone */
     rs.counter = 0;
@@ -181,15 +111,20 @@ void idb_random_bytes(void *p, size_t n)
     }
 }
 
-/* n (a few) bytes into v: straight from the buffer when it holds them (no loop, no
- * refill), else through idb_random_bytes. Handed-out bytes do not linger. */
+/* n (a few) bytes into v: straight from the buffer when the stream is this process's and
+ * the buffer holds them (a leaf: no loop, no refill, no call), else through
+ * idb_random_bytes, whose fork_guard handles a new child or a first draw. Handed-out bytes
+ * do not linger. */
 static inline void draw_small(void *v, size_t n)
 {
-    fork_guard();
-    if (rs.pos + n <= BUF_BYTES) {
-        memcpy(v, rs.buf + rs.pos, n);
-        memset(rs.buf + rs.pos, 0, n);
-        rs.pos += (unsigned)n;
+    atomic_uint *w = atomic_load_explicit(&idb_fork_gen_word, memory_order_relaxed);
+    unsigned g = atomic_load_explicit(w, memory_order_relaxed);   /* 0: not set up, a child */
+    unsigned pos = rs.pos;
+    if (__builtin_expect(g != 0 && g == rs.gen && pos + n <= BUF_BYTES, 1)) {
+        uint8_t *b = rs.buf + pos;
+        rs.pos = pos + (unsigned)n;
+        memcpy(v, b, n);
+        memset(b, 0, n);
         return;
     }
     idb_random_bytes(v, n);
@@ -207,6 +142,11 @@ uint32_t idb_random_u32(void)
     uint32_t v;
     draw_small(&v, sizeof v);
     return v;
+}
+
+void idb_random_bytes16(void *p)
+{
+    draw_small(p, 16);
 }
 
 void idb_random_seed(uint64_t seed)
