@@ -42,16 +42,12 @@ void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8
     for (int i = 0; i < 16; i++) put_le32(out + 4 * i, x[i] + in[i]);
 }
 
-/* The wide cores: word i of the 4 blocks in one 4-lane vector (lane l = block l). */
+/* The wide cores: a vector of 4 (8) 32-bit lanes holds one word of 4 (8) blocks. */
 typedef uint32_t v4u __attribute__((vector_size(16)));
 typedef uint8_t v16b __attribute__((vector_size(16)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef uint8_t v32b __attribute__((vector_size(32)));
 
-/* Rotations by 16 and 8 as byte shuffles (one pshufb where the CPU has it), for the cores
- * whose CPU has no vector rotate; ROTL (two shifts and an or, or AVX-512's vprold) else. */
-#define ROT16B(v) ((v4u)__builtin_shuffle((v16b)(v), \
-    (v16b){ 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 }))
-#define ROT8B(v) ((v4u)__builtin_shuffle((v16b)(v), \
-    (v16b){ 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14 }))
 #define QRW(a, b, c, d, R16, R8)             \
     a += b; d ^= a; d = R16(d);             \
     c += d; b ^= c; b = ROTL(b, 12);        \
@@ -65,92 +61,87 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
     QRW(x[0], x[5], x[10], x[15], R16, R8); QRW(x[1], x[6], x[11], x[12], R16, R8);           \
     QRW(x[2], x[7], x[8], x[13], R16, R8);  QRW(x[3], x[4], x[9], x[14], R16, R8)
 
-/* Words i..i+3 of the 4 blocks (a, b, c, d: one word each, a lane a block), transposed to
- * 16 bytes of each block: block l's at out + 64 * l. */
-static inline __attribute__((always_inline))
-void store4(uint8_t *out, v4u a, v4u b, v4u c, v4u d)
+/* Byte shuffles rotating each 32-bit lane of a 16-byte chunk by 16 and by 8. */
+#define R16_16 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13
+#define R8_16 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
+
+/* body4: 4 blocks on 4-lane vectors. */
+#define CB_NAME body4
+#define CB_V v4u
+#define CB_VB v16b
+#define CB_W 4
+#define CB_IOTA { 0, 1, 2, 3 }
+#define CB_R16 R16_16
+#define CB_R8 R8_16
+#define CB_LO32 0, 4, 1, 5
+#define CB_HI32 2, 6, 3, 7
+#define CB_LO64 0, 1, 4, 5
+#define CB_HI64 2, 3, 6, 7
+#include "chacha_body.h"
+#undef CB_NAME
+#undef CB_V
+#undef CB_VB
+#undef CB_W
+#undef CB_IOTA
+#undef CB_R16
+#undef CB_R8
+#undef CB_LO32
+#undef CB_HI32
+#undef CB_LO64
+#undef CB_HI64
+
+/* body8: 8 blocks on 8-lane vectors; the transpose works in each 128-bit half, so block l's
+ * words come from half 0 of r[l] and block l + 4's from half 1. */
+#define CB_NAME body8
+#define CB_V v8u
+#define CB_VB v32b
+#define CB_W 8
+#define CB_IOTA { 0, 1, 2, 3, 4, 5, 6, 7 }
+#define CB_R16 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, \
+           18, 19, 16, 17, 22, 23, 20, 21, 26, 27, 24, 25, 30, 31, 28, 29
+#define CB_R8 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, \
+          19, 16, 17, 18, 23, 20, 21, 22, 27, 24, 25, 26, 31, 28, 29, 30
+#define CB_LO32 0, 8, 1, 9, 4, 12, 5, 13
+#define CB_HI32 2, 10, 3, 11, 6, 14, 7, 15
+#define CB_LO64 0, 1, 8, 9, 4, 5, 12, 13
+#define CB_HI64 2, 3, 10, 11, 6, 7, 14, 15
+#include "chacha_body.h"
+
+/* Every CPU (SSE2 on x86-64): 8 blocks as two 4-block calls, since 8-lane vectors split
+ * into 16-byte halves spill (3x slower). */
+static void wide_generic4(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
+                          uint8_t *out)
 {
-    v4u t0 = __builtin_shuffle(a, b, (v4u){ 0, 4, 1, 5 });
-    v4u t1 = __builtin_shuffle(a, b, (v4u){ 2, 6, 3, 7 });
-    v4u t2 = __builtin_shuffle(c, d, (v4u){ 0, 4, 1, 5 });
-    v4u t3 = __builtin_shuffle(c, d, (v4u){ 2, 6, 3, 7 });
-    v4u r[4] = {
-        __builtin_shuffle(t0, t2, (v4u){ 0, 1, 4, 5 }),
-        __builtin_shuffle(t0, t2, (v4u){ 2, 3, 6, 7 }),
-        __builtin_shuffle(t1, t3, (v4u){ 0, 1, 4, 5 }),
-        __builtin_shuffle(t1, t3, (v4u){ 2, 3, 6, 7 }),
-    };
-#pragma GCC unroll 4
-    for (int l = 0; l < 4; l++) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(out + 64 * l, &r[l], 16);
-#else
-        for (int w = 0; w < 4; w++) put_le32(out + 64 * l + 4 * w, r[l][w]);
-#endif
-    }
+    body4(key, counter, nonce, rounds, out, 0);
 }
 
-/* The wide core's body, inlined into each compiled variant: bytes 1 uses the byte-shuffle
- * rotations for 16 and 8. */
-static inline __attribute__((always_inline))
-void wide_body(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
-               uint8_t out[IDB_CHACHA_WIDE_BYTES], int bytes)
+static void wide_generic8(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
+                          uint8_t *out)
 {
-    v4u in[16], x[16];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) in[i] = (v4u){ sigma[i], sigma[i], sigma[i], sigma[i] };
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) in[4 + i] = (v4u){ key[i], key[i], key[i], key[i] };
-    uint64_t c[4] = { counter, counter + 1, counter + 2, counter + 3 };
-    in[12] = (v4u){ (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2], (uint32_t)c[3] };
-    in[13] = (v4u){ (uint32_t)(c[0] >> 32), (uint32_t)(c[1] >> 32), (uint32_t)(c[2] >> 32),
-                    (uint32_t)(c[3] >> 32) };
-    uint32_t n0 = (uint32_t)nonce, n1 = (uint32_t)(nonce >> 32);
-    in[14] = (v4u){ n0, n0, n0, n0 };
-    in[15] = (v4u){ n1, n1, n1, n1 };
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) x[i] = in[i];
-    for (int i = 0; i < rounds; i += 2) {
-        if (bytes) { DOUBLE_ROUND(x, ROT16B, ROT8B); }
-        else { DOUBLE_ROUND(x, ROT16S, ROT8S); }
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < 16; i += 4)
-        store4(out + 4 * i, x[i] + in[i], x[i + 1] + in[i + 1], x[i + 2] + in[i + 2],
-               x[i + 3] + in[i + 3]);
-}
-
-/* The core for every CPU (SSE2 on x86-64). */
-static void wide_generic(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
-                         uint8_t out[IDB_CHACHA_WIDE_BYTES])
-{
-    wide_body(key, counter, nonce, rounds, out, 0);
+    body4(key, counter, nonce, rounds, out, 0);
+    body4(key, counter + 4, nonce, rounds, out + IDB_CHACHA_WIDE_BYTES, 0);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* AVX2's VEX forms and pshufb rotations (16, 8). */
-__attribute__((target("avx2")))
-static void wide_avx2(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
-                      uint8_t out[IDB_CHACHA_WIDE_BYTES])
-{
-    wide_body(key, counter, nonce, rounds, out, 1);
-}
+/* One compiled variant of the 4-block and the 8-block core (BYTES: see chacha_body.h). */
+#define CORES(NAME, ATTR, BYTES)                                                              \
+    ATTR static void NAME##4(const uint32_t key[8], uint64_t counter, uint64_t nonce,         \
+                             int rounds, uint8_t *out)                                        \
+    { body4(key, counter, nonce, rounds, out, BYTES); }                                       \
+    ATTR static void NAME##8(const uint32_t key[8], uint64_t counter, uint64_t nonce,         \
+                             int rounds, uint8_t *out)                                        \
+    { body8(key, counter, nonce, rounds, out, BYTES); }
 
-/* AVX-512VL: every rotation one vprold. */
-__attribute__((target("avx512f,avx512vl")))
-static void wide_avx512(const uint32_t key[8], uint64_t counter, uint64_t nonce, int rounds,
-                        uint8_t out[IDB_CHACHA_WIDE_BYTES])
-{
-    wide_body(key, counter, nonce, rounds, out, 0);
-}
+CORES(wide_avx2, __attribute__((target("avx2"))), 1)   /* VEX forms, pshufb rotations */
+CORES(wide_avx512, __attribute__((target("avx512f,avx512vl"))), 0)   /* vprold rotations */
 #endif
 
 /* Every core, generic first; the ones this CPU cannot run are cut off by cores_usable. */
 static const idb_chacha_core cores[] = {
-    { "generic", wide_generic },
+    { "generic", wide_generic4, wide_generic8 },
 #if defined(__x86_64__) && defined(__GNUC__)
-    { "avx2", wide_avx2 },
-    { "avx512", wide_avx512 },
+    { "avx2", wide_avx24, wide_avx28 },
+    { "avx512", wide_avx5124, wide_avx5128 },
 #endif
 };
 

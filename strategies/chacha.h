@@ -6,33 +6,35 @@
  * 96-bit nonce) is the same words: its counter is word 12 and its nonce words 13-15, so its
  * test vectors check these functions while the 64-bit counter does not carry into word 13.
  *
- * The wide cores: one written with GCC vector extensions (4 lanes of 32 bits, one block a
- * lane), compiled for every CPU (SSE2 on x86-64) and again, on x86-64, for AVX2 (VEX forms,
- * byte-shuffle rotations) and AVX-512VL (one-instruction rotations); the best this CPU runs
- * is picked once at run time (idb_chacha_wide). Every core's output is byte-identical to
- * IDB_CHACHA_WIDE calls of the scalar block.
+ * The wide cores: one body written with GCC vector extensions (one block a 32-bit lane; 4
+ * or 8 lanes, chacha_body.h), compiled for every CPU (SSE2 on x86-64) and again, on x86-64,
+ * for AVX2 (VEX forms, byte-shuffle rotations) and AVX-512VL (one-instruction rotations);
+ * the best this CPU runs is picked once at run time (idb_chacha_wide). Every core's output
+ * is byte-identical to as many calls of the scalar block.
  */
 #ifndef IDB_CHACHA_H
 #define IDB_CHACHA_H
 
 #include <stdint.h>
 
-#define IDB_CHACHA_WIDE 4                 /* blocks one wide call makes */
+#define IDB_CHACHA_WIDE 4                 /* blocks a call of fn4 makes */
 #define IDB_CHACHA_WIDE_BYTES (64 * IDB_CHACHA_WIDE)
+#define IDB_CHACHA_WIDE8 8                /* blocks a call of fn8 makes */
+#define IDB_CHACHA_WIDE8_BYTES (64 * IDB_CHACHA_WIDE8)
 
 /* One ChaCha block (zero nonce) with the given (even) number of rounds into out. */
 void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64]);
 
-/* A wide core: blocks counter .. counter + IDB_CHACHA_WIDE - 1 (the 64-bit counter wraps
- * and carries into word 13 as one number) under key and nonce, with the given (even) number
- * of rounds, into out, block after block. */
+/* A wide core: blocks counter .. counter + 3 (or + 7) (the 64-bit counter wraps and
+ * carries into word 13 as one number) under key and nonce, with the given (even) number of
+ * rounds, into out, block after block: IDB_CHACHA_WIDE_BYTES (IDB_CHACHA_WIDE8_BYTES). */
 typedef void idb_chacha_wide_fn(const uint32_t key[8], uint64_t counter, uint64_t nonce,
-                                int rounds, uint8_t out[IDB_CHACHA_WIDE_BYTES]);
+                                int rounds, uint8_t *out);
 
-/* A wide core by name ("generic", "avx2", "avx512"). */
+/* The cores of one instruction set ("generic", "avx2", "avx512"): 4 and 8 blocks a call. */
 typedef struct idb_chacha_core {
     const char *name;
-    idb_chacha_wide_fn *fn;
+    idb_chacha_wide_fn *fn4, *fn8;
 } idb_chacha_core;
 
 /* The wide cores this CPU can run, from the generic one to the best; *n gets their count

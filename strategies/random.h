@@ -1,8 +1,9 @@
 /* random.h — the shared random module: the only randomness a strategy may use.
  *
  * idb_random_*: a ChaCha12 stream per thread, keyed from getrandom(2) on first use, with
- * fast key erasure (a refill is 4 blocks made at once by chacha.h's SIMD core: its first 32
- * bytes become the next key, the other 224 are handed out, each zeroed as it goes), and
+ * fast key erasure (a refill's first 32 bytes become the next key, the rest are handed
+ * out, each zeroed as it goes; a refill is 16 blocks from chacha.h's 8-lane SIMD core, or 4
+ * blocks in a stream seeded by idb_random_seed, whose bytes stay what they always were), and
  * re-seeded in any child process (fork(), _Fork(), a raw clone(): the fork generation of
  * forkgen.h, kept in a MADV_WIPEONFORK page) so parent and child never share a stream.
  * idb_random_seed() makes the calling thread's stream deterministic (tests, the simulator);

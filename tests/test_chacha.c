@@ -1,6 +1,6 @@
 /* test_chacha.c — chacha.h's cores against RFC 8439's ChaCha20 test vectors: the scalar
  * block, and every wide (SIMD) core this CPU runs with the vector's block in each of its
- * lanes (so a wrong rotation, lane order or transposition in any core fails), then every
+ * lanes, 4 and 8 (so a wrong rotation, lane order or transposition in any core fails), then every
  * wide core against the scalar block at ChaCha12 over counters that carry into word 13. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,21 +128,22 @@ static void every_core_matches_rfc8439_in_every_lane(void **state)
         for (size_t i = 0; i < NVECS; i++) {
             uint32_t key[8];
             uint64_t counter, nonce;
-            uint8_t ks[256], out[IDB_CHACHA_WIDE_BYTES];
+            uint8_t ks[256], out[IDB_CHACHA_WIDE8_BYTES];
             layout(&vecs[i], key, &counter, &nonce);
             size_t n = keystream_of(&vecs[i], ks);
-            for (size_t l = 0; l < IDB_CHACHA_WIDE; l++) {
-                size_t fits = (IDB_CHACHA_WIDE - l) * 64;
-                cores[c].fn(key, counter - l, nonce, 20, out);
-                if (memcmp(out + 64 * l, ks, n < fits ? n : fits) != 0)
-                    fail_msg("core %s, RFC 8439 %s, block in lane %zu: wrong keystream",
-                             cores[c].name, vecs[i].name, l);
-            }
+            for (int w = 4; w <= 8; w += 4)
+                for (size_t l = 0; l < (size_t)w; l++) {
+                    size_t fits = ((size_t)w - l) * 64;
+                    (w == 4 ? cores[c].fn4 : cores[c].fn8)(key, counter - l, nonce, 20, out);
+                    if (memcmp(out + 64 * l, ks, n < fits ? n : fits) != 0)
+                        fail_msg("core %s%d, RFC 8439 %s, block in lane %zu: wrong keystream",
+                                 cores[c].name, w, vecs[i].name, l);
+                }
         }
     }
 }
 
-/* Every wide core equals IDB_CHACHA_WIDE scalar blocks at ChaCha12 (the stream's rounds),
+/* Every wide core (4 and 8 blocks) equals as many scalar blocks at ChaCha12 (the stream's rounds),
  * with counters below, across and at the top of 2^32 and 2^64. */
 static void every_core_matches_scalar_chacha12(void **state)
 {
@@ -154,15 +155,16 @@ static void every_core_matches_scalar_chacha12(void **state)
     int ncores;
     const idb_chacha_core *cores = idb_chacha_cores(&ncores);
     for (int c = 0; c < ncores; c++)
-        for (size_t k = 0; k < sizeof counters / sizeof *counters; k++) {
-            uint8_t got[IDB_CHACHA_WIDE_BYTES], want[IDB_CHACHA_WIDE_BYTES];
-            cores[c].fn(key, counters[k], 0, 12, got);
-            for (int b = 0; b < IDB_CHACHA_WIDE; b++)
-                idb_chacha_block(key, counters[k] + (uint64_t)b, 12, want + 64 * b);
-            if (memcmp(got, want, sizeof got) != 0)
-                fail_msg("core %s at counter %llu differs from the scalar block",
-                         cores[c].name, (unsigned long long)counters[k]);
-        }
+        for (size_t k = 0; k < sizeof counters / sizeof *counters; k++)
+            for (int w = 4; w <= 8; w += 4) {
+                uint8_t got[IDB_CHACHA_WIDE8_BYTES], want[IDB_CHACHA_WIDE8_BYTES];
+                (w == 4 ? cores[c].fn4 : cores[c].fn8)(key, counters[k], 0, 12, got);
+                for (int b = 0; b < w; b++)
+                    idb_chacha_block(key, counters[k] + (uint64_t)b, 12, want + 64 * b);
+                if (memcmp(got, want, 64 * (size_t)w) != 0)
+                    fail_msg("core %s%d at counter %llu differs from the scalar block",
+                             cores[c].name, w, (unsigned long long)counters[k]);
+            }
 }
 
 /* The core the stream uses is the best this CPU runs: the last of the list. */
