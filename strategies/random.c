@@ -36,7 +36,7 @@ static _Thread_local struct {
     int os_keyed;                      /* keyed from the OS: 16-block refills */
     int bench;                         /* seeded by idb_random_seed_thread (random.h) */
     unsigned gen;                      /* the fork generation this stream belongs to */
-} rs, saved;                              /* saved: the stream idb_random_seed_thread put aside */
+} rs, saved;                           /* saved: the stream idb_random_seed_thread put aside */
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
