@@ -25,9 +25,19 @@
  * A frozen manual clock that cannot be waited for gives IDB_ECLOCK. A new second (or a clock
  * reading another second, stepped back included) starts a new count. Across a step back the
  * spec's counter is the only guard: a second revisited repeats an ID only if 2^24 or more
- * IDs were made from its first visit to its last. The (second, IDs in it, counter) state is
- * guarded by a spinlock, held while waiting; the clock is read outside it (and again when it looks
- * behind, as another thread may have moved on).
+ * counter values were handed out from its first visit to its last.
+ *
+ * Threads: each thread takes the counter in blocks of OID_BLOCK (256) values from the
+ * instance and keeps its block in its own slot (slots.h: one a thread, on its own cache
+ * lines), so the instance's shared (second, values handed out in it, counter) state, under
+ * a spinlock held while waiting, is written once per 256 IDs, not per ID. A block belongs to
+ * the second it was taken in: a thread whose clock reads another second drops what is left
+ * of it and takes a new one, so every value used in a second was handed out in that second,
+ * at most 2^24 of them. The counter is therefore +1 per ID within a thread's block, and
+ * jumps (by less than 256 x threads) between blocks and at a thread's new second, where the
+ * spec's one counter would go on +1; IDs of one thread within one second still increase
+ * (but at the wrap). The clock is read outside the locks (and again when it looks behind,
+ * as another thread may have moved on).
  * The random bytes and the fork generation they belong to share one atomic 64-bit word
  * (low 24 bits of the generation << 40 | 40 random bits).
  *
@@ -49,6 +59,7 @@
 
 #include "forkgen.h"
 #include "random.h"
+#include "slots.h"
 #include "spinlock.h"
 #include "strategy.h"
 
@@ -58,15 +69,31 @@
 #define OID_PER_SECOND (1u << 24)       /* counter values: IDs one second can hold */
 #define OID_NS_PER_S 1000000000LL
 #define OID_SECONDS_MAX 0xFFFFFFFFLL    /* the 32-bit timestamp's last second */
+#define OID_BLOCK 256u                  /* counter values a thread takes at once; divides
+                                         * OID_PER_SECOND, so a second's last block is whole */
+
+/* A thread's block of counter values (slots.h). */
+typedef struct oid_slot {
+    idb_spinlock lock;          /* guards the three below */
+    int64_t sec;                /* the second the block was taken in */
+    uint32_t next;              /* its next value (low 24 bits go in the ID) */
+    uint32_t left;              /* values left in it; 0: none */
+} __attribute__((aligned(IDB_SLOT_ALIGN))) oid_slot;
+
+/* The instance's counter, handed out in blocks: its own cache lines. */
+typedef struct oid_shared {
+    idb_spinlock lock;          /* guards the three below */
+    uint32_t counter;           /* the next block's first value */
+    int64_t sec;                /* second of the last block; INT64_MIN before the first */
+    uint32_t used;              /* values handed out in second sec (at most OID_PER_SECOND) */
+} __attribute__((aligned(IDB_SLOT_ALIGN))) oid_shared;
 
 typedef struct objectid {
     idb_clock *clock;
     int refuse;                 /* 1: on_exhausted=refuse */
     _Atomic uint64_t proc;      /* (fork generation & 0xFFFFFF) << 40 | 5 random bytes */
-    idb_spinlock lock;          /* guards the three below */
-    uint32_t counter;           /* low 24 bits go in the next ID */
-    int64_t sec;                /* second of the last ID; INT64_MIN before the first */
-    uint32_t used;              /* IDs made in second sec (at most OID_PER_SECOND) */
+    oid_shared shared;
+    oid_slot slot[IDB_SLOTS];
 } objectid;
 
 static const idb_opt_decl objectid_options[] = {
@@ -98,15 +125,13 @@ static int objectid_create(const idb_opts *opts, idb_clock *clock, void **inst, 
     else if (idb_parse_i64(start, &first) != 0 || first < 0 || first > OID_COUNTER_MASK)
         return idb_fail(err, IDB_EINPUT, "strategy objectid: option counter_start=%s: expected "
                         "random or a decimal 0..16777215", start);
-    objectid *o = malloc(sizeof *o);
+    objectid *o = idb_slots_alloc(sizeof *o);   /* zeroed: locks free, blocks empty */
     if (!o) return idb_fail(err, IDB_ENOMEM, "out of memory");
     o->clock = clock;
     o->refuse = strcmp(idb_opts_str(opts, "on_exhausted"), "refuse") == 0;
     atomic_init(&o->proc, objectid_draw(idb_fork_generation()));
-    atomic_init(&o->lock.held, 0);
-    o->counter = (uint32_t)first;
-    o->sec = INT64_MIN;
-    o->used = 0;
+    o->shared.counter = (uint32_t)first;
+    o->shared.sec = INT64_MIN;
     *inst = o;
     return 0;
 }
@@ -137,43 +162,51 @@ static int objectid_second(int64_t ns, int64_t *s, idb_err *err)
     return 0;
 }
 
-/* Second sec has all its 2^24 counter values used: wait for the next second (or refuse).
- * Called with the lock held. Returns 0 with *s the new second, or IDB_EEXHAUSTED
- * (on_exhausted=refuse), IDB_ECLOCK (a clock that cannot be waited for) or objectid_second's
- * errors. */
+/* Second sh->sec has all its 2^24 counter values handed out: wait for the next second (or
+ * refuse). Called with sh->lock held. Returns 0 with *s the new second, or IDB_EEXHAUSTED
+ * (on_exhausted=refuse), IDB_ECLOCK (a clock that cannot be waited for) or
+ * objectid_second's errors. */
 static int objectid_exhausted(objectid *o, int64_t *s, idb_err *err)
 {
-    int64_t next_ns = (o->sec + 1) * OID_NS_PER_S;
+    int64_t sec = o->shared.sec, next_ns = (sec + 1) * OID_NS_PER_S;
     if (o->refuse)
         return idb_fail(err, IDB_EEXHAUSTED, "all 2^24 ObjectId counter values of second %lld "
                         "are used (on_exhausted=refuse): no more IDs until the next second",
-                        (long long)o->sec);
+                        (long long)sec);
     if (idb_clock_wait_until(o->clock, next_ns) != 0) {
         idb_fail(err, IDB_ECLOCK, "all 2^24 ObjectId counter values of second %lld are used "
-                 "and the clock cannot move forward", (long long)o->sec);
+                 "and the clock cannot move forward", (long long)sec);
         if (err) err->behind_ms = (next_ns - idb_clock_now_ns(o->clock)) / 1000000 + 1;
         return IDB_ECLOCK;
     }
     return objectid_second(idb_clock_now_ns(o->clock), s, err);
 }
 
-/* Choose the second and counter of the next ID with the lock held; commits them only on
- * success. now is a clock reading taken before the lock. Returns 0 or an IDB_E* code. */
-static int objectid_step(objectid *o, int64_t now, int64_t *s, uint32_t *c, idb_err *err)
+/* A new block for slot sl (its lock held), in second *s (from a clock reading before the
+ * locks; moved on when another thread already has, or after a wait): takes sh->lock.
+ * Returns 0 with the block in sl and *s its second, or an IDB_E* code. */
+static int objectid_block(objectid *o, oid_slot *sl, int64_t *s, idb_err *err)
 {
-    int rc = objectid_second(now, s, err);
-    if (rc == 0 && *s < o->sec)                 /* another thread may have moved on */
+    oid_shared *sh = &o->shared;
+    int rc = 0;
+    idb_spin_lock(&sh->lock);
+    if (*s < sh->sec)                           /* another thread may have moved on */
         rc = objectid_second(idb_clock_now_ns(o->clock), s, err);
-    if (rc == 0 && *s == o->sec && o->used == OID_PER_SECOND)
+    if (rc == 0 && *s == sh->sec && sh->used == OID_PER_SECOND)
         rc = objectid_exhausted(o, s, err);
-    if (rc) return rc;
-    if (*s != o->sec) {                         /* a new second: a new count */
-        o->sec = *s;
-        o->used = 0;
+    if (rc == 0) {
+        if (*s != sh->sec) {                    /* a new second: a new count */
+            sh->sec = *s;
+            sh->used = 0;
+        }
+        sh->used += OID_BLOCK;
+        sl->sec = *s;
+        sl->next = sh->counter;
+        sl->left = OID_BLOCK;
+        sh->counter += OID_BLOCK;
     }
-    o->used++;
-    *c = o->counter++;
-    return 0;
+    idb_spin_unlock(&sh->lock);
+    return rc;
 }
 
 /* Write the next ObjectId into *id. Returns 0, IDB_EINPUT (clock before 1970),
@@ -182,11 +215,18 @@ static int objectid_step(objectid *o, int64_t now, int64_t *s, uint32_t *c, idb_
 static int objectid_next(void *inst, idb_id *id, idb_err *err)
 {
     objectid *o = inst;
-    int64_t now = idb_clock_now_ns(o->clock), s = 0;
-    uint32_t c = 0;
-    idb_spin_lock(&o->lock);
-    int rc = objectid_step(o, now, &s, &c, err);
-    idb_spin_unlock(&o->lock);
+    int64_t s = 0;
+    int rc = objectid_second(idb_clock_now_ns(o->clock), &s, err);
+    if (rc) return rc;
+    oid_slot *sl = &o->slot[idb_slot()];
+    idb_spin_lock(&sl->lock);
+    if (sl->left == 0 || sl->sec != s) rc = objectid_block(o, sl, &s, err);
+    uint32_t c = sl->next;
+    if (rc == 0) {
+        sl->next++;
+        sl->left--;
+    }
+    idb_spin_unlock(&sl->lock);
     if (rc) return rc;
     uint64_t p = objectid_proc(o);
     idb_put_be64(id->b, (uint64_t)s << 32 | p >> 8);                  /* bytes 0-7 */

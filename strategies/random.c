@@ -14,22 +14,29 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "chacha.h"
 #include "forkgen.h"
 
 #define CHACHA_ROUNDS 12
-#define BLOCKS 4                       /* ChaCha blocks made per refill (chacha_blocks4) */
-#define BUF_BYTES (64 * BLOCKS)
+/* A refill: 4 blocks (one fn4 call) for a seeded stream, whose bytes seeded runs and their
+ * golden figures depend on; 16 blocks (two fn8 calls) for a stream keyed from the OS, whose
+ * layout nobody can see, so the key's 32 bytes are 3% of a refill instead of 12.5% and the
+ * 8-lane core makes twice the bytes per round. */
+#define SEEDED_BYTES IDB_CHACHA_WIDE_BYTES
+#define OS_BYTES (2 * IDB_CHACHA_WIDE8_BYTES)
+#define BUF_BYTES OS_BYTES
 #define KEY_BYTES 32                   /* the first 32 bytes of each refill become the next key */
 
 static _Thread_local struct {
     uint32_t key[8];
-    uint64_t counter;
     uint8_t buf[BUF_BYTES];
-    unsigned pos;                      /* next unread byte of buf; BUF_BYTES = empty */
+    unsigned pos, end;                 /* next unread byte of buf, end of the refill's bytes;
+                                        * pos == end: empty */
     int seeded;
+    int os_keyed;                      /* keyed from the OS: 16-block refills */
     int bench;                         /* seeded by idb_random_seed_thread (random.h) */
     unsigned gen;                      /* the fork generation this stream belongs to */
-} rs = { .pos = BUF_BYTES }, saved;   /* saved: the stream idb_random_seed_thread put aside */
+} rs, saved;                           /* saved: the stream idb_random_seed_thread put aside */
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -38,7 +45,6 @@ static void after_fork_child(void)
 {
     explicit_bzero(&rs, sizeof rs);
     explicit_bzero(&saved, sizeof saved);   /* never the parent's stream again */
-    rs.pos = saved.pos = BUF_BYTES;
 }
 
 /* The stream is the parent's (rs.gen is not this process's generation): drop it, as the
@@ -57,77 +63,6 @@ static inline void fork_guard(void)
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
-
-#define ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
-#define QR(a, b, c, d)                      \
-    a += b; d ^= a; d = ROTL(d, 16);        \
-    c += d; b ^= c; b = ROTL(b, 12);        \
-    a += b; d ^= a; d = ROTL(d, 8);         \
-    c += d; b ^= c; b = ROTL(b, 7)
-
-static const uint32_t sigma[4] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574 };
-
-/* Little-endian store of one 32-bit word. */
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64])
-{
-    uint32_t in[16] = {
-        sigma[0], sigma[1], sigma[2], sigma[3],
-        key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
-        (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0,
-    };
-    uint32_t x[16];
-    memcpy(x, in, sizeof x);
-    for (int i = 0; i < rounds; i += 2) {
-        QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
-        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
-        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
-        QR(x[2], x[7], x[8], x[13]);  QR(x[3], x[4], x[9], x[14]);
-    }
-    for (int i = 0; i < 16; i++) put_le32(out + 4 * i, x[i] + in[i]);
-}
-
-/* BLOCKS consecutive blocks (counters counter..counter+3) at once: the same rounds as
- * idb_chacha_block on 4-lane vectors, one lane per block, so the compiler emits SIMD.
- * Output is byte-identical to four idb_chacha_block calls. */
-typedef uint32_t v4u __attribute__((vector_size(16)));
-
-static void chacha_blocks4(const uint32_t key[8], uint64_t counter, uint8_t out[256])
-{
-    v4u in[16], x[16];
-    for (int i = 0; i < 4; i++) in[i] = (v4u){ sigma[i], sigma[i], sigma[i], sigma[i] };
-    for (int i = 0; i < 8; i++) in[4 + i] = (v4u){ key[i], key[i], key[i], key[i] };
-    for (int l = 0; l < 4; l++) {
-        in[12][l] = (uint32_t)(counter + (uint64_t)l);
-        in[13][l] = (uint32_t)((counter + (uint64_t)l) >> 32);
-    }
-    in[14] = in[15] = (v4u){ 0, 0, 0, 0 };
-    memcpy(x, in, sizeof x);
-    for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
-        QR(x[0], x[4], x[8], x[12]);  QR(x[1], x[5], x[9], x[13]);
-        QR(x[2], x[6], x[10], x[14]); QR(x[3], x[7], x[11], x[15]);
-        QR(x[0], x[5], x[10], x[15]); QR(x[1], x[6], x[11], x[12]);
-        QR(x[2], x[7], x[8], x[13]);  QR(x[3], x[4], x[9], x[14]);
-    }
-    uint32_t words[4][16];                    /* block l, word i */
-    for (int i = 0; i < 16; i++) {
-        v4u v = x[i] + in[i];
-        for (int l = 0; l < 4; l++) words[l][i] = v[l];
-    }
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out, words, sizeof words);
-#else
-    for (int l = 0; l < 4; l++)
-        for (int i = 0; i < 16; i++) put_le32(out + 64 * l + 4 * i, words[l][i]);
-#endif
-}
 
 static void os_bytes(void *p, size_t n)
 {
@@ -151,17 +86,24 @@ static void seed_from_os(void)
     os_bytes(k, sizeof k);
     memcpy(rs.key, k, sizeof k);
     explicit_bzero(k, sizeof k);
-    rs.counter = 0;
     rs.seeded = 1;
+    rs.os_keyed = 1;
 }
 
 static void refill(void)
 {
     if (!rs.seeded) seed_from_os();
-    chacha_blocks4(rs.key, rs.counter, rs.buf);
-    rs.counter += BLOCKS;
-    memcpy(rs.key, rs.buf, KEY_BYTES);   /* fast key erasure: the old key is gone */
-    rs.counter = 0;
+    const idb_chacha_core *core = idb_chacha_wide();
+    if (rs.os_keyed) {
+        core->fn8(rs.key, 0, 0, CHACHA_ROUNDS, rs.buf);
+        core->fn8(rs.key, IDB_CHACHA_WIDE8, 0, CHACHA_ROUNDS, rs.buf + IDB_CHACHA_WIDE8_BYTES);
+        rs.end = OS_BYTES;
+    } else {
+        core->fn4(rs.key, 0, 0, CHACHA_ROUNDS, rs.buf);
+        rs.end = SEEDED_BYTES;
+    }
+    memcpy(rs.key, rs.buf, KEY_BYTES);   /* fast key erasure: the old key is gone; every
+                                          * key makes its blocks from counter 0, once */
     rs.pos = KEY_BYTES;
 }
 
@@ -170,8 +112,8 @@ void idb_random_bytes(void *p, size_t n)
     uint8_t *out = p;
     fork_guard();
     while (n > 0) {
-        if (rs.pos == BUF_BYTES) refill();
-        size_t take = BUF_BYTES - rs.pos;
+        if (rs.pos == rs.end) refill();
+        size_t take = rs.end - rs.pos;
         if (take > n) take = n;
         memcpy(out, rs.buf + rs.pos, take);
         explicit_bzero(rs.buf + rs.pos, take);
@@ -181,15 +123,20 @@ void idb_random_bytes(void *p, size_t n)
     }
 }
 
-/* n (a few) bytes into v: straight from the buffer when it holds them (no loop, no
- * refill), else through idb_random_bytes. Handed-out bytes do not linger. */
+/* n (a few) bytes into v: straight from the buffer when the stream is this process's and
+ * the buffer holds them (a leaf: no loop, no refill, no call), else through
+ * idb_random_bytes, whose fork_guard handles a new child or a first draw. Handed-out bytes
+ * do not linger. */
 static inline void draw_small(void *v, size_t n)
 {
-    fork_guard();
-    if (rs.pos + n <= BUF_BYTES) {
-        memcpy(v, rs.buf + rs.pos, n);
-        memset(rs.buf + rs.pos, 0, n);
-        rs.pos += (unsigned)n;
+    atomic_uint *w = atomic_load_explicit(&idb_fork_gen_word, memory_order_relaxed);
+    unsigned g = atomic_load_explicit(w, memory_order_relaxed);   /* 0: not set up, a child */
+    unsigned pos = rs.pos;
+    if (__builtin_expect(g != 0 && g == rs.gen && pos + n <= rs.end, 1)) {
+        uint8_t *b = rs.buf + pos;
+        rs.pos = pos + (unsigned)n;
+        memcpy(v, b, n);
+        memset(b, 0, n);
         return;
     }
     idb_random_bytes(v, n);
@@ -209,6 +156,11 @@ uint32_t idb_random_u32(void)
     return v;
 }
 
+void idb_random_bytes16(void *p)
+{
+    draw_small(p, 16);
+}
+
 void idb_random_seed(uint64_t seed)
 {
     pthread_once(&atfork_once, register_atfork);
@@ -219,9 +171,10 @@ void idb_random_seed(uint64_t seed)
         rs.key[2 * i] = (uint32_t)v;
         rs.key[2 * i + 1] = (uint32_t)(v >> 32);
     }
-    rs.counter = 0;
+    explicit_bzero(rs.buf, sizeof rs.buf);   /* the old stream's unread bytes go too */
+    rs.pos = rs.end = 0;               /* empty: the first draw refills */
     rs.seeded = 1;
-    rs.pos = BUF_BYTES;
+    rs.os_keyed = 0;
     rs.gen = idb_fork_generation();    /* this process's: a child still re-keys */
 }
 
@@ -246,7 +199,6 @@ void idb_random_unseed(void)
     rs = saved;                        /* the stream as it was (unseeded: keys from the OS) */
     rs.gen = idb_fork_now();
     explicit_bzero(&saved, sizeof saved);
-    saved.pos = BUF_BYTES;
 }
 
 static uint64_t splitmix64(uint64_t *x)

@@ -1,11 +1,13 @@
 /* random.h — the shared random module: the only randomness a strategy may use.
  *
  * idb_random_*: a ChaCha12 stream per thread, keyed from getrandom(2) on first use, with
- * fast key erasure (each refill re-keys from its own output), and re-seeded in any child
- * process (fork(), _Fork(), a raw clone(): the fork generation of forkgen.h, kept in a
- * MADV_WIPEONFORK page) so parent and child never share a stream. idb_random_seed() makes
- * the calling thread's stream deterministic (tests, the simulator); a forked child still
- * re-seeds from the OS.
+ * fast key erasure (a refill's first 32 bytes become the next key, the rest are handed
+ * out, each zeroed as it goes; a refill is 16 blocks from chacha.h's 8-lane SIMD core, or 4
+ * blocks in a stream seeded by idb_random_seed, whose bytes stay what they always were), and
+ * re-seeded in any child process (fork(), _Fork(), a raw clone(): the fork generation of
+ * forkgen.h, kept in a MADV_WIPEONFORK page) so parent and child never share a stream.
+ * idb_random_seed() makes the calling thread's stream deterministic (tests, the simulator);
+ * a forked child still re-seeds from the OS.
  *
  * idb_rng: a small explicitly seeded generator (xoshiro256**) for the harness's own
  * workload choices (shops, Zipf draws, simulated events). Not for IDs.
@@ -16,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chacha.h"   /* the block function, exposed for tests of published keystreams */
+
 /* Fill p with n random bytes. Never fails: aborts if the OS has no entropy to give. */
 void idb_random_bytes(void *p, size_t n);
 
@@ -24,6 +28,10 @@ uint64_t idb_random_u64(void);
 
 /* 32 random bits (half the cost of idb_random_u64, for callers that need no more). */
 uint32_t idb_random_u32(void);
+
+/* 16 random bytes into p (a UUID's worth) in one draw: the bytes idb_random_bytes(p, 16)
+ * would give, without its loop. Never fails (aborts as idb_random_bytes). */
+void idb_random_bytes16(void *p);
 
 /* Make the calling thread's stream deterministic from seed (same seed, same bytes). */
 void idb_random_seed(uint64_t seed);
@@ -41,9 +49,6 @@ void idb_random_unseed(void);
  * stay deterministic). Aborts as idb_random_bytes. */
 void idb_random_process_bytes(void *p, size_t n);
 
-/* One ChaCha block (DJB's layout: 64-bit block counter, zero nonce) with the given number
- * of rounds; exposed so tests can check it against published keystreams. */
-void idb_chacha_block(const uint32_t key[8], uint64_t counter, int rounds, uint8_t out[64]);
 
 typedef struct idb_rng { uint64_t s[4]; } idb_rng;
 

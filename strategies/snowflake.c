@@ -18,7 +18,12 @@
  * A clock that cannot be waited for (a frozen manual clock) gives IDB_ECLOCK. A clock before
  * epoch_ms gives IDB_EINPUT (create() refuses an epoch_ms in the future); a time past the
  * 41 bits gives IDB_EEXHAUSTED.
- * The (last ms, sequence) pair is guarded by a spinlock, held while waiting.
+ * Threads: all threads sharing an instance share its worker, so its (last ms, sequence)
+ * pair is one for the instance, guarded by a spinlock held while waiting: the cap of 4,096
+ * IDs per ms is the worker's, whatever the number of threads, and two threads make no more
+ * IDs per second than one once the cap binds (the pair's cache line moves between their
+ * cores at every ID). Threads that want more each use an instance with a worker of their
+ * own (distinct worker options), as processes do.
  *
  * What it promises. One instance: every ID above the one before. Across processes: unique
  * when each has its own worker (cross_process = IDB_XPROC_DISTINCT_WORKER); the worker is

@@ -2,7 +2,9 @@
  *
  * One const idb_strategy per strategy, filled with designated initializers, listed in
  * registry.c. A strategy gets its time only from the idb_clock it is given and its
- * randomness only from random.h. Every instance is safe to call from several threads.
+ * randomness only from random.h. Every instance is safe to call from several threads; a
+ * strategy whose IDs are ordered says whether the order is per instance or per thread
+ * (uuidv7, ulid: per thread, their state kept per thread by slots.h).
  *
  * Per-instance configuration is by option name, so the harness needs no per-strategy code.
  * The harness fills in these options, each only where the strategy declares it, and never

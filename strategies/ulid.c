@@ -24,10 +24,17 @@
  *     clock reaches a later ms. With a random start that needs on the order of 2^79 IDs.
  * Errors: a clock before 1970 gives IDB_EINPUT; past 2^48-1 ms (year 10889) IDB_EEXHAUSTED
  * (kept for clocks to come: an idb_clock counts int64 ns, so it ends in 2262).
- * The (last ms, random part) pair is guarded by a spinlock; the clock is read outside it,
- * and the random draw (only at a new ms) happens inside it.
  *
- * What it promises. One instance: every ULID above the one before (above). Across
+ * Threads: the (last ms, random part) pair is kept per thread (slots.h: one slot a thread,
+ * on its own cache lines, under the slot's spinlock; the clock is read outside it, the
+ * random draw at a new ms inside it), so threads sharing an instance never write the same
+ * line and each thread's ULIDs follow the rules above on their own: the order is per
+ * thread, not per instance. Two threads' ULIDs are told apart by their 80 random bits, as
+ * two processes' are. With state_file or a test hook, every thread uses one slot (the
+ * order per instance; the hooks' starts are not random, so two slots would collide).
+ *
+ * What it promises. One instance used by one thread: every ULID above the one before
+ * (above); by several threads: each thread's above that thread's last, all distinct. Across
  * processes and restarts: unique with no coordination, by its 80 random bits
  * (cross_process = IDB_XPROC_ALWAYS), but not ordered: a restart with the clock behind
  * makes ULIDs below the last run's. With state_file=PATH (statefile.h) the order holds
@@ -59,6 +66,7 @@
 #include <string.h>
 
 #include "random.h"
+#include "slots.h"
 #include "spinlock.h"
 #include "statefile.h"
 #include "strategy.h"
@@ -69,15 +77,21 @@
 
 static const char ulid_alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
+/* One thread's state (slots.h). */
+typedef struct ulid_slot {
+    idb_spinlock lock;          /* guards last_ms, rhi, rlo (and sf, in slot 0) */
+    int64_t last_ms;            /* ms in the slot's last ULID; -1 before the first */
+    uint64_t rhi, rlo;          /* random part of the slot's last ULID: 16 + 64 bits */
+} __attribute__((aligned(IDB_SLOT_ALIGN))) ulid_slot;
+
 typedef struct ulid {
     idb_clock *clock;
     uint64_t overflow_after;    /* 0, or the test hook's N */
     uint64_t carry_after;       /* 0, or the carry test hook's N */
-    idb_spinlock lock;          /* guards last_ms, rhi, rlo */
-    int64_t last_ms;            /* ms in the last ULID; -1 before the first */
-    uint64_t rhi, rlo;          /* random part of the last ULID: 16 + 64 bits */
-    idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
+    idb_statefile *sf;          /* state_file, or NULL (guarded by slot 0's lock) */
     unsigned fork_gen;          /* idb_fork_generation() at create */
+    int one_slot;               /* 1: state_file or a test hook: every thread in slot 0 */
+    ulid_slot slot[IDB_SLOTS];
 } ulid;
 
 static const idb_opt_decl ulid_options[] = {
@@ -93,7 +107,7 @@ static const idb_opt_decl ulid_options[] = {
     { 0 },
 };
 
-static void ulid_fresh(ulid *u);
+static void ulid_fresh(const ulid *u, ulid_slot *sl);
 
 /* With a state file at path (empty: none): lock and read it, and start at the ms after
  * what the last run reserved, with a fresh random part. Returns 0, IDB_EEXHAUSTED (no ms
@@ -109,8 +123,8 @@ static int ulid_restore(ulid *u, const char *path, idb_err *err)
         return idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up (state_file "
                         "reserved up to %lld ms)", (long long)reserved);
     }
-    u->last_ms = u->sf->reserved_ms + 1;
-    ulid_fresh(u);
+    u->slot[0].last_ms = u->sf->reserved_ms + 1;
+    ulid_fresh(u, &u->slot[0]);
     return 0;
 }
 
@@ -118,14 +132,15 @@ static int ulid_restore(ulid *u, const char *path, idb_err *err)
  * IDB_ENOMEM or ulid_restore's errors. */
 static int ulid_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
-    ulid *u = calloc(1, sizeof *u);
+    ulid *u = idb_slots_alloc(sizeof *u);
     if (!u) return idb_fail(err, IDB_ENOMEM, "out of memory");
     u->clock = clock;
     u->overflow_after = (uint64_t)idb_opts_int(opts, "overflow_after");
     u->carry_after = (uint64_t)idb_opts_int(opts, "carry_after");
-    u->last_ms = -1;
+    for (int i = 0; i < IDB_SLOTS; i++) u->slot[i].last_ms = -1;
     u->fork_gen = idb_fork_generation();
     int rc = ulid_restore(u, idb_opts_str(opts, "state_file"), err);
+    u->one_slot = u->sf || u->overflow_after || u->carry_after;
     if (rc) { free(u); return rc; }
     *inst = u;
     return 0;
@@ -142,23 +157,24 @@ static void ulid_destroy(void *inst)
 
 /* The random part for a new ms: 80 random bits, or 2^80 - N (2^64 - N) under the
  * overflow (carry) test hook. */
-static void ulid_fresh(ulid *u)
+static void ulid_fresh(const ulid *u, ulid_slot *sl)
 {
     if (u->carry_after) {
-        u->rhi = 0;
-        u->rlo = 0 - u->carry_after;         /* 2^64 - N */
+        sl->rhi = 0;
+        sl->rlo = 0 - u->carry_after;         /* 2^64 - N */
         return;
     }
     if (u->overflow_after) {
-        u->rhi = ULID_HI_MAX;
-        u->rlo = 0 - u->overflow_after;      /* 2^64 - N: N <= 2^63, so no borrow */
+        sl->rhi = ULID_HI_MAX;
+        sl->rlo = 0 - u->overflow_after;      /* 2^64 - N: N <= 2^63, so no borrow */
         return;
     }
-    u->rlo = idb_random_u64();
-    u->rhi = idb_random_u64() & ULID_HI_MAX;
+    sl->rlo = idb_random_u64();
+    sl->rhi = idb_random_u64() & ULID_HI_MAX;
 }
 
-/* Write the next ULID into *id, greater than the instance's previous one. Returns 0,
+/* Write the next ULID into *id, greater than the thread's previous one (the instance's,
+ * with state_file or a test hook) and different from every other thread's. Returns 0,
  * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (random part overflowed within one
  * ms, or the 48-bit timestamp is used up), IDB_EIO (the state file could not be
  * written) or IDB_EFORK (a forked child). */
@@ -169,24 +185,25 @@ static int ulid_next(void *inst, idb_id *id, idb_err *err)
     if (rc) return rc;
     int64_t now = idb_clock_now_ms(u->clock);
 
-    idb_spin_lock(&u->lock);
-    if (now > u->last_ms) {                  /* new ms: fresh randomness */
+    ulid_slot *sl = &u->slot[u->one_slot ? 0 : idb_slot()];
+    idb_spin_lock(&sl->lock);
+    if (now > sl->last_ms) {                 /* new ms: fresh randomness */
         if ((uint64_t)now > ULID_MS_MAX)     /* negative never gets here: last_ms >= -1 */
             rc = idb_fail(err, IDB_EEXHAUSTED, "the 48-bit ULID timestamp is used up");
         else if (!u->sf || (rc = idb_statefile_cover(u->sf, now, err)) == 0) {
-            u->last_ms = now;
-            ulid_fresh(u);
+            sl->last_ms = now;
+            ulid_fresh(u, sl);
         }
-    } else if (u->last_ms < 0) {             /* first call, clock before 1970 */
+    } else if (sl->last_ms < 0) {            /* first call, clock before 1970 */
         rc = idb_fail(err, IDB_EINPUT, "clock reads %lld ms, before 1970, which a ULID cannot "
                       "hold", (long long)now);
-    } else if (u->rhi == ULID_HI_MAX && u->rlo == UINT64_MAX) {   /* same ms (or behind) */
+    } else if (sl->rhi == ULID_HI_MAX && sl->rlo == UINT64_MAX) {   /* same ms (or behind) */
         rc = idb_fail(err, IDB_EEXHAUSTED, "ULID random part overflowed within one millisecond");
-    } else if (!u->sf || (rc = idb_statefile_cover(u->sf, u->last_ms, err)) == 0) {
-        if (++u->rlo == 0) u->rhi++;         /* +1 */
+    } else if (!u->sf || (rc = idb_statefile_cover(u->sf, sl->last_ms, err)) == 0) {
+        if (++sl->rlo == 0) sl->rhi++;       /* +1 */
     }
-    uint64_t hi = (uint64_t)u->last_ms << 16 | u->rhi, lo = u->rlo;
-    idb_spin_unlock(&u->lock);
+    uint64_t hi = (uint64_t)sl->last_ms << 16 | sl->rhi, lo = sl->rlo;
+    idb_spin_unlock(&sl->lock);
     if (rc) return rc;
 
     idb_put_be(id->b, hi, 8);

@@ -47,8 +47,7 @@ static void uuidv4_destroy(void *inst)
 static int uuidv4_next(void *inst, idb_id *id, idb_err *err)
 {
     (void)inst; (void)err;
-    uint64_t r[2] = { idb_random_u64(), idb_random_u64() };
-    memcpy(id->b, r, 16);
+    idb_random_bytes16(id->b);
     id->b[6] = (uint8_t)((id->b[6] & 0x0F) | 0x40);
     id->b[8] = (uint8_t)((id->b[8] & 0x3F) | 0x80);
     id->len = 16;

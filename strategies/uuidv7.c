@@ -23,10 +23,18 @@
  *     of the clock (§6.2 allows "increment the timestamp ahead of the actual time"), and
  *     reseed; later calls keep using that ms until the clock passes it.
  * Errors: a clock before 1970 gives IDB_EINPUT; a timestamp past 2^48-1 ms (year 10889)
- * gives IDB_EEXHAUSTED. The (last ms, counter) pair is guarded by a spinlock; the clock
- * read and the random draw happen outside it.
+ * gives IDB_EEXHAUSTED.
  *
- * What it promises. One instance: every UUID above the one before (above). Across
+ * Threads: the (last ms, counter) pair is kept per thread (slots.h: one slot a thread, on
+ * its own cache lines, under the slot's spinlock; the clock read and the random draw happen
+ * outside it), so threads sharing an instance never write the same line and each thread's
+ * UUIDs follow the rules above on their own: the order is per thread, not per instance.
+ * Two threads' UUIDs are told apart as two processes' are, by the random counter seed of
+ * each ms and the random tail. With state_file, every thread uses one slot (the order per
+ * instance that the state file extends across restarts).
+ *
+ * What it promises. One instance used by one thread: every UUID above the one before
+ * (above); by several threads: each thread's above that thread's last, all distinct. Across
  * processes and restarts: unique with no coordination, by its random bits (a random counter
  * seed per ms and 74 - C random bits per UUID; cross_process = IDB_XPROC_ALWAYS), but not
  * ordered: a restart with the clock behind makes UUIDs below the last run's. With
@@ -51,6 +59,7 @@
 #include <string.h>
 
 #include "random.h"
+#include "slots.h"
 #include "spinlock.h"
 #include "statefile.h"
 #include "strategy.h"
@@ -58,15 +67,20 @@
 #define UUIDV7_MS_MAX ((1ULL << 48) - 1)
 #define UUIDV7_CBITS_DEFAULT 42
 
+/* One thread's state (slots.h). */
+typedef struct v7_slot {
+    idb_spinlock lock;          /* guards last_ms and counter (and sf, in slot 0) */
+    int64_t last_ms;            /* ms in the slot's last UUID; -1 before the first */
+    uint64_t counter;           /* counter in the slot's last UUID */
+} __attribute__((aligned(IDB_SLOT_ALIGN))) v7_slot;
+
 typedef struct uuidv7 {
     idb_clock *clock;
     int cbits;                  /* counter width C */
     uint64_t cmax;              /* 2^C - 1 */
-    idb_spinlock lock;          /* guards last_ms and counter */
-    int64_t last_ms;            /* ms in the last UUID; -1 before the first */
-    uint64_t counter;           /* counter in the last UUID */
-    idb_statefile *sf;          /* state_file, or NULL (guarded by lock) */
+    idb_statefile *sf;          /* state_file, or NULL (guarded by slot 0's lock) */
     unsigned fork_gen;          /* idb_fork_generation() at create */
+    v7_slot slot[IDB_SLOTS];    /* one a thread; only slot 0 with a state file */
 } uuidv7;
 
 static const idb_opt_decl uuidv7_options[] = {
@@ -83,19 +97,19 @@ static const idb_opt_decl uuidv7_options[] = {
  * idb_statefile_open's errors. */
 static int uuidv7_create(const idb_opts *opts, idb_clock *clock, void **inst, idb_err *err)
 {
-    uuidv7 *u = calloc(1, sizeof *u);
+    uuidv7 *u = idb_slots_alloc(sizeof *u);
     if (!u) return idb_fail(err, IDB_ENOMEM, "out of memory");
     u->clock = clock;
     u->cbits = (int)idb_opts_int(opts, "counter_bits");
     u->cmax = (1ULL << u->cbits) - 1;
-    u->last_ms = -1;
+    for (int i = 0; i < IDB_SLOTS; i++) u->slot[i].last_ms = -1;
     u->fork_gen = idb_fork_generation();
     const char *path = idb_opts_str(opts, "state_file");
     int rc = path[0] ? idb_statefile_open(path, "uuidv7", &u->sf, err) : 0;
     if (rc) { free(u); return rc; }
     if (u->sf && u->sf->reserved_ms != IDB_STATE_NONE) {
-        u->last_ms = u->sf->reserved_ms;
-        u->counter = u->cmax;           /* full: the next UUID is in a later ms */
+        u->slot[0].last_ms = u->sf->reserved_ms;
+        u->slot[0].counter = u->cmax;   /* full: the next UUID is in a later ms */
     }
     *inst = u;
     return 0;
@@ -116,7 +130,8 @@ static inline uint64_t uuidv7_seed(const uuidv7 *u)
     return idb_random_u64() >> (65 - u->cbits);
 }
 
-/* Write the next UUIDv7 into *id, greater than the instance's previous one. Returns 0,
+/* Write the next UUIDv7 into *id, greater than the thread's previous one (the instance's,
+ * with a state file) and different from every other thread's. Returns 0,
  * IDB_EINPUT (clock before 1970), IDB_EEXHAUSTED (48-bit timestamp used up), IDB_EIO
  * (the state file could not be written) or IDB_EFORK (a forked child). */
 static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
@@ -128,9 +143,10 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
     /* the random tail is 74 - counter_bits bits: 32 with the default counter */
     uint64_t r = u->cbits >= 42 ? idb_random_u32() : idb_random_u64();
 
-    idb_spin_lock(&u->lock);
-    int64_t ms = u->last_ms;
-    uint64_t ctr = u->counter + 1;
+    v7_slot *sl = &u->slot[u->sf ? 0 : idb_slot()];
+    idb_spin_lock(&sl->lock);
+    int64_t ms = sl->last_ms;
+    uint64_t ctr = sl->counter + 1;
     if (now > ms) {                         /* new ms: reseed */
         ms = now;
         ctr = uuidv7_seed(u);
@@ -145,10 +161,10 @@ static int uuidv7_next(void *inst, idb_id *id, idb_err *err)
     else if (u->sf)
         rc = idb_statefile_cover(u->sf, ms, err);
     if (rc == 0) {
-        u->last_ms = ms;
-        u->counter = ctr;
+        sl->last_ms = ms;
+        sl->counter = ctr;
     }
-    idb_spin_unlock(&u->lock);
+    idb_spin_unlock(&sl->lock);
     if (rc) return rc;
 
     int low = u->cbits - 12;                /* counter bits that spill into rand_b */

@@ -34,10 +34,14 @@ static void chacha20_zero_key_keystream(void **state)
 
 /* The stream is ChaCha12 keyed from the seed: after idb_random_seed(s) the first refill
  * is blocks 0..3 under the seeded key, whose first 32 bytes become the next key (fast key
- * erasure) and the remaining 224 bytes are handed out — checked against the scalar core. */
+ * erasure) and the remaining 224 bytes are handed out, then the same under that key —
+ * checked against the scalar core. Also when the thread drew from its OS-keyed stream
+ * (16-block refills) first. */
 static void stream_is_chacha12_with_key_erasure(void **state)
 {
     (void)state;
+    uint8_t before[100];
+    idb_random_bytes(before, sizeof before);
     idb_rng r;
     idb_rng_seed(&r, 99);
     uint32_t key[8];
@@ -46,11 +50,14 @@ static void stream_is_chacha12_with_key_erasure(void **state)
         key[2 * i] = (uint32_t)v;
         key[2 * i + 1] = (uint32_t)(v >> 32);
     }
-    uint8_t want[256], got[224];
-    for (int b = 0; b < 4; b++) idb_chacha_block(key, (uint64_t)b, 12, want + 64 * b);
+    uint8_t want[256], got[2 * 224];
     idb_random_seed(99);
     idb_random_bytes(got, sizeof got);
-    assert_memory_equal(got, want + 32, sizeof got);
+    for (int refill = 0; refill < 2; refill++) {     /* the second under the erased key */
+        for (int b = 0; b < 4; b++) idb_chacha_block(key, (uint64_t)b, 12, want + 64 * b);
+        assert_memory_equal(got + 224 * refill, want + 32, 224);
+        memcpy(key, want, sizeof key);               /* little-endian words */
+    }
 }
 
 static void seeded_streams_repeat(void **state)
