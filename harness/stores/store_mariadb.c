@@ -33,7 +33,8 @@
  * innodb_lock_wait_timeout = lock_wait_timeout=; a deadlock (1213) or a lock wait timeout
  * (1205) is IDB_EBUSY: the runner rolls back and retries the transaction (counted).
  *
- * stats(): mariadb_stats.c; the writers' lock and latch waits: mariadb_waits.c.
+ * stats(): mariadb_stats.c; the writers' lock and latch waits: mariadb_waits.c; reads
+ * (`idbench read`, the private server restarted on the run's data): mariadb_read.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -315,8 +316,9 @@ int md_prepare(md_store *s, idb_err *err)
 }
 
 /* Close the connection and free s (NULL is fine). On a user's server the database is
- * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir. */
-static void md_close(void *h)
+ * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir
+ * (mariadb.h). */
+void md_close(void *h)
 {
     md_store *s = h;
     if (!s) return;
@@ -333,6 +335,7 @@ static void md_close(void *h)
     }
     md_server_stop(s);
     free(s->payload);
+    free(s->check);
     free(s);
 }
 
@@ -360,7 +363,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     rc = s->payload ? pick_socket(o, s->socket, err)
                     : idb_fail(err, IDB_ENOMEM, "out of memory");
     snprintf(s->user, sizeof s->user, "%s", idb_opts_str(o, "user"));
-    if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, err);
+    if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, NULL, 0, err);
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
     if (!rc) rc = md_session(s, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
@@ -534,4 +537,8 @@ const idb_store idb_store_mariadb = {
     .open_client = md_open_client,
     .rollback = md_rollback,
     .server_cpu_ns = md_server_cpu_ns,
+    .open_read = md_open_read,
+    .get = md_get,
+    .read_counts = md_read_counts,
+    .close_read = md_close,
 };

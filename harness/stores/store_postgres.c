@@ -21,7 +21,8 @@
  *   beside a `seq bigint GENERATED ALWAYS AS IDENTITY` primary key. fillfactor= is the index's.
  * Writes: pg_write.c (method=prepared|pipeline|copy, --batch rows per transaction,
  * checkpoint_every), every session at isolation= (default read_committed, PostgreSQL's own).
- * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c.
+ * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c; reads (`idbench read`,
+ * the private server restarted on the run's data): pg_read.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,8 +178,9 @@ static int size_setting_ok(const char *v)
     return 0;
 }
 
-/* The check hook: dsn and dsn_file (not both; each conninfo must parse), shared_buffers. */
-static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
+/* The check hook (pg_int.h): dsn and dsn_file (not both; each conninfo must parse),
+ * shared_buffers. */
+int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
 {
     int rc = idb_store_check_width("postgres", key_bytes, err);
     if (rc) return rc;
@@ -213,9 +215,8 @@ static const char *const pg_isolation_sql[] = {
 /* libpq prints NOTICEs on stderr by default; the store has nothing to say there. */
 static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
 
-/* Connect s to s->dsn and set the session up (o NULL: a client, with s->sync_commit
- * already set). IDB_EIO when it does not connect. */
-static int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
+/* Connect s to s->dsn and set the session up (pg_int.h). */
+int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
 {
     s->c = PQconnectdb(s->dsn);
     if (!s->c) return idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -277,8 +278,8 @@ static int make_table(pg_store *s, idb_err *err)
 }
 
 /* Close the connection; drop our schema from a user's server unless keep=1 (on a new
- * connection when the old one is not idle); stop our private server. */
-static void pg_close(void *h)
+ * connection when the old one is not idle); stop our private server (pg_int.h). */
+void pg_close(void *h)
 {
     pg_store *s = h;
     if (!s) return;
@@ -303,8 +304,8 @@ static void pg_close(void *h)
     free(s);
 }
 
-/* Fill s from the options (no connection yet). */
-static int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *err)
+/* Fill s from the options (no connection yet) (pg_int.h). */
+int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *err)
 {
     s->shard = (int)idb_opts_int(o, IDB_STORE_SHARD);
     s->key_bytes = key_bytes;
@@ -419,4 +420,8 @@ const idb_store idb_store_postgres = {
     .open_client = pg_open_client,
     .rollback = pg_rollback,
     .server_cpu_ns = pg_server_cpu_ns,
+    .open_read = pg_open_read,
+    .get = pg_get,
+    .read_counts = pg_read_counts,
+    .close_read = pg_close,
 };
