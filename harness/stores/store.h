@@ -29,6 +29,7 @@
  *                 quantiles of the run's own keys (0: it needs no keys ahead: the spider
  *                 store's split=sample);
  *   set_bounds    the P - 1 split points (split.h) handed to the store after open();
+ *   query         a range or shop query on open_read's handle (idb_query);
  *   open_read, get, read_counts, close_read  reads (`idbench read`, runner/read.h):
  *                 open the store an insert run left in dir for lookups, its own cache
  *                 empty (NULL on a model store, which has no files: the read runner
@@ -150,6 +151,36 @@ typedef struct idb_store_stats {
     int64_t backend_cache_misses_max;    /* the same for cache_misses */
 } idb_store_stats;
 
+/* A range or shop query (`idbench read --pattern range:W|shop[:W]`, runner/read.h): the
+ * rows with created_ms >= created_lo and
+ *   IDB_QUERY_ID_FROM       id >= id_lo: the ID's own index, for a time-ordered strategy;
+ *   IDB_QUERY_CREATED_FROM  nothing more: the index on created_ms (-s secondary_created=1);
+ *   IDB_QUERY_SHOP          shop = shop: the index on (shop, created_ms) (-s
+ *                           secondary_shop=1). */
+enum idb_query_kind { IDB_QUERY_ID_FROM, IDB_QUERY_CREATED_FROM, IDB_QUERY_SHOP };
+typedef struct idb_query {
+    int kind;                 /* enum idb_query_kind */
+    idb_id id_lo;             /* IDB_QUERY_ID_FROM */
+    int64_t created_lo;
+    uint32_t shop;            /* IDB_QUERY_SHOP */
+} idb_query;
+
+/* The secondary indexes a store with a query hook makes at open() when their option is 1
+ * (sqlite, postgres, mariadb: the same names, SQL every one of them takes), listed in
+ * idb_store_secondaries (stores.c, ended by { 0 }); IDB_SECONDARY_OPTIONS declares the
+ * options in a store's table. */
+typedef struct idb_secondary {
+    const char *option;       /* secondary_created, secondary_shop */
+    const char *sql;          /* CREATE INDEX ... ON orders(...) */
+} idb_secondary;
+extern const idb_secondary idb_store_secondaries[];
+#define IDB_SECONDARY_OPTIONS \
+    { .name = "secondary_created", .type = IDB_OPT_INT, .def = "0", \
+      .help = "1: an index on created_ms (read --pattern range on IDs not time-ordered)", \
+      .min = 0, .max = 1 }, \
+    { .name = "secondary_shop", .type = IDB_OPT_INT, .def = "0", \
+      .help = "1: an index on (shop, created_ms) (read --pattern shop)", .min = 0, .max = 1 }
+
 /* A store's running figures while a run goes on (the progress hook): cumulative since
  * open, -1 = the store cannot tell. */
 typedef struct idb_store_progress {
@@ -258,6 +289,13 @@ typedef struct idb_store {
     int (*read_counts)(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
     /* Optional: close open_read's handle (NULL is fine); NULL: close() closes it. */
     void (*close_read)(void *h);
+    /* Optional: run query q on open_read's handle h, calling fn on every row it returns
+     * (fn returns 0 to go on); the rows are counted in read_counts like a lookup's. A
+     * store sets it when it keeps the indexes a query needs (the options secondary_created
+     * and secondary_shop, idb_query). Returns 0, IDB_EINPUT (a query it cannot run) or
+     * IDB_EIO. */
+    int (*query)(void *h, const struct idb_query *q, int (*fn)(void *ctx, const idb_row *row),
+                 void *ctx, idb_err *err);
 } idb_store;
 
 /* The parts store st cuts the run's own keys into with options o (version 3's
