@@ -7,8 +7,9 @@
 # gives the same lookups; two shards read from their own servers; the newest run in a D
 # filled twice is the one read, and a record that does not match it fails with one line
 # (exit 1) after the servers started, which are stopped all the same; a D without the
-# server's data is refused (exit 2) with nothing made. After every command no server of
-# the test is left.
+# server's data is refused (exit 2) with nothing made; range and shop queries return the
+# record's rows (counted here from the record). After every command no server of the test is
+# left.
 # Usage: test_read_server.sh IDBENCH KIND      (KIND: postgres | mariadb)
 set -u
 IDB=${1:?usage: test_read_server.sh path/to/idbench postgres|mariadb}
@@ -73,6 +74,34 @@ cp "$tmp/first.rec" "$d/insert-$KIND.rec"
 expect 1 "a record that is not the data's" -- "$IDB" read --store "$KIND" --dir "$d" -n 100 --pattern uniform
 check "the message names the row" grep -q "did not write" "$tmp/err"
 no_servers "a failed read"
+
+# Range and shop queries on the indexes the insert made: rows_returned against a count
+# made here from the record (created_ms of each entry: 28 + key_bytes bytes, at byte 12).
+# window REC: "W COUNT": about half the run's span in ms, and the rows created in it.
+window() {
+  python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+head, body = data.split(b'\nend\n', 1)
+w = int([l for l in head.split(b'\n') if l.startswith(b'key_bytes=')][0][10:])
+c = [struct.unpack('>q', body[i + 12:i + 20])[0] for i in range(0, len(body), 28 + w)]
+win = (max(c) - min(c)) // 2
+print(win, sum(1 for x in c if x >= max(c) - win))
+PY
+}
+expect 0 "insert with secondary_created and secondary_shop" -- "$IDB" insert --store "$KIND" \
+  --strategy uuidv4 -n 4000 --shards 2 --dir "$tmp/q" -s secondary_created=1 -s secondary_shop=1
+read -r win want < <(window "$tmp/q/insert-$KIND.rec")
+expect 0 "range by the created_ms index" -- "$IDB" read --store "$KIND" --dir "$tmp/q" -n 1 --pattern "range:${win}ms"
+check "range: the record's rows of the window ($(out_field rows_returned) vs $want)" \
+  test "$(out_field rows_returned)" -eq "$want"
+check "range: a cold query misses" awk -v m="$(out_field misses_per_row)" 'BEGIN { exit !(m > 0) }'
+expect 0 "shop queries" -- "$IDB" read --store "$KIND" --dir "$tmp/q" -n 20 --pattern shop
+check "shop: rows returned" test "$(out_field rows_returned)" -gt 20
+expect 0 "range by ID ($strat2, time-ordered)" -- "$IDB" read --store "$KIND" --dir "$tmp/s2" -n 1 --pattern range:1h
+check "range by ID: the whole run within the last hour" test "$(out_field rows_returned)" -eq 2000
+expect 2 "shop without its index" -- "$IDB" read --store "$KIND" --dir "$tmp/s2" -n 1 --pattern shop
+no_servers "queries"
 
 # Bad input: one line, exit 2, nothing made.
 expect 2 "--cache hot" -- "$IDB" read --store "$KIND" --dir "$d" -n 10 --pattern uniform --cache hot

@@ -14,6 +14,7 @@
 #define MD_DB_NAME_MAX 64          /* "idbench_<pid>_<shard>" and the like */
 #define MD_SQL_MAX 1024            /* the longest statement the store builds */
 #define MD_USER_MAX 256            /* a database user name (an option's longest value) */
+#define MD_QUERIES (IDB_QUERY_SHOP + 1)   /* query kinds (store.h idb_query) */
 
 /* The server-wide counters the store reads at open() and at stats(); stats() reports the
  * differences (see mariadb_stats.c for what each one means). */
@@ -39,6 +40,8 @@ typedef struct md_store {
     uint8_t *payload;              /* row_bytes bytes */
     uint8_t *check;                /* mariadb_read.c: row_bytes + 1 bytes, the payload a
                                     * key implies (NULL on a writer) */
+    MYSQL_STMT *qs[MD_QUERIES];    /* mariadb_read.c: the queries by idb_query kind, made at
+                                    * their first use (NULL until then) */
     int key_bytes, row_bytes, secondary, keep, in_txn;
     int created_db;                /* 1 once open() created dbname (close drops it) */
     int64_t rows;                  /* rows committed by this session, and by the clients
@@ -121,6 +124,8 @@ void md_close(void *h);
 int md_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err);
 int md_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
 int md_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+int md_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err);
 
 /* Stop s's private server (orderly) and forget it; NULL server is fine. */
 void md_server_stop(md_store *s);

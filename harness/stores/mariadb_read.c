@@ -15,6 +15,9 @@
  *
  * A lookup is one prepared statement, SELECT ... FROM orders WHERE id = ?, in autocommit
  * (each its own read), its row's payload checked against the key as scan() checks it.
+ * Queries (read --pattern range|shop; store.h idb_query): one prepared statement per kind,
+ * made at its first use, the planner choosing the index (orders_created, orders_shop:
+ * secondary_created=1, secondary_shop=1), rows checked as a lookup's.
  * The counts are the store's own rule (mariadb_stats.c), server-wide, since open_read:
  *   misses      Innodb_pages_read less the read-ahead pages (linear and random): the pages
  *               a lookup needed that the buffer pool lacked;
@@ -166,4 +169,84 @@ int md_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err)
     *misses = md_misses(&d);
     *read_pages = d.pages_read;
     return 0;
+}
+
+/* The query statements by idb_query kind (parameters: the bound, then created_lo). */
+static const char *const md_queries[] = {
+    [IDB_QUERY_ID_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                          "orders WHERE id >= ? AND created_ms >= ?",
+    [IDB_QUERY_CREATED_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload "
+                               "FROM orders WHERE created_ms >= ?",
+    [IDB_QUERY_SHOP] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                       "orders WHERE shop = ? AND created_ms >= ?",
+};
+
+/* The key of width s->key_bytes as a parameter or result: BIGINT UNSIGNED or BINARY(n). */
+static MYSQL_BIND key_bind(const md_store *s, void *u64, void *bytes, unsigned long *len)
+{
+    return s->key_bytes == 8
+        ? (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = u64, .is_unsigned = 1 }
+        : (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = bytes,
+                        .buffer_length = (unsigned long)s->key_bytes, .length = len };
+}
+
+/* Execute st (q's kind, prepared) with q's parameters; its results bound to s's row
+ * fields (out: 6 binds). */
+static int md_query_exec(md_store *s, MYSQL_STMT *st, const idb_query *q, MYSQL_BIND *out,
+                         idb_err *err)
+{
+    MYSQL_BIND in[2];
+    uint64_t lo_u64 = idb_get_be(q->id_lo.b, q->id_lo.len == 8 ? 8 : 0);
+    uint8_t lo[IDB_ID_MAX];
+    unsigned long lo_len = (unsigned long)s->key_bytes;
+    uint32_t shop = q->shop;
+    int64_t created = q->created_lo;
+    int n = 0;
+    memset(in, 0, sizeof in);
+    memcpy(lo, q->id_lo.b, (size_t)q->id_lo.len);
+    if (q->kind == IDB_QUERY_ID_FROM) in[n++] = key_bind(s, &lo_u64, lo, &lo_len);
+    if (q->kind == IDB_QUERY_SHOP)
+        in[n++] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONG, .buffer = &shop,
+                                .is_unsigned = 1 };
+    in[n++] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &created };
+    memset(out, 0, 6 * sizeof *out);
+    out[0] = key_bind(s, &s->id_u64, s->id_buf, &s->id_len);
+    memcpy(out + 1, s->bind + 1, 5 * sizeof *out);      /* the lookup's result binds */
+    if (mysql_stmt_bind_param(st, in) != 0 || mysql_stmt_bind_result(st, out) != 0 ||
+        mysql_stmt_execute(st) != 0)
+        return idb_fail(err, IDB_EIO, "mariadb: query: %s", mysql_stmt_error(st));
+    return 0;
+}
+
+int md_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err)
+{
+    md_store *s = h;
+    MYSQL_BIND out[6];
+    if (q->kind < 0 || q->kind >= MD_QUERIES ||
+        (q->kind == IDB_QUERY_ID_FROM && q->id_lo.len != s->key_bytes))
+        return idb_fail(err, IDB_EINPUT, "mariadb: a query of unknown kind or bound");
+    MYSQL_STMT **st = &s->qs[q->kind];
+    if (!*st && !(*st = mysql_stmt_init(s->db))) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    const char *sql = md_queries[q->kind];
+    if (!mysql_stmt_param_count(*st) /* every query has one: 0 until prepared */ &&
+        mysql_stmt_prepare(*st, sql, strlen(sql)) != 0)
+        return idb_fail(err, IDB_EIO, "mariadb: prepare: %s", mysql_stmt_error(*st));
+    int rc = md_query_exec(s, *st, q, out, err), f = 0;
+    while (!rc && (f = mysql_stmt_fetch(*st)) == 0) {
+        idb_row row = { .shop = s->shop, .display_no = s->display_no,
+                        .created_ms = s->created_ms, .total_cents = s->total_cents };
+        row.id.len = (uint8_t)s->key_bytes;
+        if (s->key_bytes == 8) idb_put_be(row.id.b, s->id_u64, 8);
+        else memcpy(row.id.b, s->id_buf, (size_t)s->key_bytes);
+        idb_payload_fill(s->check, s->row_bytes, &row.id);
+        if (s->payload_len != (unsigned long)s->row_bytes ||
+            memcmp(s->check, s->payload, (size_t)s->row_bytes) != 0)
+            rc = idb_fail(err, IDB_EIO, "mariadb: query: a row's payload is not the one written");
+        if (!rc && fn(ctx, &row)) break;
+    }
+    if (!rc && f != 0 && f != MYSQL_NO_DATA)
+        rc = idb_fail(err, IDB_EIO, "mariadb: query: %s", mysql_stmt_error(*st));
+    mysql_stmt_free_result(*st);
+    return rc;
 }

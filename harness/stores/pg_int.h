@@ -55,6 +55,7 @@ typedef struct pg_store {
     int64_t lock_timeout_ms;      /* lock_timeout_ms=, every session (0: none) */
     struct pg_sampler *sampler;   /* open()'s handle: the wait sampler (pg_waits.c), or NULL */
     int64_t read_base;            /* pg_read.c: blocks read when the lookups could start */
+    int queries_prepared;         /* pg_read.c: bit k: query kind k is prepared */
 } pg_store;
 
 /* "postgres: shard K: what: <libpq's message, first line>" into err with code; returns code. */
@@ -116,6 +117,8 @@ int pg_blocks_read(pg_store *s, int64_t *n, idb_err *err);
 int pg_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err);
 int pg_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
 int pg_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+int pg_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err);
 
 /* pg_waits.c: the writers' wait events, sampled (see there). The class of one backend's
  * sample (store.h enum idb_wait_class) from pg_stat_activity's state, wait_event_type and

@@ -13,6 +13,9 @@
  *
  * A lookup is one prepared statement, SELECT ... FROM orders WHERE id = $1, binary
  * parameter and results, in autocommit, its row checked as scan() checks (pg_row).
+ * Queries (read --pattern range|shop; store.h idb_query) are prepared statements too, one
+ * per kind at its first use, all rows in one result, the planner choosing the index
+ * (orders_created, orders_shop: secondary_created=1, secondary_shop=1).
  * misses: the blocks of orders and its indexes read from outside shared_buffers
  * (pg_statio_all_tables heap_blks_read + idx_blks_read, after a forced stats flush), since
  * open_read. read_pages: unknown (-1), as in insert's figures: the server does not count
@@ -126,4 +129,55 @@ int pg_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err)
     *misses = n < 0 || s->read_base < 0 ? -1 : n - s->read_base;
     *read_pages = -1;
     return 0;
+}
+
+/* The query statements by idb_query kind (binary parameters: the key, created_lo as bigint,
+ * shop as integer; the columns pg_row reads). */
+static const char *const pg_queries[] = {
+    [IDB_QUERY_ID_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                          "orders WHERE id >= $1 AND created_ms >= $2",
+    [IDB_QUERY_CREATED_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload "
+                               "FROM orders WHERE created_ms >= $1",
+    [IDB_QUERY_SHOP] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                       "orders WHERE shop = $1 AND created_ms >= $2",
+};
+
+int pg_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err)
+{
+    pg_store *s = h;
+    char name[16];
+    uint8_t key[IDB_ID_MAX], lo[8], shop[4];
+    if (q->kind < 0 || q->kind > IDB_QUERY_SHOP ||
+        (q->kind == IDB_QUERY_ID_FROM && q->id_lo.len != s->key_bytes))
+        return idb_fail(err, IDB_EINPUT, "postgres: a query of unknown kind or bound");
+    snprintf(name, sizeof name, "query%d", q->kind);
+    if (!(s->queries_prepared & (1 << q->kind))) {
+        PGresult *r = PQprepare(s->c, name, pg_queries[q->kind], 0, NULL);
+        int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+        if (!ok) return pg_fail(s, err, IDB_EIO, "preparing a query");
+        s->queries_prepared |= 1 << q->kind;
+    }
+    idb_put_be(lo, (uint64_t)q->created_lo, 8);
+    idb_put_be(shop, q->shop, 4);
+    const char *v[2];
+    int len[2], n = 0;
+    const int fmt[2] = { 1, 1 };
+    if (q->kind == IDB_QUERY_ID_FROM) {
+        pg_key_encode(s, &q->id_lo, key);
+        v[n] = (const char *)key, len[n++] = s->key_bytes;
+    } else if (q->kind == IDB_QUERY_SHOP) {
+        v[n] = (const char *)shop, len[n++] = 4;
+    }
+    v[n] = (const char *)lo, len[n++] = 8;
+    PGresult *r = PQexecPrepared(s->c, name, n, v, len, fmt, 1);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? 0 : pg_fail(s, err, IDB_EIO, "query");
+    for (int i = 0; !rc && i < PQntuples(r); i++) {
+        idb_row row = { 0 };
+        rc = pg_row(s, r, i, &row, s->buf, err);
+        if (!rc && fn(ctx, &row)) break;
+    }
+    PQclear(r);
+    return rc;
 }

@@ -19,6 +19,8 @@
  *   payload      bytea of row_bytes bytes (payload.h: derived from the key, checked by scan).
  *   The ID's index is orders_id: the primary key, or with secondary=1 a unique index on id
  *   beside a `seq bigint GENERATED ALWAYS AS IDENTITY` primary key. fillfactor= is the index's.
+ *   secondary_created=1, secondary_shop=1: indexes orders_created (created_ms) and
+ *   orders_shop (shop, created_ms) (store.h idb_store_secondaries), for read's queries.
  * Writes: pg_write.c (method=prepared|pipeline|copy, --batch rows per transaction,
  * checkpoint_every), every session at isolation= (default read_committed, PostgreSQL's own).
  * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c; reads (`idbench read`,
@@ -72,6 +74,7 @@ static const idb_opt_decl pg_options[] = {
       .min = 0, .max = 1000000 },
     { .name = "keep", .type = IDB_OPT_INT, .def = "0",
       .help = "1: keep the schema on a user's server", .min = 0, .max = 1 },
+    IDB_SECONDARY_OPTIONS,
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
     { .name = IDB_STORE_SHARD, .type = IDB_OPT_INT, .def = "0",
@@ -344,6 +347,9 @@ static int pg_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     if (!rc) rc = pg_connect(s, o, err);
     if (!rc) rc = make_schema(s, err);
     if (!rc) rc = make_table(s, err);
+    for (const idb_secondary *x = idb_store_secondaries; !rc && x->option; x++)
+        if (idb_opts_int(o, x->option))
+            rc = pg_exec(s, x->sql, PGRES_COMMAND_OK, NULL, x->option, err);
     if (!rc && s->method != PG_COPY) rc = pg_write_prepare(s, err);
     if (!rc) rc = pg_stats_begin(s, err);
     if (!rc) rc = pg_waits_start(s, idb_opts_int(o, "wait_sample_us"), err);
@@ -424,4 +430,5 @@ const idb_store idb_store_postgres = {
     .get = pg_get,
     .read_counts = pg_read_counts,
     .close_read = pg_close,
+    .query = pg_query,
 };
