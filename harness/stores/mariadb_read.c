@@ -67,9 +67,10 @@ static int use_db(md_store *s, idb_err *err)
     MYSQL_RES *res = mysql_store_result(s->db);
     if (!res) return md_fail(s->db, IDB_EIO, "finding the run's database", err);
     MYSQL_ROW row = mysql_fetch_row(res);
-    if (row && row[0]) snprintf(s->dbname, sizeof s->dbname, "%s", row[0]);
-    mysql_free_result(res);
-    if (!row || !row[0])
+    int found = row && row[0];
+    if (found) snprintf(s->dbname, sizeof s->dbname, "%s", row[0]);
+    mysql_free_result(res);                      /* row goes with it */
+    if (!found)
         return idb_fail(err, IDB_EINPUT, "mariadb: the server at %s holds no orders table of "
                         "an idbench run", s->socket);
     return mysql_select_db(s->db, s->dbname) ? md_fail(s->db, IDB_EIO, "USE", err) : 0;
