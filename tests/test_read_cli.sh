@@ -53,9 +53,12 @@ expect 2 "a store that cannot read" -- "$bin" read --store null --dir "$d" -n 10
 expect 2 "no record of that store" -- "$bin" read --store lmdb --dir "$d" -n 10 --pattern uniform
 expect 2 "strategy not the record's" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --strategy uuidv4
 expect 2 "unknown strategy" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --strategy nosuch
-for p in recent recent:0 recent:101 mixed:50 mixed:150:5 bogus uniform:3 recent:abc; do
+for p in recent recent:0 recent:101 mixed:50 mixed:150:5 bogus uniform:3 recent:abc range range:5 range:-1s shop:5x shop:1m:2; do
   expect 2 "pattern $p" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern "$p"
 done
+expect 2 "pagesim has no range queries" -- "$bin" read --store pagesim --dir "$d" -n 1 --pattern range:1s
+expect 2 "shop without secondary_shop" -- "$bin" read --store sqlite --dir "$d" -n 1 --pattern shop
+expect 2 "--miss-share with a range" -- "$bin" read --store sqlite --dir "$d" -n 1 --pattern range:1s --miss-share 0.1
 expect 2 "miss share 2" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --miss-share 2
 expect 2 "cache hot" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --cache hot
 expect 2 "format xml" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --format xml
@@ -77,5 +80,7 @@ check "the empty D holds only what the test put there" test "$(ls -A "$tmp/empty
 expect 0 "reads leave D as it was" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform
 check "D's names and sizes unchanged by a read" \
   cmp -s <(listing "$d" | cut -d' ' -f1-2) <(cut -d' ' -f1-2 "$tmp/before")
+expect 0 "a range by ID on uuidv7 (time-ordered)" -- "$bin" read --store sqlite --dir "$d" -n 1 --pattern range:1h
+check "the whole run is within the last hour" test "$(out_field rows_returned)" -eq 3000
 cli_done
 [ "$fail" -eq 0 ]

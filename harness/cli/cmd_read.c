@@ -1,7 +1,8 @@
-/* cmd_read.c — idbench read: point lookups by ID on the store an `idbench insert --dir D`
- * run left in D (runner/read.h), printed as one CSV row or JSON object with the writers
- * insert uses (fields.h). Every flag, D and its insert record are checked before anything
- * is made; the read changes nothing in D (its lock file comes and goes). */
+/* cmd_read.c — idbench read: point lookups by ID, or range and shop queries, on the store an
+ * `idbench insert --dir D` run left in D (runner/read.h), printed as one CSV row or JSON
+ * object with the writers insert uses (fields.h). Every flag, D and its insert record are
+ * checked before anything is made; the read changes nothing in D (its lock file comes and
+ * goes). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,40 @@ static int pct(const char *text, double lo, double hi, double *v)
     return idb_parse_double(text, v) == 0 && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* --pattern uniform | recent:H | mixed:P:H into a->cfg. Returns 0 or 2 after a line. */
+/* A window "N" + unit (ms, s, m, h) into *ms; 0 or -1. */
+static int window(const char *text, int64_t *ms)
+{
+    static const struct { const char *unit; int64_t ms; } units[] = {
+        { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+    };
+    char *end;
+    long long n = strtoll(text, &end, 10);
+    if (end == text || text[0] == '-' || text[0] == '+' || n < 0 || n > (1LL << 40)) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *ms = n * units[i].ms;
+            return 0;
+        }
+    return -1;
+}
+
+/* --pattern range:W | shop | shop:W into c (ok 1), or ok 0 when buf is neither. */
+static int parse_query(idb_read_config *c, const char *buf, const char *p1, const char *p2)
+{
+    if (strcmp(buf, "range") == 0 && p1 && !p2) {
+        c->pattern = IDB_READ_RANGE;
+        return window(p1, &c->window_ms) == 0;
+    }
+    if (strcmp(buf, "shop") == 0 && !p2) {
+        c->pattern = IDB_READ_SHOP;
+        c->window_ms = -1;
+        return !p1 || window(p1, &c->window_ms) == 0;
+    }
+    return 0;
+}
+
+/* --pattern uniform | recent:H | mixed:P:H | range:W | shop[:W] into a->cfg. Returns 0 or 2
+ * after a line. */
 static int parse_pattern(read_args *a, const char *text)
 {
     char buf[PATTERN_CHARS];
@@ -51,10 +85,15 @@ static int parse_pattern(read_args *a, const char *text)
         c->pattern = IDB_READ_MIXED;
         ok = pct(p1, 0, 100, &c->mixed_pct) == 0 && pct(p2, 0, 100, &c->recent_pct) == 0 &&
              c->recent_pct > 0;
+    } else {
+        ok = parse_query(c, buf, p1, p2);
     }
     if (!ok)
-        return cli_fail(IDB_EINPUT, "--pattern '%s': expected uniform, recent:H or mixed:P:H "
-                        "(H in (0, 100], P in [0, 100])", text);
+        return cli_fail(IDB_EINPUT, "--pattern '%s': expected uniform, recent:H, mixed:P:H, "
+                        "range:W or shop[:W] (H in (0, 100], P in [0, 100], W a whole number "
+                        "with ms, s, m or h)", text);
+    if ((c->pattern == IDB_READ_RANGE || c->pattern == IDB_READ_SHOP) && c->miss_share != 0)
+        return cli_fail(IDB_EINPUT, "--miss-share is for point lookups, not --pattern %s", text);
     snprintf(a->pattern_text, sizeof a->pattern_text, "%s", text);
     return 0;
 }
@@ -136,6 +175,8 @@ static void print_read(const read_args *a, const idb_read_result *r, int json)
         { "lat_p50_ns", K_I64, &r->lat_p50_ns }, { "lat_p99_ns", K_I64, &r->lat_p99_ns },
         { "miss_ids", K_I64, &r->missing }, { "miss_share", K_F4, &share },
         { "rows", K_I64, &r->rows }, { "seed", K_I64, &seed },
+        { "rows_returned", K_I64, &r->rows_returned },
+        { "misses_per_row", K_F4, &r->misses_per_row },
     };
     _Static_assert(sizeof f / sizeof *f <= FIELDS_MAX, "FIELDS_MAX is too small");
     cli_print_fields(f, (int)(sizeof f / sizeof *f), NULL, json);

@@ -21,7 +21,8 @@ const cli_command cli_commands[] = {
                 "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]] "
                 "[--window W --series FILE]",
       cmd_insert },
-    { "read", "read --store S --dir DIR -n LOOKUPS --pattern uniform|recent:H|mixed:P:H "
+    { "read", "read --store S --dir DIR -n LOOKUPS --pattern uniform|recent:H|mixed:P:H|"
+              "range:W|shop[:W] "
               "[--strategy NAME] [--cache cold|warm] [--seed N] [--miss-share F] "
               "[--format csv|json]", cmd_read },
     { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] "

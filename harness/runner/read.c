@@ -27,6 +27,8 @@ typedef struct reader {
     idb_opts opts;
     void **h;                            /* one per shard */
     int nopen;
+    int queries;                         /* 1: range or shop queries (q), not lookups */
+    idb_read_queries q;
 } reader;
 
 /* Drop the OS page cache of every regular file under path (no symlink followed):
@@ -156,6 +158,27 @@ static int run_plan(reader *rd, const idb_read_lookup *plan, int64_t *lat, idb_r
     return rc;
 }
 
+/* Run the queries once: each timed into lat (NULL: not timed), their rows added to res. */
+static int run_queries(reader *rd, int64_t *lat, idb_read_result *res, idb_err *err)
+{
+    int rc = 0;
+    for (int64_t i = 0; i < rd->cfg->lookups && !rc; i++) {
+        int64_t before = res->rows_returned, t0 = idb_mono_ns();
+        rc = idb_read_queries_run(&rd->q, rd->cfg->store, rd->h, i, &res->rows_returned, err);
+        if (lat) lat[i] = idb_mono_ns() - t0;
+        res->found += !rc && res->rows_returned > before;
+        res->not_found += !rc && res->rows_returned == before;
+    }
+    return rc;
+}
+
+/* The plan (lookups or queries) once, into res. */
+static int run_once(reader *rd, const idb_read_lookup *plan, int64_t *lat,
+                    idb_read_result *res, idb_err *err)
+{
+    return rd->queries ? run_queries(rd, lat, res, err) : run_plan(rd, plan, lat, res, err);
+}
+
 /* Check cfg against DIR's record: the store's, the strategy when given; the store's
  * options as the run used them. */
 static int check_record(reader *rd, idb_err *err)
@@ -187,15 +210,19 @@ static int measure(reader *rd, const idb_read_lookup *plan, idb_read_result *res
     if (!model && !lat) return idb_fail(err, IDB_ENOMEM, "out of memory");
     idb_read_result unmeasured = { 0 };
     int64_t m0, p0, m1, p1;
-    int rc = cfg->warm ? run_plan(rd, plan, NULL, &unmeasured, err) : 0;
+    int rc = cfg->warm ? run_once(rd, plan, NULL, &unmeasured, err) : 0;
     if (!rc) rc = counts(rd, &m0, &p0, err);
-    if (!rc) rc = run_plan(rd, plan, lat, res, err);
+    if (!rc) rc = run_once(rd, plan, lat, res, err);
     if (!rc) rc = counts(rd, &m1, &p1, err);
     if (!rc) {
         double n = (double)cfg->lookups;
         res->misses_per_lookup = m0 < 0 || m1 < 0 ? -1 : (double)(m1 - m0) / n;
         res->read_pages_per_lookup = p0 < 0 || p1 < 0 ? -1 : (double)(p1 - p0) / n;
         res->lookups_per_s = res->lat_p50_ns = res->lat_p99_ns = -1;
+        res->misses_per_row = !rd->queries || m0 < 0 || m1 < 0 ? -1
+                            : res->rows_returned ? (double)(m1 - m0) / (double)res->rows_returned
+                            : 0;
+        if (!rd->queries) res->rows_returned = -1;
     }
     if (!rc && lat) {
         int64_t busy = 0;
@@ -223,6 +250,11 @@ static int prepare(reader *rd, idb_read_lookup **plan, idb_err *err)
                         cfg->dir ? cfg->dir : "(none)");
     if ((rc = idb_readrec_load(cfg->dir, cfg->store->name, &rd->rec, err))) return rc;
     if ((rc = check_record(rd, err))) return rc;
+    rd->queries = cfg->pattern == IDB_READ_RANGE || cfg->pattern == IDB_READ_SHOP;
+    if (rd->queries)
+        return idb_read_queries_make(&rd->rec, cfg, &rd->opts,
+                                     idb_strategy_find(rd->rec.strategy)->time_ordered, &rd->q,
+                                     err);
     *plan = malloc((size_t)cfg->lookups * sizeof **plan);
     if (!*plan) return idb_fail(err, IDB_ENOMEM, "out of memory for %lld lookups",
                                 (long long)cfg->lookups);
@@ -248,6 +280,7 @@ int idb_read_run(const idb_read_config *cfg, idb_read_result *res, idb_err *err)
     snprintf(res->strategy, sizeof res->strategy, "%s", rd.rec.strategy);
     free(rd.h);
     free(plan);
+    idb_read_queries_free(&rd.q);
     idb_readrec_free(&rd.rec);
     return rc;
 }

@@ -13,6 +13,12 @@
 int idb_read_check(const idb_read_config *cfg, idb_err *err)
 {
     if (cfg->lookups < 1) return idb_fail(err, IDB_EINPUT, "read: -n must be at least 1");
+    int query = cfg->pattern == IDB_READ_RANGE || cfg->pattern == IDB_READ_SHOP;
+    if (query && (cfg->miss_share != 0 || cfg->window_ms < -1 ||
+                  (cfg->pattern == IDB_READ_RANGE && cfg->window_ms < 0)))
+        return idb_fail(err, IDB_EINPUT, "read: range:W needs a window W >= 0; --miss-share is "
+                        "for point lookups");
+    if (query) return 0;
     if (cfg->pattern != IDB_READ_UNIFORM && !(cfg->recent_pct > 0 && cfg->recent_pct <= PCT))
         return idb_fail(err, IDB_EINPUT, "read: recent H must be in (0, 100]");
     if (cfg->pattern == IDB_READ_MIXED && !(cfg->mixed_pct >= 0 && cfg->mixed_pct <= PCT))

@@ -14,6 +14,7 @@
 #define MD_DB_NAME_MAX 64          /* "idbench_<pid>_<shard>" and the like */
 #define MD_SQL_MAX 1024            /* the longest statement the store builds */
 #define MD_USER_MAX 256            /* a database user name (an option's longest value) */
+#define MD_QUERIES (IDB_QUERY_SHOP + 1)   /* query kinds (store.h idb_query) */
 
 /* The server-wide counters the store reads at open() and at stats(); stats() reports the
  * differences (see mariadb_stats.c for what each one means). */
@@ -37,6 +38,10 @@ typedef struct md_store {
     uint32_t shop, display_no;
     int64_t created_ms, total_cents;
     uint8_t *payload;              /* row_bytes bytes */
+    uint8_t *check;                /* mariadb_read.c: row_bytes + 1 bytes, the payload a
+                                    * key implies (NULL on a writer) */
+    MYSQL_STMT *qs[MD_QUERIES];    /* mariadb_read.c: the queries by idb_query kind, made at
+                                    * their first use (NULL until then) */
     int key_bytes, row_bytes, secondary, keep, in_txn;
     int autoinc;                   /* 1: the table's id is AUTO_INCREMENT (the store assigns
                                     * keys: md_insert_assigned), the INSERT names no id */
@@ -104,10 +109,25 @@ int md_settings_check(md_store *s, const idb_opts *o, idb_err *err);
 /* The store's `available` hook (mariadb_server.c; store.h). */
 int md_available(const char *const *kv, int nkv, char *version, size_t cap, idb_err *why);
 
-/* Start shard's private server in <dir>/mariadb with o's settings (harness/servers);
- * fills s->server, s->socket, s->user. Returns 0 or the server API's code (IDB_EIO: the
- * preflight or the start failed, with one message). */
-int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *err);
+/* Start shard's private server in <dir>/mariadb with o's settings and then extra[0..nextra)
+ * ("name=value", at most MD_EXTRA_MAX) (harness/servers); fills s->server, s->socket,
+ * s->user. Returns 0 or the server API's code (IDB_EIO: the preflight or the start failed,
+ * with one message). */
+#define MD_EXTRA_MAX 4
+int md_server_start(md_store *s, const char *dir, const idb_opts *o, const char *const *extra,
+                    int nextra, idb_err *err);
+
+/* store_mariadb.c: the close hook: rolls back, drops the database it created on a user's
+ * server unless keep=1, stops a private server, frees s (NULL is fine). */
+void md_close(void *h);
+
+/* mariadb_read.c: the read side (store.h version 3): the run's private server restarted on
+ * the data in dir, point lookups by a prepared statement (see mariadb_read.c). */
+int md_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err);
+int md_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+int md_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+int md_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err);
 
 /* Stop s's private server (orderly) and forget it; NULL server is fine. */
 void md_server_stop(md_store *s);

@@ -40,10 +40,11 @@ int md_settings_check(md_store *s, const idb_opts *o, idb_err *err)
     return 0;
 }
 
-int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *err)
+int md_server_start(md_store *s, const char *dir, const idb_opts *o, const char *const *extra,
+                    int nextra, idb_err *err)
 {
     char text[MD_NSETTINGS][MD_SETTING_MAX], path[PATH_MAX];
-    const char *settings[MD_NSETTINGS + MD_WAITS_SETTINGS];
+    const char *settings[MD_NSETTINGS + MD_WAITS_SETTINGS + MD_EXTRA_MAX];
     int n = 0;
     for (size_t i = 0; i < MD_NSETTINGS; i++) {
         snprintf(text[i], sizeof text[i], "%s=%lld", md_settings[i].setting,
@@ -52,6 +53,7 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, idb_err *er
     }
     if (strcmp(idb_opts_str(o, "perf_schema"), "on") == 0)     /* mariadb_waits.c */
         for (int i = 0; i < MD_WAITS_SETTINGS; i++) settings[n++] = md_waits_settings[i];
+    for (int i = 0; i < nextra && i < MD_EXTRA_MAX; i++) settings[n++] = extra[i];
     if ((size_t)snprintf(path, sizeof path, "%s/mariadb", dir) >= sizeof path)
         return idb_fail(err, IDB_EINPUT, "mariadb: directory name too long");
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,

@@ -56,6 +56,8 @@ typedef struct pg_store {
     int isolation;                /* isolation= (enum index: pg_isolation_sql's), every session */
     int64_t lock_timeout_ms;      /* lock_timeout_ms=, every session (0: none) */
     struct pg_sampler *sampler;   /* open()'s handle: the wait sampler (pg_waits.c), or NULL */
+    int64_t read_base;            /* pg_read.c: blocks read when the lookups could start */
+    int queries_prepared;         /* pg_read.c: bit k: query kind k is prepared */
 } pg_store;
 
 /* "postgres: shard K: what: <libpq's message, first line>" into err with code; returns code. */
@@ -76,6 +78,19 @@ void pg_key_decode(const pg_store *s, const uint8_t *in, int len, idb_id *id);
  * else IDB_EIO. */
 int pg_state_code(const char *state);
 
+/* store_postgres.c: the check hook (options only, no server: dsn and dsn_file, not both,
+ * each conninfo parsed; shared_buffers); 0 or IDB_EINPUT. */
+int pg_check(const idb_opts *o, int key_bytes, idb_err *err);
+/* Fill s from the options (key type, widths, method, its dsn; s->buf allocated), no
+ * connection yet. 0, IDB_EINPUT (a dsn_file) or IDB_ENOMEM. */
+int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *err);
+/* Connect s to s->dsn and set the session up (o NULL: a client, with s->sync_commit
+ * already set). IDB_EIO when it does not connect. */
+int pg_connect(pg_store *s, const idb_opts *o, idb_err *err);
+/* The close hook: the connection closed, our schema dropped from a user's server unless
+ * keep=1, our private server stopped, s freed (NULL is fine). */
+void pg_close(void *h);
+
 /* pg_write.c: the store's rollback hook (version 2: after IDB_EBUSY). */
 void pg_rollback(void *h);
 /* pg_write.c: the store's insert and commit hooks. */
@@ -94,6 +109,21 @@ int pg_stats_begin(pg_store *s, idb_err *err);
 int pg_stats(void *h, idb_store_stats *st, idb_err *err);
 int pg_progress(void *h, idb_store_progress *p, idb_err *err);
 int pg_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_err *err);
+/* Row i of a binary result r whose columns are id, shop, display_no, created_ms,
+ * total_cents, payload into *row, the payload checked against the key (check: row_bytes of
+ * scratch). 0 or IDB_EIO (a wrong width, a payload not the key's). */
+int pg_row(pg_store *s, const PGresult *r, int i, idb_row *row, uint8_t *check, idb_err *err);
+/* The blocks of orders and its indexes read from outside shared_buffers so far
+ * (pg_statio_all_tables after a forced stats flush) into *n (-1: unknown). 0 or IDB_EIO. */
+int pg_blocks_read(pg_store *s, int64_t *n, idb_err *err);
+
+/* pg_read.c: the read side (store.h version 3): the run's private server restarted on
+ * the data in dir, point lookups by a prepared statement (see pg_read.c). */
+int pg_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h, idb_err *err);
+int pg_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
+int pg_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
+int pg_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row), void *ctx,
+             idb_err *err);
 
 /* pg_waits.c: the writers' wait events, sampled (see there). The class of one backend's
  * sample (store.h enum idb_wait_class) from pg_stat_activity's state, wait_event_type and

@@ -139,6 +139,17 @@ static int flush_stats(pg_store *s, idb_err *err)
                    "statistics", err);
 }
 
+int pg_blocks_read(pg_store *s, int64_t *n, idb_err *err)
+{
+    PGresult *r = NULL;
+    int rc = flush_stats(s, err);
+    if (!rc) rc = pg_exec(s, "SELECT " PG_READS_SQL, PGRES_TUPLES_OK, &r, "blocks read", err);
+    if (rc) return rc;
+    *n = get_i64(r, 0);
+    PQclear(r);
+    return 0;
+}
+
 /* cache_misses from the blocks read (reads, extensions included on PostgreSQL before 16)
  * and the pages extended by, on a server of version number version; -1 when unknown. */
 static int64_t misses(int64_t reads, int64_t extended, int64_t version)
@@ -272,9 +283,8 @@ int pg_progress(void *h, idb_store_progress *p, idb_err *err)
     return 0;
 }
 
-/* One row of the scan's result r (binary) into *row; IDB_EIO on a wrong width or payload. */
-static int scan_row(pg_store *s, const PGresult *r, int i, idb_row *row, uint8_t *check,
-                    idb_err *err)
+/* One row of a binary result r into *row (pg_int.h); IDB_EIO on a wrong width or payload. */
+int pg_row(pg_store *s, const PGresult *r, int i, idb_row *row, uint8_t *check, idb_err *err)
 {
     static const int widths[PG_FIXED_FIELDS] = { 0, 4, 4, 8, 8 };
     for (int f = 1; f < PG_FIXED_FIELDS; f++)
@@ -314,7 +324,7 @@ int pg_scan(void *h, int (*fn)(void *ctx, const idb_row *row), void *ctx, idb_er
     int rc = check ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
     for (int i = 0; !rc && i < PQntuples(r); i++) {
         idb_row row = { 0 };
-        rc = scan_row(s, r, i, &row, check, err);
+        rc = pg_row(s, r, i, &row, check, err);
         if (!rc && fn(ctx, &row)) break;
     }
     free(check);

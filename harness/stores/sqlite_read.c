@@ -9,6 +9,12 @@
  *   misses      SQLITE_DBSTATUS_CACHE_MISS: pages the page cache lacked;
  *   read_pages  pages read from orders.sqlite and its WAL (the VFS counts): the OS's view.
  * The payload of every row found is checked against its key (as scan() does).
+ * Queries (idbench read --pattern range|shop; store.h idb_query), each prepared at its first
+ * use, the planner choosing the index (orders_created, orders_shop: secondary_created=1,
+ * secondary_shop=1):
+ *   ID_FROM       WHERE id >= ?1 AND created_ms >= ?2
+ *   CREATED_FROM  WHERE created_ms >= ?2
+ *   SHOP          WHERE shop = ?1 AND created_ms >= ?2
  */
 #include <limits.h>
 #include <sqlite3.h>
@@ -27,6 +33,7 @@ typedef struct sq_reader {
     sqlite3 *db;
     idb_vfs *vfs;
     sqlite3_stmt *q;
+    sqlite3_stmt *qs[IDB_QUERY_SHOP + 1];   /* the queries (idb_query kinds), made at need */
     int key_bytes, rowid, row_bytes;
     uint8_t *check;           /* row_bytes scratch bytes: the payload the key implies */
     int64_t reads0, miss0;    /* the counts when the lookups start */
@@ -55,6 +62,7 @@ void idb_sqlite_close_read(void *h)
     sq_reader *r = h;
     if (!r) return;
     sqlite3_finalize(r->q);
+    for (int k = 0; k <= IDB_QUERY_SHOP; k++) sqlite3_finalize(r->qs[k]);
     if (sqlite3_close(r->db) == SQLITE_OK) idb_vfs_destroy(r->vfs);
     free(r->check);
     free(r);
@@ -138,4 +146,66 @@ int idb_sqlite_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_er
     *misses = m - r->miss0;
     *read_pages = vfs_reads(r->vfs) - r->reads0;
     return 0;
+}
+
+/* The query statements by idb_query kind (columns: id, then idb_sqlite_row's). */
+static const char *const sr_queries[] = {
+    [IDB_QUERY_ID_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                          "orders WHERE id >= ?1 AND created_ms >= ?2",
+    [IDB_QUERY_CREATED_FROM] = "SELECT id, shop, display_no, created_ms, total_cents, payload "
+                               "FROM orders WHERE created_ms >= ?2",
+    [IDB_QUERY_SHOP] = "SELECT id, shop, display_no, created_ms, total_cents, payload FROM "
+                       "orders WHERE shop = ?1 AND created_ms >= ?2",
+};
+
+/* Bind q's parameters to statement st. SQLITE_OK or SQLite's code. */
+static int bind_query(sq_reader *r, sqlite3_stmt *st, const idb_query *q)
+{
+    int b = SQLITE_OK;
+    if (q->kind == IDB_QUERY_ID_FROM)
+        b = r->rowid ? sqlite3_bind_int64(st, 1, (sqlite3_int64)idb_id_u64(&q->id_lo))
+                     : sqlite3_bind_blob(st, 1, q->id_lo.b, q->id_lo.len, SQLITE_STATIC);
+    else if (q->kind == IDB_QUERY_SHOP)
+        b = sqlite3_bind_int64(st, 1, (sqlite3_int64)q->shop);
+    return b == SQLITE_OK ? sqlite3_bind_int64(st, 2, q->created_lo) : b;
+}
+
+/* The ID in column 0 of st's current row into *id. IDB_EIO for a key of another width. */
+static int row_id(sq_reader *r, sqlite3_stmt *st, idb_id *id, idb_err *err)
+{
+    id->len = (uint8_t)r->key_bytes;
+    if (r->rowid) {
+        idb_put_be(id->b, (uint64_t)sqlite3_column_int64(st, 0), 8);
+        return 0;
+    }
+    if (sqlite3_column_bytes(st, 0) != r->key_bytes)
+        return idb_fail(err, IDB_EIO, "sqlite: query: a key of %d bytes",
+                        sqlite3_column_bytes(st, 0));
+    memcpy(id->b, sqlite3_column_blob(st, 0), (size_t)r->key_bytes);
+    return 0;
+}
+
+int idb_sqlite_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row),
+                     void *ctx, idb_err *err)
+{
+    sq_reader *r = h;
+    if (q->kind < 0 || q->kind > IDB_QUERY_SHOP)
+        return idb_fail(err, IDB_EINPUT, "sqlite: unknown query kind %d", q->kind);
+    if (q->kind == IDB_QUERY_ID_FROM && q->id_lo.len != r->key_bytes)
+        return idb_fail(err, IDB_EINPUT, "sqlite: query: a bound of another width");
+    sqlite3_stmt **st = &r->qs[q->kind];
+    if (!*st && sqlite3_prepare_v3(r->db, sr_queries[q->kind], -1, SQLITE_PREPARE_PERSISTENT,
+                                   st, NULL) != SQLITE_OK)
+        return sr_fail(err, IDB_EIO, r->db, "preparing a query");
+    if (bind_query(r, *st, q) != SQLITE_OK) return sr_fail(err, IDB_EIO, r->db, "binding");
+    int rc = 0, s;
+    while (!rc && (s = sqlite3_step(*st)) == SQLITE_ROW) {
+        idb_row row;
+        rc = row_id(r, *st, &row.id, err);
+        if (!rc) rc = idb_sqlite_row(*st, 1, &row.id, r->row_bytes, r->check, &row, err);
+        if (!rc && fn(ctx, &row)) break;
+    }
+    if (!rc && s != SQLITE_ROW && s != SQLITE_DONE) rc = sr_fail(err, IDB_EIO, r->db, "query");
+    sqlite3_reset(*st);
+    return rc;
 }

@@ -51,6 +51,10 @@
  *                 check hook sees it. With it the lifecycle is the same, insert_assigned
  *                 taking insert()'s place. A store without it (every version before 4) is
  *                 refused for autoinc before anything is made (idb_store_assigns_keys).
+ *   query         range and shop queries for `idbench read` (--pattern range:W, shop[:W])
+ *                 on open_read's handle, through the indexes the options
+ *                 secondary_created / secondary_shop made; a store without it (every
+ *                 version before 4) is refused for those patterns with one line.
  */
 #ifndef IDB_STORE_H
 #define IDB_STORE_H
@@ -159,6 +163,36 @@ typedef struct idb_store_stats {
                                           * is pages_written) */
     int64_t backend_cache_misses_max;    /* the same for cache_misses */
 } idb_store_stats;
+
+/* A range or shop query (`idbench read --pattern range:W|shop[:W]`, runner/read.h): the
+ * rows with created_ms >= created_lo and
+ *   IDB_QUERY_ID_FROM       id >= id_lo: the ID's own index, for a time-ordered strategy;
+ *   IDB_QUERY_CREATED_FROM  nothing more: the index on created_ms (-s secondary_created=1);
+ *   IDB_QUERY_SHOP          shop = shop: the index on (shop, created_ms) (-s
+ *                           secondary_shop=1). */
+enum idb_query_kind { IDB_QUERY_ID_FROM, IDB_QUERY_CREATED_FROM, IDB_QUERY_SHOP };
+typedef struct idb_query {
+    int kind;                 /* enum idb_query_kind */
+    idb_id id_lo;             /* IDB_QUERY_ID_FROM */
+    int64_t created_lo;
+    uint32_t shop;            /* IDB_QUERY_SHOP */
+} idb_query;
+
+/* The secondary indexes a store with a query hook makes at open() when their option is 1
+ * (sqlite, postgres, mariadb: the same names, SQL every one of them takes), listed in
+ * idb_store_secondaries (stores.c, ended by { 0 }); IDB_SECONDARY_OPTIONS declares the
+ * options in a store's table. */
+typedef struct idb_secondary {
+    const char *option;       /* secondary_created, secondary_shop */
+    const char *sql;          /* CREATE INDEX ... ON orders(...) */
+} idb_secondary;
+extern const idb_secondary idb_store_secondaries[];
+#define IDB_SECONDARY_OPTIONS \
+    { .name = "secondary_created", .type = IDB_OPT_INT, .def = "0", \
+      .help = "1: an index on created_ms (read --pattern range on IDs not time-ordered)", \
+      .min = 0, .max = 1 }, \
+    { .name = "secondary_shop", .type = IDB_OPT_INT, .def = "0", \
+      .help = "1: an index on (shop, created_ms) (read --pattern shop)", .min = 0, .max = 1 }
 
 /* A store's running figures while a run goes on (the progress hook): cumulative since
  * open, -1 = the store cannot tell. */
@@ -277,6 +311,13 @@ typedef struct idb_store {
      * for a failure a new transaction may not meet (a deadlock, a certification failure:
      * the runner rolls back and retries, counted), IDB_EIO else. */
     int (*insert_assigned)(void *h, idb_row *row, idb_err *err);
+    /* Optional: run query q on open_read's handle h, calling fn on every row it returns
+     * (fn returns 0 to go on); the rows are counted in read_counts like a lookup's. A
+     * store sets it when it keeps the indexes a query needs (the options
+     * secondary_created and secondary_shop, idb_query). Returns 0, IDB_EINPUT (a query it cannot run) or
+     * IDB_EIO. */
+    int (*query)(void *h, const struct idb_query *q, int (*fn)(void *ctx, const idb_row *row),
+                 void *ctx, idb_err *err);
 } idb_store;
 
 /* 1 when st can assign keys (version 4, insert_assigned set, IDB_STORE_AUTOINC declared):

@@ -12,7 +12,9 @@
  * ID's B-tree; with secondary=1 a BIGINT AUTO_INCREMENT primary key `seq` and UNIQUE KEY
  * id_key (id) instead (the "UUID as a secondary key" case). STATS_PERSISTENT=1 and
  * STATS_AUTO_RECALC=0: the page counts come from ANALYZE TABLE at stats(), and no background
- * recalculation reads pages during the run.
+ * recalculation reads pages during the run. secondary_created=1 and secondary_shop=1 add
+ * the indexes orders_created (created_ms) and orders_shop (shop, created_ms) after the table
+ * (store.h idb_store_secondaries), for `idbench read`'s range and shop queries.
  *
  * Inserts go through one prepared statement (mysql_stmt_*), one execute per row, with
  * autocommit off: the first insert after a commit begins the transaction, commit() ends it.
@@ -37,7 +39,8 @@
  * innodb_lock_wait_timeout = lock_wait_timeout=; a deadlock (1213) or a lock wait timeout
  * (1205) is IDB_EBUSY: the runner rolls back and retries the transaction (counted).
  *
- * stats(): mariadb_stats.c; the writers' lock and latch waits: mariadb_waits.c.
+ * stats(): mariadb_stats.c; the writers' lock and latch waits: mariadb_waits.c; reads
+ * (`idbench read`, the private server restarted on the run's data): mariadb_read.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -91,6 +94,7 @@ static const idb_opt_decl md_options[] = {
     { .name = "keep", .type = IDB_OPT_INT, .def = "0",
       .help = "1: keep the database on a user's server (default: dropped at the end)",
       .min = 0, .max = 1 },
+    IDB_SECONDARY_OPTIONS,
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = MD_ROW_BYTES_MAX },
     { .name = IDB_STORE_AUTOINC, .type = IDB_OPT_INT, .def = "0",
@@ -329,12 +333,15 @@ int md_prepare(md_store *s, idb_err *err)
 }
 
 /* Close the connection and free s (NULL is fine). On a user's server the database is
- * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir. */
-static void md_close(void *h)
+ * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir
+ * (mariadb.h). */
+void md_close(void *h)
 {
     md_store *s = h;
     if (!s) return;
     if (s->ins) mysql_stmt_close(s->ins);
+    for (int k = 0; k < MD_QUERIES; k++)
+        if (s->qs[k]) mysql_stmt_close(s->qs[k]);
     if (s->db && s->main) md_waits_end(s);           /* a client's waits, before it goes */
     if (s->main) s->main->rows += s->rows;           /* and its committed rows (fill) */
     if (s->db) {
@@ -347,6 +354,7 @@ static void md_close(void *h)
     }
     md_server_stop(s);
     free(s->payload);
+    free(s->check);
     free(s);
 }
 
@@ -375,12 +383,14 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     rc = s->payload ? pick_socket(o, s->socket, err)
                     : idb_fail(err, IDB_ENOMEM, "out of memory");
     snprintf(s->user, sizeof s->user, "%s", idb_opts_str(o, "user"));
-    if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, err);
+    if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, NULL, 0, err);
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
     if (!rc) rc = md_session(s, err);
     if (!rc) rc = md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
     if (!rc && !s->server) rc = md_settings_check(s, o, err);
     if (!rc) rc = md_schema(s, err);
+    for (const idb_secondary *x = idb_store_secondaries; !rc && x->option; x++)
+        if (idb_opts_int(o, x->option)) rc = md_exec(s, x->sql, IDB_EIO, x->option, err);
     if (!rc) rc = md_monitors_on(s, err);
     if (!rc) rc = md_counters_read(s, &s->start, err);
     if (!rc) md_waits_begin(s);
@@ -579,5 +589,10 @@ const idb_store idb_store_mariadb = {
     .open_client = md_open_client,
     .rollback = md_rollback,
     .server_cpu_ns = md_server_cpu_ns,
+    .open_read = md_open_read,
+    .get = md_get,
+    .read_counts = md_read_counts,
+    .close_read = md_close,
+    .query = md_query,
     .insert_assigned = md_insert_assigned,
 };

@@ -23,9 +23,12 @@
  *                with autoinc from the order's shop and display number).
  *   The ID's index is orders_id: the primary key, or with secondary=1 a unique index on id
  *   beside a `seq bigint GENERATED ALWAYS AS IDENTITY` primary key. fillfactor= is the index's.
+ *   secondary_created=1, secondary_shop=1: indexes orders_created (created_ms) and
+ *   orders_shop (shop, created_ms) (store.h idb_store_secondaries), for read's queries.
  * Writes: pg_write.c (method=prepared|pipeline|copy, --batch rows per transaction,
  * checkpoint_every), every session at isolation= (default read_committed, PostgreSQL's own).
- * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c.
+ * Figures: pg_stats.c; the writers' lock and latch waits: pg_waits.c; reads (`idbench read`,
+ * the private server restarted on the run's data): pg_read.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +78,7 @@ static const idb_opt_decl pg_options[] = {
       .min = 0, .max = 1000000 },
     { .name = "keep", .type = IDB_OPT_INT, .def = "0",
       .help = "1: keep the schema on a user's server", .min = 0, .max = 1 },
+    IDB_SECONDARY_OPTIONS,
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
     { .name = IDB_STORE_AUTOINC, .type = IDB_OPT_INT, .def = "0",
@@ -185,8 +189,9 @@ static int size_setting_ok(const char *v)
     return 0;
 }
 
-/* The check hook: dsn and dsn_file (not both; each conninfo must parse), shared_buffers. */
-static int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
+/* The check hook (pg_int.h): dsn and dsn_file (not both; each conninfo must parse),
+ * shared_buffers. */
+int pg_check(const idb_opts *o, int key_bytes, idb_err *err)
 {
     int rc = idb_store_check_width("postgres", key_bytes, err);
     if (rc) return rc;
@@ -225,9 +230,8 @@ static const char *const pg_isolation_sql[] = {
 /* libpq prints NOTICEs on stderr by default; the store has nothing to say there. */
 static void quiet(void *arg, const char *message) { (void)arg; (void)message; }
 
-/* Connect s to s->dsn and set the session up (o NULL: a client, with s->sync_commit
- * already set). IDB_EIO when it does not connect. */
-static int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
+/* Connect s to s->dsn and set the session up (pg_int.h). */
+int pg_connect(pg_store *s, const idb_opts *o, idb_err *err)
 {
     s->c = PQconnectdb(s->dsn);
     if (!s->c) return idb_fail(err, IDB_ENOMEM, "out of memory");
@@ -290,8 +294,8 @@ static int make_table(pg_store *s, idb_err *err)
 }
 
 /* Close the connection; drop our schema from a user's server unless keep=1 (on a new
- * connection when the old one is not idle); stop our private server. */
-static void pg_close(void *h)
+ * connection when the old one is not idle); stop our private server (pg_int.h). */
+void pg_close(void *h)
 {
     pg_store *s = h;
     if (!s) return;
@@ -316,8 +320,8 @@ static void pg_close(void *h)
     free(s);
 }
 
-/* Fill s from the options (no connection yet). */
-static int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *err)
+/* Fill s from the options (no connection yet) (pg_int.h). */
+int pg_configure(pg_store *s, const idb_opts *o, int key_bytes, idb_err *err)
 {
     s->shard = (int)idb_opts_int(o, IDB_STORE_SHARD);
     s->key_bytes = key_bytes;
@@ -357,6 +361,9 @@ static int pg_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     if (!rc) rc = pg_connect(s, o, err);
     if (!rc) rc = make_schema(s, err);
     if (!rc) rc = make_table(s, err);
+    for (const idb_secondary *x = idb_store_secondaries; !rc && x->option; x++)
+        if (idb_opts_int(o, x->option))
+            rc = pg_exec(s, x->sql, PGRES_COMMAND_OK, NULL, x->option, err);
     if (!rc && s->method != PG_COPY) rc = pg_write_prepare(s, err);
     if (!rc) rc = pg_stats_begin(s, err);
     if (!rc) rc = pg_waits_start(s, idb_opts_int(o, "wait_sample_us"), err);
@@ -434,5 +441,10 @@ const idb_store idb_store_postgres = {
     .open_client = pg_open_client,
     .rollback = pg_rollback,
     .server_cpu_ns = pg_server_cpu_ns,
+    .open_read = pg_open_read,
+    .get = pg_get,
+    .read_counts = pg_read_counts,
+    .close_read = pg_close,
+    .query = pg_query,
     .insert_assigned = pg_insert_assigned,
 };

@@ -16,6 +16,9 @@ int idb_sqlite_open_read(const char *dir, const idb_opts *o, int key_bytes, void
 int idb_sqlite_get(void *h, const idb_id *id, idb_row *row, int *found, idb_err *err);
 int idb_sqlite_read_counts(void *h, int64_t *misses, int64_t *read_pages, idb_err *err);
 void idb_sqlite_close_read(void *h);
+/* The store's query hook (store.h): q's rows on open_read's handle h, fn called on each. */
+int idb_sqlite_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *row),
+                     void *ctx, idb_err *err);
 
 /* store_sqlite.c: the row of the current result of q whose columns col .. col + 4 are shop,
  * display_no, created_ms, total_cents and payload, under id, into *row, the payload checked

@@ -14,6 +14,10 @@
  *                 balance_nonroot(); interior pages hold whole rows too (one per cell).
  *   schema=auto   rowid for 8-byte keys, blob otherwise (the default).
  *
+ * secondary_created=1 and secondary_shop=1 add the indexes orders_created (created_ms) and
+ * orders_shop (shop, created_ms) (store.h idb_store_secondaries) for `idbench read`'s range
+ * and shop queries (sqlite_read.c); their pages are in the run's figures.
+ *
  * payload holds row_bytes bytes from a generator seeded by the key, so scan() checks every
  * row it reads back. Rows go through one prepared INSERT (reset and rebound per row); BEGIN is
  * issued by the first insert after a commit, COMMIT by commit().
@@ -108,6 +112,7 @@ static const idb_opt_decl sq_options[] = {
       .choices = "off|normal|full" },
     { .name = "row_bytes", .type = IDB_OPT_INT, .def = "64",
       .help = "payload bytes per row (derived from the key)", .min = 0, .max = 1 << 20 },
+    IDB_SECONDARY_OPTIONS,
     { 0 },
 };
 
@@ -242,6 +247,9 @@ static int sq_setup(sq_store *s, const idb_opts *o, idb_err *err)
         : "CREATE TABLE orders(id BLOB PRIMARY KEY, " SQ_COLUMNS ") WITHOUT ROWID";
     if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK)
         return sq_fail(err, IDB_EIO, s->db, "creating the orders table");
+    for (const idb_secondary *x = idb_store_secondaries; x->option; x++)
+        if (idb_opts_int(o, x->option) && sqlite3_exec(s->db, x->sql, 0, 0, 0) != SQLITE_OK)
+            return sq_fail(err, IDB_EIO, s->db, x->option);
     return sq_prepare(s, err);
 }
 
@@ -638,4 +646,5 @@ const idb_store idb_store_sqlite = {
     .get = idb_sqlite_get,
     .read_counts = idb_sqlite_read_counts,
     .close_read = idb_sqlite_close_read,
+    .query = idb_sqlite_query,
 };

@@ -101,6 +101,12 @@ int idb_store_check_width(const char *store, int key_bytes, idb_err *err)
                     key_bytes, IDB_ID_MAX);
 }
 
+const idb_secondary idb_store_secondaries[] = {
+    { "secondary_created", "CREATE INDEX orders_created ON orders(created_ms)" },
+    { "secondary_shop", "CREATE INDEX orders_shop ON orders(shop, created_ms)" },
+    { 0 },
+};
+
 const idb_opt_decl idb_store_common_options[] = {
     { .name = "key_bytes", .type = IDB_OPT_INT, .def = "0",
       .help = "pad every key to N bytes, big-endian with leading zeros (order kept); 0 = the "
