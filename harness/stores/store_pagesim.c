@@ -222,6 +222,9 @@ static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
         .pages_written = writes, .cache_misses = misses, .splits = c.splits,
         .read_pages = misses,                       /* the model reads a page only on a miss */
         .checkpoint_pages = -1, .wal_frames = -1,   /* the model has no log */
+        .table_bytes = (c.leaf_pages + c.branch_pages) * s->page_size,   /* the one tree */
+        .index_bytes = (c.leaf_pages + c.branch_pages) * s->page_size,
+        .id_clustered = 1, .secondary_bytes = 0,
     };
     return 0;
 }
