@@ -101,6 +101,14 @@ static const num_field fields[] = {
     { "backend_cache_misses_sum", R(backend_cache_misses_sum), 1, 0, 0 },
     { "backend_cache_misses_max", R(backend_cache_misses_max), 1, 0, 0 },
     { "head_cpu_s", R(head_cpu_s), 0, 0, 3 },
+    { "index_growth_pages", R(index_growth_pages), 1, 0, 0 },
+    { "index_growth_bytes", R(index_growth_bytes), 1, 0, 0 },
+    { "id_bytes", R(id_bytes), 1, 0, 0 },
+    { "rows_held", R(rows_held), 1, 0, 0 },
+    { "bytes_per_row_table", R(bytes_per_row_table), 0, 0, 1 },
+    { "bytes_per_row_id_index", R(bytes_per_row_id_index), 0, 0, 1 },
+    { "bytes_per_row_secondary", R(bytes_per_row_secondary), 0, 0, 1 },
+    { "bytes_per_row", R(bytes_per_row), 0, 0, 1 },
 #define WAIT(cls, what) { "wait_share_" #what, R(wait_share_by[cls]), 0, 0, 4 },
     IDB_WAIT_COLUMN_TABLE(WAIT)
 #undef WAIT

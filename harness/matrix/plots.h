@@ -98,6 +98,11 @@ void mx_report_scale(const mx_results *r, struct mx_doc *d);
 int mx_say_ratio(const mx_results *r, FILE *f);
 int mx_report_ratio(const mx_results *r, struct mx_doc *d);
 
+/* report_storage.c: the report's section "Storage per row, by store": per strategy at the
+ * headline configuration, its ID width and each store's bytes per row side by side (sum,
+ * then table + ID index + other indexes; "?" unknown). Writes through d; cannot fail. */
+void mx_report_storage(const mx_results *r, struct mx_doc *d);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names

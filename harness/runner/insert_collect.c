@@ -265,6 +265,9 @@ void idb_run_storage(idb_insert_result *res, int id_bytes, int64_t rows,
                 : before->st.leaf_pages < 0 || before->st.branch_pages < 0 ? -1
                 : before->st.leaf_pages + before->st.branch_pages;
     res->index_growth_pages = pages < 0 || was < 0 ? -1 : pages - was;
+    int64_t bytes_was = before ? before->st.index_bytes : 0;
+    res->index_growth_bytes = st->index_bytes < 0 || bytes_was < 0 ? -1
+                            : st->index_bytes - bytes_was;
     double n = (double)rows, *per[] = { &res->bytes_per_row_table, &res->bytes_per_row_id_index,
                                         &res->bytes_per_row_secondary, &res->bytes_per_row };
     for (size_t i = 0; i < sizeof per / sizeof *per; i++) *per[i] = -1;
