@@ -22,6 +22,9 @@
  * insert_runs.csv, openloop_runs.csv  every repeat's own figures (what `idbench compare`
  *               tests): insert.csv's (openloop.csv's) columns without the _min/_max ones,
  *               and `repeat` (1-based) in place of `repeats`.
+ * Every row of these ends with phase and first_strategy: "main" and "", or for a block
+ * with then = STRATEGY:N "then" and the block's strategy, the row being the second
+ * phase's (strategy: the second's, ids: N); such rows have no positions.
  */
 #include "matrix.h"
 
@@ -162,7 +165,20 @@ static void insert_header(FILE *f, int open)
         fprintf(f, ",%s", fields[k].name);
         if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
     }
-    fputs(",shops,repeats,store_options\n", f);
+    fputs(",shops,repeats,store_options,phase,first_strategy\n", f);
+}
+
+/* A cell's strategy column: the second strategy's for a then cell (its row is the phase). */
+static const char *row_strategy(const mx_cell *c)
+{
+    return c->then_strategy ? c->then_strategy->name : c->strategy->name;
+}
+
+/* The phase columns that end a row: "main" and "", or "then" and the first strategy. */
+static void phase_cols(FILE *f, const mx_cell *c)
+{
+    fprintf(f, ",%s,%s\n", c->then_strategy ? "then" : "main",
+            c->then_strategy ? c->strategy->name : "");
 }
 
 /* One row of insert.csv (openloop.csv for an open-loop configuration: with commit_ms) for
@@ -170,9 +186,9 @@ static void insert_header(FILE *f, int open)
 static void insert_row(FILE *f, const mx_cell *const *r, int n)
 {
     const mx_cell *c = r[0];
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
-            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
-            (long long)c->res->clients);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", row_strategy(c), c->store->name,
+            (long long)c->shards, (long long)(c->then_strategy ? c->then_ids : c->ids),
+            c->res->key_bytes, (long long)c->batch, (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     double v[MX_REPEATS_MAX];
     for (size_t k = 0; k < NFIELDS; k++) {
@@ -189,7 +205,7 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     const idb_opts *o = &c->res->store_opts;
     for (int i = 0; i < o->n; i++)
         fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
-    fputc('\n', f);
+    phase_cols(f, c);
 }
 
 /* Rewrite openloop.csv from every open-loop insert cell finished so far; nothing when the
@@ -257,6 +273,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
         if (n == 0 || r[0]->rate > 0) continue;             /* open loop: openloop.csv */
         insert_row(f, r, n);
         if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
+        if (r[0]->then_strategy) continue;        /* a second phase: not a run's positions */
         if (any_set && positions_written(p, cfg, r[0])) continue;
 
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
@@ -285,15 +302,15 @@ static void runs_header(FILE *f, int open)
 {
     fprintf(f, "strategy,store,shards,ids,key_bytes,batch,clients%s", open ? ",commit_ms" : "");
     for (size_t k = 0; k < NFIELDS; k++) fprintf(f, ",%s", fields[k].name);
-    fputs(",shops,repeat,store_options\n", f);
+    fputs(",shops,repeat,store_options,phase,first_strategy\n", f);
 }
 
 /* One row of insert_runs.csv (openloop_runs.csv) for the finished cell c. */
 static void runs_row(FILE *f, const mx_cell *c)
 {
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
-            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
-            (long long)c->res->clients);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", row_strategy(c), c->store->name,
+            (long long)c->shards, (long long)(c->then_strategy ? c->then_ids : c->ids),
+            c->res->key_bytes, (long long)c->batch, (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     for (size_t k = 0; k < NFIELDS; k++) {
         double v = field_value(&fields[k], c->res);
@@ -303,7 +320,7 @@ static void runs_row(FILE *f, const mx_cell *c)
     const idb_opts *o = &c->res->store_opts;
     for (int i = 0; i < o->n; i++)
         fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
-    fputc('\n', f);
+    phase_cols(f, c);
 }
 
 /* Rewrite insert_runs.csv (open: openloop_runs.csv, none when the plan has no open-loop
