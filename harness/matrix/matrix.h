@@ -174,7 +174,7 @@ int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
 const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
 /* A block's then text "STRATEGY:N" into *s and *n (1 .. 10^9). Returns 0, or IDB_EINPUT
- * with err (matrix_file.c). "" is no second phase: *s NULL, 0. */
+ * with err (matrix_check.c). "" is no second phase: *s NULL, 0. */
 int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err *err);
 
 /* The options block b's store_set gives store s, as blank-separated "key=value" into buf

@@ -9,6 +9,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness_kv.h"
@@ -213,6 +214,28 @@ static int check_set_stores(const idb_matrix *m, const mx_block *b, idb_err *err
         return idb_fail(err, IDB_EINPUT, "%s: store_set of [%s] names store %.*s, which is not "
                         "one of the block's stores", where, b->name, (int)n, p);
     }
+    return 0;
+}
+
+#define THEN_IDS_MAX 1000000000   /* the sizes key's limit */
+
+int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err *err)
+{
+    *s = NULL;
+    *n = 0;
+    if (!*text) return 0;
+    const char *colon = strrchr(text, ':');
+    char name[64], *end;
+    if (!colon || colon == text || (size_t)(colon - text) >= sizeof name)
+        return idb_fail(err, IDB_EINPUT, "then: '%s' is not STRATEGY:N", text);
+    memcpy(name, text, (size_t)(colon - text));
+    name[colon - text] = 0;
+    if (!(*s = idb_strategy_find(name)))
+        return idb_fail(err, IDB_EINPUT, "then: unknown strategy '%s' (see idbench list)", name);
+    long long v = strtoll(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v < 1 || v > THEN_IDS_MAX)
+        return idb_fail(err, IDB_EINPUT, "then: '%s': N must be 1 .. %d", text, THEN_IDS_MAX);
+    *n = v;
     return 0;
 }
 

@@ -486,28 +486,6 @@ static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const
     return n < 0 ? n : 0;
 }
 
-#define THEN_IDS_MAX 1000000000   /* the sizes key's limit */
-
-int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err *err)
-{
-    *s = NULL;
-    *n = 0;
-    if (!*text) return 0;
-    const char *colon = strrchr(text, ':');
-    char name[64], *end;
-    if (!colon || colon == text || (size_t)(colon - text) >= sizeof name)
-        return idb_fail(err, IDB_EINPUT, "then: '%s' is not STRATEGY:N", text);
-    memcpy(name, text, (size_t)(colon - text));
-    name[colon - text] = 0;
-    if (!(*s = idb_strategy_find(name)))
-        return idb_fail(err, IDB_EINPUT, "then: unknown strategy '%s' (see idbench list)", name);
-    long long v = strtoll(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || v < 1 || v > THEN_IDS_MAX)
-        return idb_fail(err, IDB_EINPUT, "then: '%s': N must be 1 .. %d", text, THEN_IDS_MAX);
-    *n = v;
-    return 0;
-}
-
 /* Hook of a block's then: "" or STRATEGY:N (mx_then_parse). */
 static int then_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                       idb_err *err)
