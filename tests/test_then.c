@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,9 @@ static void v7_into_v4(void **state)
     assert_true((double)v7[1].st.pages_written <= v7_most);
     assert_true((double)v4[1].st.pages_written >= v4_least);
     assert_true(v7_most < v4_least);
+    assert_true(v7[1].leaf_fill_touched > 0 && v7[1].leaf_fill_touched <= 1);
+    assert_true(v7[0].leaf_fill_touched == v7[0].st.fill_factor);   /* the run wrote them all */
+    assert_true(fabs(v7[1].leaf_fill_touched - v7[1].st.fill_factor) > 0.01);   /* its own */
     assert_true(v7[1].tail_insert_frac < 0.01);
     assert_true(v7[1].insert_pos_p50 > 0 && v7[1].insert_pos_p50 < 0.5);
     must_run(d3, "pagesim", "counter", FIRST, "snowflake", THEN, 1, NULL, sf);

@@ -106,6 +106,7 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "first_strategy", K_STR, r->phase ? c->strategy->name : "" },
         { "index_growth_pages", K_I64, &r->index_growth_pages },
         { "index_growth_bytes", K_I64, &r->index_growth_bytes },
+        { "leaf_fill_touched", K_F4, &r->leaf_fill_touched },
         { "id_bytes", K_I64, &r->id_bytes }, { "rows_held", K_I64, &r->rows_held },
         { "bytes_per_row_table", K_F1, &r->bytes_per_row_table },
         { "bytes_per_row_id_index", K_F1, &r->bytes_per_row_id_index },

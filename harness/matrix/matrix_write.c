@@ -106,6 +106,7 @@ static const num_field fields[] = {
     { "head_cpu_s", R(head_cpu_s), 0, 0, 3 },
     { "index_growth_pages", R(index_growth_pages), 1, 0, 0 },
     { "index_growth_bytes", R(index_growth_bytes), 1, 0, 0 },
+    { "leaf_fill_touched", R(leaf_fill_touched), 0, 0, 4 },
     { "id_bytes", R(id_bytes), 1, 0, 0 },
     { "rows_held", R(rows_held), 1, 0, 0 },
     { "bytes_per_row_table", R(bytes_per_row_table), 0, 0, 1 },

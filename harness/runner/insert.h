@@ -156,6 +156,8 @@ typedef struct idb_insert_result {
     int phase;
     int64_t index_growth_pages;
     int64_t index_growth_bytes;       /* index_bytes the same way (servers: no page counts) */
+    double leaf_fill_touched;         /* fill of the leaves the phase wrote (store.h:
+                                       * touched_fill; pagesim), -1 unknown */
     /* Storage per row (docs/results-format.md), from the table after the phase, over the
      * rows it holds; -1 unknown: the strategy's own ID width (key_bytes is the stored one),
      * the table's bytes (the ID's B-tree where the rows are kept in it: id_clustered), the

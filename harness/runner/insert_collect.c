@@ -94,7 +94,7 @@ static void backend_figures(idb_insert_result *res, const idb_store_stats *s)
 int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    double used = 0, cap = 0, frag = 0, leaves = 0;
+    double used = 0, cap = 0, frag = 0, leaves = 0, tused = 0, tleaves = 0;
     idb_store_stats *sum = &res->st;
     *sum = (idb_store_stats){ .depth = -1 };
     for (int k = 0; k < cfg->shards; k++) {
@@ -118,8 +118,11 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
             used += s.fill_factor * (double)s.leaf_pages;
             cap += (double)s.leaf_pages;
         }
+        tused += s.touched_fill * (double)s.touched_leaves;   /* leaf-weighted too */
+        tleaves += (double)s.touched_leaves;
     }
     sum->fill_factor = cap > 0 ? used / cap : -1;
+    res->leaf_fill_touched = tleaves > 0 ? tused / tleaves : -1;
     server_rates(res, frag, leaves, cfg->ids);
 
     if (cfg->n_curve > 0) {                            /* the store has curve (checked) */

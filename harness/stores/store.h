@@ -134,6 +134,11 @@ typedef struct idb_store_stats {
      * table itself, on disk (0: none; -1: unknown). */
     int id_clustered;
     int64_t secondary_bytes;
+    /* Optional: the fill (as fill_factor) of the leaf pages written since the previous
+     * stats() call, or open(), and how many they are (insert --then: the leaves a phase
+     * touched); touched_leaves 0 (zero-initialised): unknown. pagesim only. */
+    double touched_fill;
+    int64_t touched_leaves;
     double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
     int64_t extend_pages;     /* pages the table and its indexes were extended by (new
                                * pages: not in cache_misses) */
