@@ -6,6 +6,8 @@
  * Afterwards, outside the timed part (insert_collect.c): store statistics, the miss-ratio
  * curve, and where each key landed in its shard's index (locality.c).
  *
+ * --then STRATEGY:N: after the run's statistics, with the stores still open, a second
+ * phase into the same tables (insert_then.c); the stores close after it.
  * seconds = generation + inserts + commits; inserts_per_s = ids / (inserts + commits),
  * so the store's rate is not diluted by ID generation, which gen_ns_per_id reports.
  * Multi-shard figures: page counts, writes and misses are summed; depth is the deepest
