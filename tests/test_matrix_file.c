@@ -176,7 +176,7 @@ static void test_errors(void **state)
           ":2: unknown strategy 'nosuch' (see idbench list)" },
         { "[insert.x]\ncache_pages = 1\n", ":2: unknown key 'cache_pages' in [insert.x] (keys: "
           "enabled, strategies, stores, sizes, shards, batch, shops, key_bytes, clients, repeat, "
-          "store_set)" },
+          "store_set, then)" },
         { "[curve]\nstores = null\n", ":2: store null has no cache to draw a miss-ratio curve of" },
         { "[store.sqlite]\ncache_pages = lots\n",
           ":2: store sqlite: option cache_pages = 'lots': expected an integer" },

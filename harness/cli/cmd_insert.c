@@ -5,7 +5,9 @@
  * made, and removed again on failure). Without --dir the stores live in a private
  * temporary directory that is removed afterwards, and also when SIGINT, SIGTERM, SIGHUP or SIGPIPE
  * stop the run (idb_tmpdir_make registers it: see tmpdir.h). With --dir the run also leaves
- * DIR/insert-STORE.rec, the record `idbench read` looks rows up from (runner/readrec.h). */
+ * DIR/insert-STORE.rec, the record `idbench read` looks rows up from (runner/readrec.h).
+ * --then STRATEGY:N adds a second phase into the same tables (insert_then.c), printed as a
+ * second row (phase = then). */
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,7 +38,7 @@
 #define FAULT_RESTART_MS_DEFAULT 200
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
 #define FAULT_PAUSE_MS_DEFAULT 3000      /* pause-worker: above the default lease_ms */
-#define FIELDS_MAX 80                   /* room for result_fields */
+#define FIELDS_MAX 96                   /* room for result_fields */
 #define TMPDIR_CHARS 256                /* the private temporary directory's path */
 
 typedef cli_field field;            /* the writers: fields.h */
@@ -46,8 +48,9 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
                          const long long *shards, const long long *ids, const long long *batch,
                          const long long *key_bytes)
 {
+    const char *strategy = r->phase ? c->then_strategy->name : c->strategy->name;
     field all[] = {
-        { "strategy", K_STR, c->strategy->name }, { "store", K_STR, c->store->name },
+        { "strategy", K_STR, strategy }, { "store", K_STR, c->store->name },
         { "shards", K_I64, shards }, { "ids", K_I64, ids }, { "key_bytes", K_I64, key_bytes },
         { "batch", K_I64, batch }, { "seconds", K_F3, &r->seconds },
         { "gen_ns_per_id", K_F1, &r->gen_ns_per_id },
@@ -102,6 +105,16 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
         { "backend_cpu_s", K_LIST, r->backend_cpu_s }, { "head_cpu_s", K_F3, &r->head_cpu_s },
         { "worker_pause_ms", K_F1, &r->worker_pause_ms },
         { "lost_ids", K_I64, &r->lost_ids }, { "failover_ms", K_F1, &r->failover_ms },
+        { "phase", K_STR, r->phase ? "then" : "main" },
+        { "first_strategy", K_STR, r->phase ? c->strategy->name : "" },
+        { "index_growth_pages", K_I64, &r->index_growth_pages },
+        { "index_growth_bytes", K_I64, &r->index_growth_bytes },
+        { "leaf_fill_touched", K_F4, &r->leaf_fill_touched },
+        { "id_bytes", K_I64, &r->id_bytes }, { "rows_held", K_I64, &r->rows_held },
+        { "bytes_per_row_table", K_F1, &r->bytes_per_row_table },
+        { "bytes_per_row_id_index", K_F1, &r->bytes_per_row_id_index },
+        { "bytes_per_row_secondary", K_F1, &r->bytes_per_row_secondary },
+        { "bytes_per_row", K_F1, &r->bytes_per_row },
     };
     _Static_assert(sizeof all / sizeof *all + IDB_WAIT_CLASSES <= FIELDS_MAX,
                    "FIELDS_MAX is too small");
@@ -112,13 +125,19 @@ static int result_fields(field *f, const idb_insert_config *c, const idb_insert_
     return n;
 }
 
-/* The whole result: CSV header + row, or one JSON object; store options follow. */
-static void print_result(const idb_insert_config *c, const idb_insert_result *r, int json)
+/* The whole result: CSV header + row, or one JSON object; store options follow. With
+ * --then, a second row (object): the second phase's (phase then), its ids its own. */
+static void print_result(const idb_insert_config *c, const idb_insert_result *r,
+                         const idb_insert_result *then, int json)
 {
     long long shards = c->shards, ids = c->ids, batch = c->batch, kb = r->key_bytes;
     field f[FIELDS_MAX];
     int n = result_fields(f, c, r, &shards, &ids, &batch, &kb);
     cli_print_fields(f, n, &r->store_opts, json);
+    if (!c->then_strategy) return;
+    long long then_ids = c->then_ids;
+    n = result_fields(f, c, then, &shards, &then_ids, &batch, &kb);
+    cli_print_values(f, n, &then->store_opts, json);
 }
 
 /* The curve: strategy, store, cache_pages, misses_per_insert, writes_per_insert. */
@@ -178,7 +197,22 @@ static int add_kv(insert_args *a, int c, const char *kv)
 
 /* The long flags' codes (getopt_long's val), above every short flag's character. */
 enum { O_STORE = 256, O_STRATEGY, O_BATCH, O_SHARDS, O_SHOPS, O_DIR, O_SEED, O_FORMAT,
-       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT, O_CLIENTS };
+       O_CURVE, O_RATE, O_ARRIVALS, O_COMMIT_MS, O_WINDOW, O_SERIES, O_FAULT, O_CLIENTS,
+       O_THEN };
+
+/* --then STRATEGY:N into cfg (the strategy by name, N a count). 0 or 2 after an error line. */
+static int parse_then(idb_insert_config *cfg, const char *text)
+{
+    const char *colon = strrchr(text, ':');
+    char name[64];
+    if (!colon || colon == text || (size_t)(colon - text) >= sizeof name)
+        return cli_fail(IDB_EINPUT, "--then: '%s' is not STRATEGY:N", text);
+    memcpy(name, text, (size_t)(colon - text));
+    name[colon - text] = 0;
+    if (!(cfg->then_strategy = idb_strategy_find(name)))
+        return cli_fail(IDB_EINPUT, "--then: unknown strategy '%s' (see idbench list)", name);
+    return cli_parse_count("--then STRATEGY:N", colon + 1, 1, IDS_MAX, &cfg->then_ids);
+}
 
 /* The faults of --fault NAME@N[:ARG] (exactly these spellings: the matrix and outside
  * scripts use them): N goes to the config's int64_t at `at`, ARG (arg_default when absent;
@@ -285,7 +319,8 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         { "commit-ms", required_argument, 0, O_COMMIT_MS },
         { "window", required_argument, 0, O_WINDOW }, { "series", required_argument, 0, O_SERIES },
         { "fault", required_argument, 0, O_FAULT },
-        { "clients", required_argument, 0, O_CLIENTS }, { 0 },
+        { "clients", required_argument, 0, O_CLIENTS },
+        { "then", required_argument, 0, O_THEN }, { 0 },
     };
     idb_insert_config *cfg = &a->cfg;
     long long v = 0;
@@ -326,6 +361,7 @@ static int parse_insert_flags(int argc, char **argv, insert_args *a)
         case O_SERIES: cfg->series = optarg; break;
         case 'o': case 's': rc = add_kv(a, c, optarg); break;
         case O_FAULT: rc = parse_fault(cfg, optarg); break;
+        case O_THEN: rc = parse_then(cfg, optarg); break;
         default:
             return cli_usage("insert", "insert: unknown flag or missing value '%s'",
                              argv[optind - 1]);
@@ -412,12 +448,13 @@ int cmd_insert(int argc, char **argv)
         a.cfg.progress = show_progress;
         a.cfg.progress_ctx = &line;
     }
-    idb_insert_result *res = malloc(sizeof *res);
-    rc = res ? idb_insert_run(&a.cfg, res, &err) : idb_fail(&err, IDB_ENOMEM, "out of memory");
+    idb_insert_result *res = calloc(2, sizeof *res);           /* the run, --then's phase */
+    rc = res ? idb_insert_run_then(&a.cfg, res, res + 1, &err)
+             : idb_fail(&err, IDB_ENOMEM, "out of memory");
     if (tmp[0]) idb_tmpdir_remove(tmp);
     if (rc) { free(res); return cli_fail_err(&err); }
     if (a.cfg.n_curve) print_curve(&a.cfg, res, a.format[0] == 'j');
-    else print_result(&a.cfg, res, a.format[0] == 'j');
+    else print_result(&a.cfg, res, res + 1, a.format[0] == 'j');
     free(res);
     return 0;                                     /* main() checks the writes to stdout */
 }

@@ -69,3 +69,14 @@ void cli_print_fields(const cli_field *f, int n, const idb_opts *o, int json)
     for (int i = 0; i < n; i++) print_value(&f[i], 0, i + 1 < n || no ? "," : "\n");
     for (int i = 0; i < no; i++) printf("%s%s", o->v[i].text, i + 1 < no ? "," : "\n");
 }
+
+void cli_print_values(const cli_field *f, int n, const idb_opts *o, int json)
+{
+    int no = o ? o->n : 0;
+    if (json) {
+        print_json(f, n, o);
+        return;
+    }
+    for (int i = 0; i < n; i++) print_value(&f[i], 0, i + 1 < n || no ? "," : "\n");
+    for (int i = 0; i < no; i++) printf("%s%s", o->v[i].text, i + 1 < no ? "," : "\n");
+}

@@ -23,4 +23,8 @@ typedef struct cli_field {
  * and a row, or (json) one JSON object on one line. */
 void cli_print_fields(const cli_field *f, int n, const idb_opts *o, int json);
 
+/* The same without the CSV header line: one more row under cli_print_fields's (JSON: one
+ * more object, as cli_print_fields prints it). */
+void cli_print_values(const cli_field *f, int n, const idb_opts *o, int json);
+
 #endif

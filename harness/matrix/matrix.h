@@ -37,7 +37,7 @@
 #include "strategy.h"
 
 #define MX_LIST_MAX 64           /* entries of one list value */
-#define MX_BLOCKS_MAX 12         /* [insert...] (or [curve...], ...) sections of one kind */
+#define MX_BLOCKS_MAX 16         /* [insert...] (or [curve...], ...) sections of one kind */
 #define MX_STORES_MAX 8
 #define MX_WORKLOADS_MAX 32
 #define MX_RANGE_WORKLOADS 4
@@ -49,6 +49,7 @@
 #define MX_BLOCK_KEYS_MAX 32     /* keys of a block: bits of mx_block.set */
 #define MX_SET_MAX 512           /* a block's store_set text, with its NUL */
 #define MX_CELL_SET_MAX MX_SET_MAX   /* what a block's store_set gives one store: shorter */
+#define MX_THEN_MAX 80           /* a block's then = STRATEGY:N, with its NUL */
 #define MX_CLIENTS_MAX 256       /* a block's clients values, at most (insert --clients) */
 
 /* Where a value was set: files[file] of the matrix, at line (0: a built-in default). */
@@ -86,6 +87,8 @@ typedef struct mx_block {
     int n_series_cache;
     char store_set[MX_SET_MAX];                  /* STORE.KEY=VALUE, ...: this block's own
                                                   * store options (not inherited) */
+    char then[MX_THEN_MAX];                      /* "STRATEGY:N" (insert --then) or "":
+                                                  * [insert...] blocks only, not inherited */
     unsigned set;                                /* bit i: key i of the block table was set */
     mx_where at[MX_BLOCK_KEYS_MAX];              /* where key i was set (or inherited from) */
 } mx_block;
@@ -170,6 +173,10 @@ int mx_load_file(idb_matrix *m, const char *path, idb_err *err);
 /* The store options of [store.NAME] for s (NULL when none). */
 const mx_store_opts *mx_store_options(const idb_matrix *m, const idb_store *s);
 
+/* A block's then text "STRATEGY:N" into *s and *n (1 .. 10^9). Returns 0, or IDB_EINPUT
+ * with err (matrix_check.c). "" is no second phase: *s NULL, 0. */
+int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err *err);
+
 /* The options block b's store_set gives store s, as blank-separated "key=value" into buf
  * (len bytes; "" when none; MX_CELL_SET_MAX always holds them: they are shorter than the
  * block's text). Returns how many. */
@@ -208,6 +215,9 @@ typedef struct mx_cell {
     const mx_block *block;                       /* MX_CURVE: the block (its cache sizes);
                                                   * MX_SERIES: the block (its name) */
     int64_t window;                              /* MX_SERIES: inserts per series row */
+    const idb_strategy *then_strategy;           /* its block's then (insert --then): its
+                                                  * row is the second phase's; NULL: none */
+    int64_t then_ids;
     char store_set[MX_CELL_SET_MAX];             /* its block's store_set for its store:
                                                   * blank-separated key=value, after
                                                   * [store.NAME]'s (a run of its own) */
@@ -486,6 +496,9 @@ typedef struct mx_results {
     mx_table kill;                               /* counterkill.csv */
     mx_table range;                              /* range.csv ([simulate.range]) */
     mx_table cells;                              /* cells.csv (each cell's wall time) */
+    mx_table then;                               /* insert.csv's phase=then rows (a block's
+                                                  * then = STRATEGY:N), taken out of ins:
+                                                  * its head and cells are ins's */
     long long ids, shards;                       /* the headline configuration */
     int reps;                                    /* most repeats behind an insert.csv row */
     int drawn[MX_PLOTS_MAX];                     /* mx_plot_all: plot i was drawn */

@@ -76,6 +76,7 @@ static int same_config(const mx_plan *p, const mx_cell *c, int *dup)
             o->shops == c->shops && o->cache_pages == c->cache_pages && o->block == c->block &&
             key_width(o) == key_width(c) && o->rate == c->rate &&
             o->commit_ms == c->commit_ms && o->clients == c->clients &&
+            o->then_strategy == c->then_strategy && o->then_ids == c->then_ids &&
             !strcmp(o->store_set, c->store_set)) {
             cfg = o->config;
             if (o->rep == c->rep) *dup = 1;
@@ -100,6 +101,9 @@ static void run_label(mx_cell *c)
     if (c->store_set[0])                         /* its block's store_set */
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " %.100s",
                  c->store_set);
+    if (c->then_strategy)                        /* its block's then: the second phase */
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), " then=%s:%lld",
+                 c->then_strategy->name, (long long)c->then_ids);
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
@@ -154,6 +158,8 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, run_a
     c->rate = how.open ? b->rates[q] : 0;
     c->commit_ms = how.open ? b->commit_ms : 0;
     mx_block_set(b, store, c->store_set, sizeof c->store_set);
+    if (kind == MX_INSERT && !how.open)          /* checked when the file was read */
+        (void)mx_then_parse(b->then, &c->then_strategy, &c->then_ids, &(idb_err){ 0 });
     int dup, cfg = same_config(p, c, &dup);
     if (dup) {                                   /* two blocks name the same run */
         p->n--;
@@ -377,7 +383,8 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         .strategy = c->strategy, .store = c->store, .ids = c->ids, .batch = (int)c->batch,
         .shards = (int)c->shards, .shops = (int)c->shops, .shop_skew = 1.0, .dir = dir,
         .seed = (uint64_t)x->m->seed, .rate = c->rate, .commit_ms = c->commit_ms,
-        .clients = (int)c->clients,
+        .clients = (int)c->clients, .then_strategy = c->then_strategy,
+        .then_ids = c->then_ids,
     };
     char cache_kv[64], width_kv[64], set[MX_CELL_SET_MAX];
     const mx_store_opts *so = mx_store_options(x->m, c->store);
@@ -406,8 +413,10 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
         cfg.series = series;
     }
     child_msg *msg = calloc(1, sizeof *msg);
-    if (!msg) _exit(EXIT_CHILD_NOMEM);
-    msg->rc = idb_insert_run(&cfg, &msg->res, &msg->err);
+    idb_insert_result *then = calloc(1, sizeof *then);
+    if (!msg || !then) _exit(EXIT_CHILD_NOMEM);
+    msg->rc = idb_insert_run_then(&cfg, &msg->res, then, &msg->err);
+    if (!msg->rc && cfg.then_strategy) msg->res = *then;   /* the cell is the second phase */
     const char *p = (const char *)msg;
     size_t left = sizeof *msg;
     while (left) {

@@ -9,19 +9,21 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness_kv.h"
 #include "matrix.h"
 #include "matrix_file_int.h"
 
-/* Copy into b every block key it did not set from base (enabled and store_set, a block's
- * own, excepted). */
+/* Copy into b every block key it did not set from base (enabled, store_set and then, a
+ * block's own, excepted). */
 static void inherit(mx_block *b, const mx_block *base)
 {
     const idb_key *first = mx_first_block_key(), *own = mx_block_key("store_set");
+    const idb_key *then = mx_block_key("then");
     for (const idb_key *k = first + 1; k->name && mx_is_block_key(k); k++)
-        if (k != own && !(b->set & (1u << (k - first)))) {
+        if (k != own && k != then && !(b->set & (1u << (k - first)))) {
             idb_key_copy(k, b, base);
             b->at[k - first] = base->at[k - first];
         }
@@ -215,6 +217,58 @@ static int check_set_stores(const idb_matrix *m, const mx_block *b, idb_err *err
     return 0;
 }
 
+#define THEN_IDS_MAX 1000000000   /* the sizes key's limit */
+
+int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err *err)
+{
+    *s = NULL;
+    *n = 0;
+    if (!*text) return 0;
+    const char *colon = strrchr(text, ':');
+    char name[64], *end;
+    if (!colon || colon == text || (size_t)(colon - text) >= sizeof name)
+        return idb_fail(err, IDB_EINPUT, "then: '%s' is not STRATEGY:N", text);
+    memcpy(name, text, (size_t)(colon - text));
+    name[colon - text] = 0;
+    if (!(*s = idb_strategy_find(name)))
+        return idb_fail(err, IDB_EINPUT, "then: unknown strategy '%s' (see idbench list)", name);
+    long long v = strtoll(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v < 1 || v > THEN_IDS_MAX)
+        return idb_fail(err, IDB_EINPUT, "then: '%s': N must be 1 .. %d", text, THEN_IDS_MAX);
+    *n = v;
+    return 0;
+}
+
+/* A block b's then (insert --then): in an [insert...] block (closed is 1) of one writer
+ * per shard and no store splitting at the run's own keys, its strategy's IDs no wider than
+ * each run's keys (the block's key_bytes, else each strategy's width). */
+static int check_then(const idb_matrix *m, const mx_block *b, int closed, idb_err *err)
+{
+    const idb_strategy *s;
+    int64_t n;
+    char where[MX_PATH_MAX + 16];
+    where_text(m, block_at(b, "then"), where, sizeof where);
+    idb_err e = { 0 };
+    if (!b->enabled || !b->then[0]) return 0;
+    if (mx_then_parse(b->then, &s, &n, &e))
+        return idb_fail(err, IDB_EINPUT, "%s: %s", where, e.msg);
+    if (!closed)
+        return idb_fail(err, IDB_EINPUT, "%s: then in [%s]: a second phase runs in [insert...] "
+                        "blocks only", where, b->name);
+    for (int w = 0; w < b->n_clients; w++)
+        if (b->clients[w] > 1)
+            return idb_fail(err, IDB_EINPUT, "%s: then in [%s] takes one writer per shard, not "
+                            "clients %lld", where, b->name, (long long)b->clients[w]);
+    for (int j = 0; j < b->n_strategies; j++) {
+        int width = b->key_bytes ? (int)b->key_bytes : b->strategies[j]->bits / 8;
+        if (s->bits / 8 > width)
+            return idb_fail(err, IDB_EINPUT, "%s: then %s in [%s]: its %d-byte IDs do not fit "
+                            "%s's %d-byte keys (key_bytes = %d makes room)", where, s->name,
+                            b->name, s->bits / 8, b->strategies[j]->name, width, s->bits / 8);
+    }
+    return 0;
+}
+
 /* Every run of every enabled [insert...], [curve...], [openloop...] and [series...] block,
  * before anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
@@ -230,6 +284,7 @@ static int check_runs(const idb_matrix *m, idb_err *err)
             if (kinds[k].v == m->series) rc = check_window(m, b, err);
             if (!rc) rc = check_clients(m, b, kinds[k].v == m->insert, err);
             if (!rc) rc = check_set_stores(m, b, err);
+            if (!rc) rc = check_then(m, b, kinds[k].v == m->insert, err);
             for (int j = 0; b->enabled && j < b->n_stores && !rc; j++) {
                 rc = check_store_runs(m, b, kinds[k].curve, b->stores[j], err);
                 if (!rc && kinds[k].v == m->openloop)

@@ -236,8 +236,10 @@ int mx_find_row(const mx_table *t, const mx_row_key *k)
     int cs = mx_table_col(t, "strategy"), cst = mx_table_col(t, "store");
     int ci = mx_table_col(t, "ids"), ck = mx_table_col(t, "shards");
     int cw = mx_table_col(t, "key_bytes"), cb = mx_table_col(t, "batch");
+    int cp = mx_table_col(t, "phase");         /* a --then phase's row is not a run's */
     for (int r = 0; r < t->nrow; r++)
-        if (!strcmp(mx_table_str(t, r, cs), k->strategy) &&
+        if ((cp < 0 || strcmp(mx_table_str(t, r, cp), "then") != 0) &&
+            !strcmp(mx_table_str(t, r, cs), k->strategy) &&
             !strcmp(mx_table_str(t, r, cst), k->store) &&
             (k->ids <= 0 || mx_table_ll(t, r, ci, -1) == k->ids) &&
             mx_table_ll(t, r, ck, -1) == k->shards &&

@@ -6,7 +6,8 @@
  *   [insert]      enabled, strategies, stores, sizes, shards, batch, shops, key_bytes,
  *                 clients (writers per shard: a run per value), repeat (0: [matrix]'s),
  *                 store_set (STORE.KEY=VALUE, ...: store options of this block's runs only,
- *                 after [store.NAME]'s; not inherited by named blocks)
+ *                 after [store.NAME]'s; not inherited by named blocks), then (STRATEGY:N:
+ *                 insert --then, each run's row the second phase's; not inherited)
  *   [insert.NAME] another block of insert runs; keys it does not set come from [insert]
  *   [curve]       the same keys plus cache_pages; [curve.NAME] like [insert.NAME]
  *   [openloop]    the insert keys plus rates, commit_ms: open-loop runs (insert --rate) at
@@ -65,6 +66,8 @@ static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const
                            idb_err *err);
 static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                            idb_err *err);
+static int then_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err);
 
 /* Where a key's value goes: a field of idb_matrix, or of mx_block for the block sections. */
 #define M(f) IDB_KEY_AT(idb_matrix, f)
@@ -108,6 +111,8 @@ static const idb_key keys[] = {
       .max = 100, B(repeat) },
     { .section = "insert", .name = "store_set", .type = IDB_KEY_STR, .def = "",
       .hook = store_set_value, B(store_set) },
+    { .section = "insert", .name = "then", .type = IDB_KEY_STR, .def = "",
+      .hook = then_value, B(then) },
     { .section = "curve", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1, .max = 1 << 30,
       B(cache_pages), IDB_KEY_COUNT(mx_block, n_cache_pages) },
     { .section = "openloop", .name = "rates", .type = IDB_KEY_DOUBLES, .def = "1000, 4000",
@@ -479,6 +484,16 @@ static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const
     (void)base, (void)ctx, (void)i;
     int n = *text ? idb_key_each(k, text, MX_KV_MAX, store_set_entry, NULL, err) : 0;
     return n < 0 ? n : 0;
+}
+
+/* Hook of a block's then: "" or STRATEGY:N (mx_then_parse). */
+static int then_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                      idb_err *err)
+{
+    (void)k, (void)base, (void)ctx, (void)i;
+    const idb_strategy *s;
+    int64_t n;
+    return mx_then_parse(text, &s, &n, err);
 }
 
 /* The options b's store_set gives s, blank-separated (see matrix.h). */

@@ -192,6 +192,33 @@ static int load_table(mx_results *r, size_t i, idb_err *err)
     return rc ? rc : check_table(t, result_tables[i].file, result_tables[i].cols, err);
 }
 
+/* Move insert.csv's second-phase rows (phase = then) from r->ins to r->then, so that
+ * every reader of ins sees runs only. Returns 0 or IDB_ENOMEM. */
+static int split_then(mx_results *r, idb_err *err)
+{
+    mx_table *t = &r->ins, *th = &r->then;
+    int cp = mx_table_col(t, "phase"), n = 0, kept = 0;
+    for (int row = 0; cp >= 0 && row < t->nrow; row++)
+        n += !strcmp(mx_table_str(t, row, cp), "then");
+    if (!n) return 0;
+    th->cell = malloc((size_t)n * (size_t)t->ncol * sizeof *th->cell);
+    th->line = malloc((size_t)n * sizeof *th->line);
+    if (!th->cell || !th->line) return idb_fail(err, IDB_ENOMEM, "out of memory");
+    th->head = t->head;
+    th->ncol = t->ncol;
+    size_t w = (size_t)t->ncol * sizeof *t->cell;
+    for (int row = 0; row < t->nrow; row++) {
+        int then = !strcmp(mx_table_str(t, row, cp), "then");
+        mx_table *to = then ? th : t;
+        int at = then ? th->nrow++ : kept++;
+        memmove(to->cell + (size_t)at * (size_t)t->ncol, t->cell + (size_t)row * (size_t)t->ncol,
+                w);
+        to->line[at] = t->line[row];
+    }
+    t->nrow = kept;
+    return 0;
+}
+
 /* Load and check every results table of dir; missing files are empty tables (see
  * matrix.h). */
 int mx_results_load(mx_results *r, const char *dir, idb_err *err)
@@ -204,6 +231,11 @@ int mx_results_load(mx_results *r, const char *dir, idb_err *err)
             mx_results_free(r);
             return rc;
         }
+    }
+    int rc = split_then(r, err);
+    if (rc) {
+        mx_results_free(r);
+        return rc;
     }
     mx_headline(&r->ins, &r->ids, &r->shards);
     int crep = mx_table_col(&r->ins, "repeats");
@@ -219,4 +251,7 @@ void mx_results_free(mx_results *r)
 {
     for (size_t i = 0; i < N_RESULT_TABLES; i++)
         mx_table_free((mx_table *)((char *)r + result_tables[i].off));
+    free(r->then.cell);                          /* its head and text are ins's */
+    free(r->then.line);
+    memset(&r->then, 0, sizeof r->then);
 }

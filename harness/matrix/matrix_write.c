@@ -22,6 +22,9 @@
  * insert_runs.csv, openloop_runs.csv  every repeat's own figures (what `idbench compare`
  *               tests): insert.csv's (openloop.csv's) columns without the _min/_max ones,
  *               and `repeat` (1-based) in place of `repeats`.
+ * Every row of these ends with phase and first_strategy: "main" and "", or for a block
+ * with then = STRATEGY:N "then" and the block's strategy, the row being the second
+ * phase's (strategy: the second's, ids: N); such rows have no positions.
  */
 #include "matrix.h"
 
@@ -101,6 +104,15 @@ static const num_field fields[] = {
     { "backend_cache_misses_sum", R(backend_cache_misses_sum), 1, 0, 0 },
     { "backend_cache_misses_max", R(backend_cache_misses_max), 1, 0, 0 },
     { "head_cpu_s", R(head_cpu_s), 0, 0, 3 },
+    { "index_growth_pages", R(index_growth_pages), 1, 0, 0 },
+    { "index_growth_bytes", R(index_growth_bytes), 1, 0, 0 },
+    { "leaf_fill_touched", R(leaf_fill_touched), 0, 0, 4 },
+    { "id_bytes", R(id_bytes), 1, 0, 0 },
+    { "rows_held", R(rows_held), 1, 0, 0 },
+    { "bytes_per_row_table", R(bytes_per_row_table), 0, 0, 1 },
+    { "bytes_per_row_id_index", R(bytes_per_row_id_index), 0, 0, 1 },
+    { "bytes_per_row_secondary", R(bytes_per_row_secondary), 0, 0, 1 },
+    { "bytes_per_row", R(bytes_per_row), 0, 0, 1 },
 #define WAIT(cls, what) { "wait_share_" #what, R(wait_share_by[cls]), 0, 0, 4 },
     IDB_WAIT_COLUMN_TABLE(WAIT)
 #undef WAIT
@@ -154,7 +166,20 @@ static void insert_header(FILE *f, int open)
         fprintf(f, ",%s", fields[k].name);
         if (fields[k].timing) fprintf(f, ",%s_min,%s_max", fields[k].name, fields[k].name);
     }
-    fputs(",shops,repeats,store_options\n", f);
+    fputs(",shops,repeats,store_options,phase,first_strategy\n", f);
+}
+
+/* A cell's strategy column: the second strategy's for a then cell (its row is the phase). */
+static const char *row_strategy(const mx_cell *c)
+{
+    return c->then_strategy ? c->then_strategy->name : c->strategy->name;
+}
+
+/* The phase columns that end a row: "main" and "", or "then" and the first strategy. */
+static void phase_cols(FILE *f, const mx_cell *c)
+{
+    fprintf(f, ",%s,%s\n", c->then_strategy ? "then" : "main",
+            c->then_strategy ? c->strategy->name : "");
 }
 
 /* One row of insert.csv (openloop.csv for an open-loop configuration: with commit_ms) for
@@ -162,9 +187,9 @@ static void insert_header(FILE *f, int open)
 static void insert_row(FILE *f, const mx_cell *const *r, int n)
 {
     const mx_cell *c = r[0];
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
-            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
-            (long long)c->res->clients);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", row_strategy(c), c->store->name,
+            (long long)c->shards, (long long)(c->then_strategy ? c->then_ids : c->ids),
+            c->res->key_bytes, (long long)c->batch, (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     double v[MX_REPEATS_MAX];
     for (size_t k = 0; k < NFIELDS; k++) {
@@ -181,7 +206,7 @@ static void insert_row(FILE *f, const mx_cell *const *r, int n)
     const idb_opts *o = &c->res->store_opts;
     for (int i = 0; i < o->n; i++)
         fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
-    fputc('\n', f);
+    phase_cols(f, c);
 }
 
 /* Rewrite openloop.csv from every open-loop insert cell finished so far; nothing when the
@@ -249,6 +274,7 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err)
         if (n == 0 || r[0]->rate > 0) continue;             /* open loop: openloop.csv */
         insert_row(f, r, n);
         if (r[0]->key_bytes) continue;   /* padding keeps order: positions as unpadded */
+        if (r[0]->then_strategy) continue;        /* a second phase: not a run's positions */
         if (any_set && positions_written(p, cfg, r[0])) continue;
 
         int64_t count[IDB_LOC_BUCKETS] = { 0 }, total = 0;
@@ -277,15 +303,15 @@ static void runs_header(FILE *f, int open)
 {
     fprintf(f, "strategy,store,shards,ids,key_bytes,batch,clients%s", open ? ",commit_ms" : "");
     for (size_t k = 0; k < NFIELDS; k++) fprintf(f, ",%s", fields[k].name);
-    fputs(",shops,repeat,store_options\n", f);
+    fputs(",shops,repeat,store_options,phase,first_strategy\n", f);
 }
 
 /* One row of insert_runs.csv (openloop_runs.csv) for the finished cell c. */
 static void runs_row(FILE *f, const mx_cell *c)
 {
-    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", c->strategy->name, c->store->name,
-            (long long)c->shards, (long long)c->ids, c->res->key_bytes, (long long)c->batch,
-            (long long)c->res->clients);
+    fprintf(f, "%s,%s,%lld,%lld,%d,%lld,%lld,", row_strategy(c), c->store->name,
+            (long long)c->shards, (long long)(c->then_strategy ? c->then_ids : c->ids),
+            c->res->key_bytes, (long long)c->batch, (long long)c->res->clients);
     if (c->rate > 0) fprintf(f, "%g,", c->commit_ms);
     for (size_t k = 0; k < NFIELDS; k++) {
         double v = field_value(&fields[k], c->res);
@@ -295,7 +321,7 @@ static void runs_row(FILE *f, const mx_cell *c)
     const idb_opts *o = &c->res->store_opts;
     for (int i = 0; i < o->n; i++)
         fprintf(f, "%s%s=%s", i ? " " : "", o->v[i].decl->name, o->v[i].text);
-    fputc('\n', f);
+    phase_cols(f, c);
 }
 
 /* Rewrite insert_runs.csv (open: openloop_runs.csv, none when the plan has no open-loop

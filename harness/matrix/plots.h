@@ -102,6 +102,16 @@ int mx_report_ratio(const mx_results *r, struct mx_doc *d);
  * cells, seconds, share, seconds per cell). Returns 0 or IDB_ENOMEM. */
 int mx_report_time(const mx_results *r, struct mx_doc *d);
 
+/* report_storage.c: the report's section "Storage per row, by store": per strategy at the
+ * headline configuration, its ID width and each store's bytes per row side by side (sum,
+ * then table + ID index + other indexes; "?" unknown). Writes through d; cannot fail. */
+void mx_report_storage(const mx_results *r, struct mx_doc *d);
+
+/* report_then.c: the report's section of insert.csv's second phases (r->then: blocks with
+ * then = STRATEGY:N): a row per phase and, per store with uuidv4 -> uuidv7 and the
+ * uuidv4 -> uuidv4 control, whether v7 keeps its advantage. Nothing without such rows. */
+void mx_report_then(const mx_results *r, struct mx_doc *d);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names

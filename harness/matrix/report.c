@@ -288,6 +288,8 @@ static int report_tables(mx_doc *d)
     if (!d->r->ins.nrow) d->ops->para(d, "No insert results.");
     insert_tables(d);
     if (mx_report_ratio(d->r, d) != 0) return IDB_ENOMEM;
+    mx_report_storage(d->r, d);
+    mx_report_then(d->r, d);
     mx_report_scale(d->r, d);
     d->ops->heading(d, 2, "Simulations (simulate.csv)");
     if (d->r->sim.nrow) whole_table(d, &d->r->sim);

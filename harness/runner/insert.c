@@ -6,6 +6,8 @@
  * Afterwards, outside the timed part (insert_collect.c): store statistics, the miss-ratio
  * curve, and where each key landed in its shard's index (locality.c).
  *
+ * --then STRATEGY:N: after the run's statistics, with the stores still open, a second
+ * phase into the same tables (insert_then.c); the stores close after it.
  * seconds = generation + inserts + commits; inserts_per_s = ids / (inserts + commits),
  * so the store's rate is not diluted by ID generation, which gen_ns_per_id reports.
  * Multi-shard figures: page counts, writes and misses are summed; depth is the deepest
@@ -223,8 +225,8 @@ static int insert_row(run *r, int k, idb_row *row, int *dup, idb_err *err)
     return rc;
 }
 
-/* The timed part: every batch's generation, inserts and commits. */
-static int timed_loop(run *r, idb_insert_result *res, idb_err *err)
+/* The timed part: every batch's generation, inserts and commits (insert_int.h). */
+int idb_run_timed_loop(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
     const idb_store *st = cfg->store;
@@ -517,43 +519,13 @@ static int model_and_series(run *r, idb_insert_result *res, idb_err *err)
     return rc ? rc : idb_series_write(r->series, err);
 }
 
-/* The CPU time of every shard's private servers so far (store.h: server_cpu_ns), -1 when
- * one shard cannot tell (an embedded store, a server idbench did not start). */
-static int64_t server_cpu_ns(const run *r)
-{
-    int64_t sum = 0;
-    for (int k = 0; k < r->cfg->shards; k++) {
-        int64_t v = idb_store_server_cpu_ns(r->cfg->store, r->shards[k].store);
-        if (v < 0) return -1;
-        sum += v;
-    }
-    return sum;
-}
-
-/* The wait columns (waits.h): from the waits the stores measured (summed in res->st.waits)
- * over the writers' time (the clients' summed, or one writer's insert + commit time), else
- * the begin() figures with no classes. */
-static void wait_columns(const run *r, idb_insert_result *res)
-{
-    idb_wait_figures f;
-    double client_ns = r->cfg->clients > 1 ? r->client_ns
-                     : (double)r->cfg->ids / res->inserts_per_s * 1e9;
-    idb_waits_figures(&res->st.waits, client_ns, r->cfg->ids, &f);
-    if (f.share >= 0) {
-        res->wait_share = f.share;
-        res->wait_ns_per_order = f.ns_per_order;
-    }
-    for (int c = 0; c < IDB_WAIT_CLASSES; c++) res->wait_share_by[c] = f.by[c];
-    res->wait_share_none = f.none >= 0 ? f.none
-                         : res->wait_share >= 0 ? 1 - res->wait_share : -1;
-}
-
 /* The measured part on the opened shards: the timed loop, the stores' statistics, then the
  * stores closed (their final writes count in write_bytes_per_id), then locality. */
-static int measure(run *r, idb_insert_result *res, idb_err *err)
+static int measure(run *r, idb_insert_result *res, idb_insert_result *then, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    int64_t w0 = idb_proc_write_bytes(), t0 = idb_thread_write_bytes();
+    idb_wmark m0, m1, mid;                   /* write marks: start, end, between phases */
+    (void)idb_run_wmark(r, &m0);
     res->order_lat_p50_ns = res->order_lat_p99_ns = -1;          /* the closed loop's */
     res->order_lat_p999_ns = res->order_lat_max_ns = -1;
     res->rate_per_s = -1;
@@ -561,32 +533,33 @@ static int measure(run *r, idb_insert_result *res, idb_err *err)
     res->wait_share = res->wait_ns_per_order = -1;               /* clients_loop's */
     for (int c = 0; c < IDB_WAIT_CLASSES; c++) res->wait_share_by[c] = -1;
     res->wait_share_none = -1;                                   /* wait_columns' */
-    int64_t cpu0 = server_cpu_ns(r);
+    int64_t cpu0 = idb_run_server_cpu_ns(r);
     int rc = cfg->clients > 1 ? clients_loop(r, res, err)
            : cfg->rate > 0    ? open_loop(r, res, err)
-                              : timed_loop(r, res, err);
-    int64_t cpu1 = server_cpu_ns(r);
+                              : idb_run_timed_loop(r, res, err);
+    int64_t cpu1 = idb_run_server_cpu_ns(r);
     res->server_cpu_ns_per_order = cpu0 < 0 || cpu1 < 0 ? -1
                                  : (double)(cpu1 - cpu0) / (double)cfg->ids;
     if (!rc && !(cfg->rate > 0)) res->achieved_per_s = (double)cfg->ids / res->seconds;
     if (!rc) rc = idb_run_collect_stores(r, res, err);
-    if (!rc && !cfg->store->model) wait_columns(r, res);
+    if (!rc && !cfg->store->model) idb_run_wait_columns(r, res);
     if (!rc) rc = model_and_series(r, res, err);
+    if (!rc) idb_run_storage(res, cfg->strategy->bits / 8, cfg->ids - r->failed - r->dups, NULL);
+    if (!rc && then && idb_run_wmark(r, &mid))
+        rc = idb_fail(err, IDB_EIO, "cannot write the insert record");
+    if (!rc && then) rc = idb_run_then(r, res, then, err);      /* insert_then.c */
     for (int k = 0; k < cfg->shards; k++) {
         cfg->store->close(r->shards[k].store);
         r->shards[k].store = NULL;
     }
-    int64_t own = r->rec && !rc ? idb_readrec_sync(r->rec) : 0;   /* the record's writes */
-    if (own < 0) rc = idb_fail(err, IDB_EIO, "cannot write the insert record");
-    int64_t w1 = idb_proc_write_bytes(), t1 = idb_thread_write_bytes();
-    w1 = w1 < 0 ? -1 : w1 - own;              /* the store's and servers' writes only */
-    t1 = t1 < 0 ? -1 : t1 - own;
+    if (!rc && idb_run_wmark(r, &m1)) rc = idb_fail(err, IDB_EIO, "cannot write the insert record");
     if (!rc) rc = idb_run_collect_keys(r, res, err);
     if (!rc && cfg->store->model) idb_run_blank_model_times(res);
-    res->write_bytes_per_id = (w0 < 0 || w1 < 0 || res->st.users_server) ? -1
-                            : (double)(w1 - w0) / (double)cfg->ids;
-    res->client_write_bytes_per_id = (t0 < 0 || t1 < 0) ? -1
-                                   : (double)(t1 - t0) / (double)cfg->ids;
+    idb_run_write_figures(res, &m0, then ? &mid : &m1, cfg->ids);   /* closing: then's */
+    if (!rc && then) {
+        idb_run_write_figures(then, &mid, &m1, cfg->then_ids);
+        then->duplicate_ids -= res->duplicate_ids;    /* the phase's own repeats */
+    }
     return rc;
 }
 
@@ -604,7 +577,18 @@ static int start_counter(run *r, idb_err *err)
 /* One insert run: checks, memory, then files; a failure after that undoes them. */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err)
 {
+    return idb_insert_run_then(cfg, res, NULL, err);
+}
+
+/* The same with the second phase of --then into then (insert.h). */
+int idb_insert_run_then(const idb_insert_config *cfg, idb_insert_result *res,
+                        idb_insert_result *then, idb_err *err)
+{
     memset(res, 0, sizeof *res);
+    if (then) memset(then, 0, sizeof *then);
+    if (cfg->then_strategy && !then)
+        return idb_fail(err, IDB_EINPUT, "--then: no room for the second phase's figures");
+    if (!cfg->then_strategy) then = NULL;
     if (!cfg->dir) return idb_fail(err, IDB_EINPUT, "no directory for the stores");
     run r = { .cfg = cfg };
     int rc = idb_insert_check(cfg, err);
@@ -629,6 +613,8 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
         r.rec = &writer;
         rc = idb_readrec_init(&head, cfg->strategy->name, cfg->store->name, r.width,
                               cfg->shards, cfg->seed, cfg->store_kv, cfg->n_store_kv, err);
+        if (!rc && then) rc = idb_readrec_then(&head, cfg->then_strategy->name, cfg->then_ids,
+                                               err);
     }
     if (rc || (rc = alloc_run(&r, err)) ||
         (rc = idb_rundir_begin(&rd, cfg->dir, cfg->shards, err))) {
@@ -643,7 +629,7 @@ int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err
     if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = give_bounds(&r, err);
-    if (!rc) rc = measure(&r, res, err);
+    if (!rc) rc = measure(&r, res, then, err);
     if (!rc && r.rec) rc = idb_readrec_finish(r.rec, 0, err);   /* renamed into place */
     idb_random_unseed();
     close_run(&r);

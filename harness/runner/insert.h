@@ -84,6 +84,12 @@ typedef struct idb_insert_config {
      * stored row in creation order, written after the measured part (not in its figures);
      * costs 28 + key_bytes bytes of memory per row during the run. */
     int record;
+    /* --then STRATEGY:N (insert_then.c): after the run, then_ids more orders with IDs from
+     * then_strategy (its default options plus the harness's placement, harness_kv.h) into
+     * the same stores, measured as a phase of their own (idb_insert_run_then). NULL: none.
+     * Its IDs must fit the run's key width (key_bytes); one writer, the closed loop. */
+    const idb_strategy *then_strategy;
+    long long then_ids;
 } idb_insert_config;
 
 typedef struct idb_insert_result {
@@ -169,6 +175,22 @@ typedef struct idb_insert_result {
     double hot_share, hot_share_window_max, head_cpu_s;
     int64_t backend_pages_written_sum, backend_pages_written_max;
     int64_t backend_cache_misses_sum, backend_cache_misses_max;
+    /* The phase (--then): 0 the run itself ("main"), 1 the second phase ("then"), whose
+     * counts are its own (after - before) and whose shape (pages, fill, bytes) is the
+     * table's after it; index_growth_pages: leaf + branch pages the phase added (the main
+     * phase: from an empty table), -1 unknown. */
+    int phase;
+    int64_t index_growth_pages;
+    int64_t index_growth_bytes;       /* index_bytes the same way (servers: no page counts) */
+    double leaf_fill_touched;         /* fill of the leaves the phase wrote (store.h:
+                                       * touched_fill; pagesim), -1 unknown */
+    /* Storage per row (docs/results-format.md), from the table after the phase, over the
+     * rows it holds; -1 unknown: the strategy's own ID width (key_bytes is the stored one),
+     * the table's bytes (the ID's B-tree where the rows are kept in it: id_clustered), the
+     * ID's index apart from the table (0 when clustered), every other index, their sum. */
+    int64_t id_bytes, rows_held;
+    double bytes_per_row_table, bytes_per_row_id_index, bytes_per_row_secondary;
+    double bytes_per_row;
 } idb_insert_result;
 
 /* Check cfg without creating anything: the numbers, the store's options (its table, then
@@ -182,5 +204,11 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err);
  * was. Returns 0, or an IDB_E* code with err filled (IDB_EINPUT for bad configuration,
  * unknown options, a store refusing a key; IDB_EIO for files). */
 int idb_insert_run(const idb_insert_config *cfg, idb_insert_result *res, idb_err *err);
+
+/* idb_insert_run with cfg->then_strategy set: res gets the run's figures (phase 0) and
+ * then (the caller's) the second phase's (phase 1, ids = cfg->then_ids), both measured as
+ * insert_then.c says. then may be NULL only without cfg->then_strategy. Same returns. */
+int idb_insert_run_then(const idb_insert_config *cfg, idb_insert_result *res,
+                        idb_insert_result *then, idb_err *err);
 
 #endif

@@ -207,6 +207,38 @@ static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err 
     return 0;
 }
 
+/* --then STRATEGY:N (insert_then.c): N >= 1, the closed loop with one writer and none of
+ * the run's one-off features, a store that needs no keys ahead, the second strategy's IDs
+ * no wider than the run's keys (width: key_bytes), its options (defaults and the harness's
+ * placement) as its instances will get them. 0 or IDB_EINPUT. */
+static int check_then(const idb_insert_config *cfg, const idb_opts *o, int width, idb_err *err)
+{
+    const idb_strategy *s = cfg->then_strategy;
+    if (!s) return 0;
+    if (cfg->then_ids < 1) return idb_fail(err, IDB_EINPUT, "--then %s:N: N must be at least 1",
+                                           s->name);
+    static const char *const alone[] = { "--clients", "--rate", "--series", "--curve",
+                                         "--fault" };
+    int used[] = { cfg->clients > 1, cfg->rate > 0, cfg->series != NULL, cfg->n_curve > 0,
+                   cfg->kill_counter_at != 0 };
+    for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+        if (used[i])
+            return idb_fail(err, IDB_EINPUT, "--then takes the closed loop with one writer and "
+                            "no %s", alone[i]);
+    if (idb_store_sample_parts(cfg->store, o) > 0)
+        return idb_fail(err, IDB_EINPUT, "--then: store %s splits at the run's own IDs made "
+                        "ahead (split=sample), which the second phase's are not",
+                        cfg->store->name);
+    if (s->bits / 8 > width)
+        return idb_fail(err, IDB_EINPUT, "--then %s: its %d-byte IDs do not fit the table's "
+                        "%d-byte keys (-s key_bytes=%d makes room for both)", s->name,
+                        s->bits / 8, width, s->bits / 8);
+    idb_insert_config c2 = *cfg;
+    c2.strategy = s;
+    c2.n_strategy_kv = 0;
+    return check_strategy(&c2, err);
+}
+
 /* Check cfg without creating anything (see insert.h). */
 int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
 {
@@ -228,6 +260,7 @@ int idb_insert_check(const idb_insert_config *cfg, idb_err *err)
     int width;
     int rc = idb_insert_check_store(cfg, o, &width, err);
     if (!rc) rc = check_ahead(cfg, o, err);
+    if (!rc) rc = check_then(cfg, o, width, err);
     free(o);
     idb_device dev;
     if (!rc) rc = idb_device_parse(cfg->store_kv, cfg->n_store_kv, &dev, err);

@@ -11,6 +11,7 @@
 #include "wlease.h"
 #include "waits.h"
 #include "metrics.h"
+#include "readrec.h"
 #include "repeats.h"
 
 /* A model store (pagesim) measures no time: its time figures are left unknown (-1). */
@@ -31,12 +32,15 @@ static void add_server(idb_store_stats *sum, idb_store_stats *s, int k, double *
                        double *leaves)
 {
     if (!s->has_server)
-        s->wal_bytes = s->fpi = s->index_bytes = s->table_bytes = s->extend_pages =
-            s->autovacuum_runs = -1, s->leaf_fragmentation = -1;
+        s->wal_bytes = s->fpi = s->extend_pages = s->autovacuum_runs = -1,
+        s->leaf_fragmentation = -1;
+    if (!s->has_server && s->table_bytes <= 0)      /* storage not told (store.h) */
+        s->index_bytes = s->table_bytes = s->secondary_bytes = -1;
     int64_t *acc[] = { &sum->wal_bytes, &sum->fpi, &sum->index_bytes, &sum->table_bytes,
-                       &sum->extend_pages, &sum->autovacuum_runs };
+                       &sum->extend_pages, &sum->autovacuum_runs, &sum->secondary_bytes };
     int64_t val[] = { s->wal_bytes, s->fpi, s->index_bytes, s->table_bytes, s->extend_pages,
-                      s->autovacuum_runs };
+                      s->autovacuum_runs, s->secondary_bytes };
+    sum->id_clustered = s->id_clustered;            /* one layout in every shard */
     for (size_t i = 0; i < sizeof val / sizeof *val; i++)
         *acc[i] = (val[i] < 0 || (k > 0 && *acc[i] < 0)) ? -1 : *acc[i] + val[i];
     if (s->leaf_fragmentation < 0 || s->leaf_pages <= 0) *frag = -1;
@@ -91,7 +95,7 @@ static void backend_figures(idb_insert_result *res, const idb_store_stats *s)
 int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    double used = 0, cap = 0, frag = 0, leaves = 0;
+    double used = 0, cap = 0, frag = 0, leaves = 0, tused = 0, tleaves = 0;
     idb_store_stats *sum = &res->st;
     *sum = (idb_store_stats){ .depth = -1 };
     for (int k = 0; k < cfg->shards; k++) {
@@ -115,8 +119,11 @@ int idb_run_collect_stores(run *r, idb_insert_result *res, idb_err *err)
             used += s.fill_factor * (double)s.leaf_pages;
             cap += (double)s.leaf_pages;
         }
+        tused += s.touched_fill * (double)s.touched_leaves;   /* leaf-weighted too */
+        tleaves += (double)s.touched_leaves;
     }
     sum->fill_factor = cap > 0 ? used / cap : -1;
+    res->leaf_fill_touched = tleaves > 0 ? tused / tleaves : -1;
     server_rates(res, frag, leaves, cfg->ids);
 
     if (cfg->n_curve > 0) {                            /* the store has curve (checked) */
@@ -236,4 +243,81 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
     memcpy(res->pos_hist, loc.hist, sizeof loc.hist);
     idb_locality_free(&loc);
     return count_repeats(r, res, err);
+}
+
+/* The CPU time of every shard's private servers so far (store.h: server_cpu_ns), -1 when
+ * one shard cannot tell (an embedded store, a server idbench did not start). */
+int64_t idb_run_server_cpu_ns(const run *r)
+{
+    int64_t sum = 0;
+    for (int k = 0; k < r->cfg->shards; k++) {
+        int64_t v = idb_store_server_cpu_ns(r->cfg->store, r->shards[k].store);
+        if (v < 0) return -1;
+        sum += v;
+    }
+    return sum;
+}
+
+/* The wait columns (waits.h): from the waits the stores measured (summed in res->st.waits)
+ * over the writers' time (the clients' summed, or one writer's insert + commit time), else
+ * the begin() figures with no classes. */
+void idb_run_wait_columns(const run *r, idb_insert_result *res)
+{
+    idb_wait_figures f;
+    double client_ns = r->cfg->clients > 1 ? r->client_ns
+                     : (double)r->cfg->ids / res->inserts_per_s * 1e9;
+    idb_waits_figures(&res->st.waits, client_ns, r->cfg->ids, &f);
+    if (f.share >= 0) {
+        res->wait_share = f.share;
+        res->wait_ns_per_order = f.ns_per_order;
+    }
+    for (int c = 0; c < IDB_WAIT_CLASSES; c++) res->wait_share_by[c] = f.by[c];
+    res->wait_share_none = f.none >= 0 ? f.none
+                         : res->wait_share >= 0 ? 1 - res->wait_share : -1;
+}
+
+int idb_run_wmark(run *r, idb_wmark *m)
+{
+    int64_t own = r->rec ? idb_readrec_sync(r->rec) : 0;   /* the record's writes */
+    int64_t p = idb_proc_write_bytes(), t = idb_thread_write_bytes();
+    m->proc = p < 0 || own < 0 ? -1 : p - own;           /* the store's and servers' only */
+    m->thread = t < 0 || own < 0 ? -1 : t - own;
+    return own < 0 ? -1 : 0;
+}
+
+void idb_run_write_figures(idb_insert_result *res, const idb_wmark *a, const idb_wmark *b,
+                           long long ids)
+{
+    res->write_bytes_per_id = (a->proc < 0 || b->proc < 0 || res->st.users_server) ? -1
+                            : (double)(b->proc - a->proc) / (double)ids;
+    res->client_write_bytes_per_id = (a->thread < 0 || b->thread < 0) ? -1
+                                   : (double)(b->thread - a->thread) / (double)ids;
+}
+
+void idb_run_storage(idb_insert_result *res, int id_bytes, int64_t rows,
+                     const idb_insert_result *before)
+{
+    const idb_store_stats *st = &res->st;
+    res->id_bytes = id_bytes;
+    res->rows_held = rows;
+    int64_t pages = st->leaf_pages < 0 || st->branch_pages < 0 ? -1
+                  : st->leaf_pages + st->branch_pages;
+    int64_t was = !before ? 0
+                : before->st.leaf_pages < 0 || before->st.branch_pages < 0 ? -1
+                : before->st.leaf_pages + before->st.branch_pages;
+    res->index_growth_pages = pages < 0 || was < 0 ? -1 : pages - was;
+    int64_t bytes_was = before ? before->st.index_bytes : 0;
+    res->index_growth_bytes = st->index_bytes < 0 || bytes_was < 0 ? -1
+                            : st->index_bytes - bytes_was;
+    double n = (double)rows, *per[] = { &res->bytes_per_row_table, &res->bytes_per_row_id_index,
+                                        &res->bytes_per_row_secondary, &res->bytes_per_row };
+    for (size_t i = 0; i < sizeof per / sizeof *per; i++) *per[i] = -1;
+    if (rows <= 0 || st->table_bytes < 0) return;
+    res->bytes_per_row_table = (double)st->table_bytes / n;
+    res->bytes_per_row_id_index = st->id_clustered ? 0                 /* the table is it */
+                                : st->index_bytes < 0 ? -1 : (double)st->index_bytes / n;
+    if (st->secondary_bytes >= 0) res->bytes_per_row_secondary = (double)st->secondary_bytes / n;
+    if (res->bytes_per_row_id_index >= 0 && res->bytes_per_row_secondary >= 0)
+        res->bytes_per_row = res->bytes_per_row_table + res->bytes_per_row_id_index +
+                             res->bytes_per_row_secondary;
 }

@@ -112,4 +112,44 @@ int idb_shard_rows(const run *r, const int *row_shard, int64_t **srows, int64_t 
 int idb_run_interleaved(run *r, const idb_row *rows, const int *row_shard, int64_t *order,
                         idb_insert_result *res, idb_err *err);
 
+/* The closed loop's timed part on r's opened shards (insert.c): every batch's generation,
+ * inserts and commits; seconds, gen_ns_per_id and inserts_per_s into res. */
+int idb_run_timed_loop(run *r, idb_insert_result *res, idb_err *err);
+
+/* The CPU time of every shard's private servers so far, -1 when one cannot tell; the wait
+ * columns of res from the stores' waits (insert_collect.c). */
+int64_t idb_run_server_cpu_ns(const run *r);
+void idb_run_wait_columns(const run *r, idb_insert_result *res);
+
+/* Bytes passed to write(2) so far, by the process and its reaped children and by this
+ * thread, the insert record's own bytes taken out (-1: /proc cannot tell). */
+typedef struct idb_wmark { int64_t proc, thread; } idb_wmark;
+
+/* *m now (the record's buffered entries pushed first). 0, or -1 when the record's write
+ * failed (insert_collect.c). */
+int idb_run_wmark(run *r, idb_wmark *m);
+
+/* write_bytes_per_id and client_write_bytes_per_id of res from the marks a to b over ids
+ * orders (-1 when unknown, or the rows went to a user's server) (insert_collect.c). */
+void idb_run_write_figures(idb_insert_result *res, const idb_wmark *a, const idb_wmark *b,
+                           long long ids);
+
+/* The storage columns of res from res->st (the table after the phase: store.h's
+ * table_bytes, index_bytes, secondary_bytes, id_clustered) over rows, the strategy's own
+ * width id_bytes, and index_growth_pages: leaf + branch pages now less before's (NULL: an
+ * empty table) (insert_collect.c). */
+void idb_run_storage(idb_insert_result *res, int id_bytes, int64_t rows,
+                     const idb_insert_result *before);
+
+/* The second phase of --then (insert_then.c), the stores still open after r's run and its
+ * statistics (first: the run's figures): cfg->then_ids orders with IDs from
+ * cfg->then_strategy, each shard's instance made here, timed as the closed loop times, then
+ * the stores' statistics again, into then as the phase's own (counts after - before; the
+ * shape, storage and index growth of the table after it), its latencies, where its keys
+ * landed among every key of their shard, and its IDs' repeats over both phases (the
+ * caller takes the run's out). Its rows go to the run's insert record too. Returns 0 or an
+ * IDB_E* code (a key the store refuses, a repeat of the run's, ends it as any run). */
+int idb_run_then(run *r, const idb_insert_result *first, idb_insert_result *then,
+                 idb_err *err);
+
 #endif

@@ -18,6 +18,7 @@ typedef struct keyset {
     const idb_id *ids;                /* idb_id records, or NULL */
     const uint8_t *packed;            /* else n keys of width bytes each */
     size_t width;
+    int64_t from;                     /* positions kept only from this key on */
 } keyset;
 
 /* Order of keys a and b of ks (memcmp order; idb_id_cmp for records). */
@@ -72,7 +73,7 @@ static int add_keys(idb_locality *l, const keyset *ks, int64_t n)
         int64_t less = 0;                                      /* keys already there below */
         for (uint32_t j = rank[i] - 1; j > 0; j -= j & (~j + 1)) less += fen[j];
         for (uint32_t j = rank[i]; j <= m; j += j & (~j + 1)) fen[j]++;
-        if (i == 0) continue;
+        if (i == 0 || i < ks->from) continue;
         double p = (double)less / (double)i;
         int b = (int)(p * IDB_LOC_BUCKETS);
         l->hist[b < IDB_LOC_BUCKETS ? b : IDB_LOC_BUCKETS - 1]++;
@@ -92,7 +93,13 @@ int idb_locality_add(idb_locality *l, const idb_id *keys, int64_t n)
 
 int idb_locality_add_packed(idb_locality *l, const uint8_t *keys, int width, int64_t n)
 {
-    keyset ks = { .packed = keys, .width = (size_t)width };
+    return idb_locality_add_packed_from(l, keys, width, n, 0);
+}
+
+int idb_locality_add_packed_from(idb_locality *l, const uint8_t *keys, int width, int64_t n,
+                                 int64_t from)
+{
+    keyset ks = { .packed = keys, .width = (size_t)width, .from = from };
     return add_keys(l, &ks, n);
 }
 

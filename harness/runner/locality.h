@@ -32,6 +32,12 @@ int idb_locality_add(idb_locality *l, const idb_id *keys, int64_t n);
  * 2^32 - 1 keys or more). */
 int idb_locality_add_packed(idb_locality *l, const uint8_t *keys, int width, int64_t n);
 
+/* idb_locality_add_packed, but only the keys from index `from` on get a position (the
+ * earlier ones are in the index before them: an index that already held keys[0..from)).
+ * Returns 0 or -1. */
+int idb_locality_add_packed_from(idb_locality *l, const uint8_t *keys, int width, int64_t n,
+                                 int64_t from);
+
 /* Share of inserts at the very end, and the median position; -1 when there were none. */
 double idb_locality_tail_frac(const idb_locality *l);
 double idb_locality_pos_p50(idb_locality *l);

@@ -184,9 +184,11 @@ static int run_once(reader *rd, const idb_read_lookup *plan, int64_t *lat,
 static int check_record(reader *rd, idb_err *err)
 {
     const idb_read_config *cfg = rd->cfg;
-    if (cfg->strategy && strcmp(cfg->strategy, rd->rec.strategy) != 0)
-        return idb_fail(err, IDB_EINPUT, "--strategy %s: %s was filled by %s", cfg->strategy,
-                        cfg->dir, rd->rec.strategy);
+    if (cfg->strategy && strcmp(cfg->strategy, rd->rec.strategy) != 0 &&
+        strcmp(cfg->strategy, rd->rec.then_strategy) != 0)
+        return idb_fail(err, IDB_EINPUT, "--strategy %s: %s was filled by %s%s%s", cfg->strategy,
+                        cfg->dir, rd->rec.strategy, rd->rec.then_strategy[0] ? " then " : "",
+                        rd->rec.then_strategy);
     if (!idb_strategy_find(rd->rec.strategy))
         return idb_fail(err, IDB_EINPUT, "%s was filled by strategy '%s', which this idbench "
                         "does not have", cfg->dir, rd->rec.strategy);
@@ -261,6 +263,22 @@ static int prepare(reader *rd, idb_read_lookup **plan, idb_err *err)
     return idb_read_plan(&rd->rec, cfg, *plan, err);
 }
 
+/* The strategy whose rows the plan looks up: the record's --then strategy when every
+ * existing row it looks up is among the second phase's (its last then_rows entries), else
+ * the run's. */
+static const char *plan_strategy(const idb_readrec *rec, const idb_read_lookup *plan,
+                                 int64_t n)
+{
+    if (!rec->then_strategy[0] || !plan) return rec->strategy;
+    int64_t from = rec->rows - rec->then_rows, seen = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (plan[i].index < 0) continue;                 /* an ID made not to exist */
+        if (plan[i].index < from) return rec->strategy;
+        seen++;
+    }
+    return seen ? rec->then_strategy : rec->strategy;
+}
+
 int idb_read_run(const idb_read_config *cfg, idb_read_result *res, idb_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -277,7 +295,8 @@ int idb_read_run(const idb_read_config *cfg, idb_read_result *res, idb_err *err)
     if (lockfd >= 0) idb_run_unlock(cfg->dir, lockfd);
     res->lookups = cfg->lookups;
     res->rows = rd.rec.rows;
-    snprintf(res->strategy, sizeof res->strategy, "%s", rd.rec.strategy);
+    snprintf(res->strategy, sizeof res->strategy, "%s",
+             plan_strategy(&rd.rec, rc ? NULL : plan, cfg->lookups));
     free(rd.h);
     free(plan);
     idb_read_queries_free(&rd.q);

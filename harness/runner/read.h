@@ -36,7 +36,8 @@ enum idb_read_pattern { IDB_READ_UNIFORM, IDB_READ_RECENT, IDB_READ_MIXED, IDB_R
 typedef struct idb_read_config {
     const idb_store *store;
     const char *dir;
-    const char *strategy;             /* NULL, or checked against the record's */
+    const char *strategy;             /* NULL, or checked against the record's (either
+                                       * strategy of a --then run's record) */
     int64_t lookups;                  /* >= 1 */
     int pattern;                      /* enum idb_read_pattern */
     double recent_pct;                /* H, in (0, 100] (recent and mixed) */
@@ -48,7 +49,9 @@ typedef struct idb_read_config {
 } idb_read_config;
 
 typedef struct idb_read_result {
-    char strategy[IDB_READREC_NAME_MAX];   /* the record's */
+    char strategy[IDB_READREC_NAME_MAX];   /* the record's; after insert --then, the
+                                            * second strategy's when every existing row
+                                            * looked up is one of its phase's */
     int64_t lookups, found, not_found;
     int64_t missing;                  /* lookups of IDs made not to exist (miss_share) */
     int64_t rows;                     /* the run's rows (the record's) */

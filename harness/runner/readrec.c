@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,15 @@ int idb_readrec_init(idb_readrec *rec, const char *strategy, const char *store, 
     rec->shards = shards;
     rec->seed = seed;
     rec->entry = FIXED + (size_t)width;
+    return 0;
+}
+
+int idb_readrec_then(idb_readrec *rec, const char *strategy, int64_t rows, idb_err *err)
+{
+    if (!fits(strategy, sizeof rec->then_strategy) || !*strategy || rows < 1)
+        return idb_fail(err, IDB_EINPUT, "insert record: the --then strategy does not fit");
+    strcpy(rec->then_strategy, strategy);
+    rec->then_rows = rows;
     return 0;
 }
 
@@ -115,6 +125,9 @@ int idb_readrec_create(idb_readrec_writer *w, const char *dir, const idb_readrec
     fprintf(w->f, MAGIC "strategy=%s\nstore=%s\nkey_bytes=%d\nshards=%d\nseed=%" PRIu64 "\n",
             rec->strategy, rec->store, rec->width, rec->shards, rec->seed);
     for (int i = 0; i < rec->nkv; i++) fprintf(w->f, "s=%s\n", rec->kv[i]);
+    if (rec->then_strategy[0])
+        fprintf(w->f, "then_strategy=%s\nthen_rows=%" PRId64 "\n", rec->then_strategy,
+                rec->then_rows);
     fputs("end\n", w->f);
     fflush(w->f);              /* the header's bytes now: not in the run's write figures */
     return 0;
@@ -169,7 +182,7 @@ static int header_line(idb_readrec *rec, char *line)
 {
     static const struct { const char *key; long long lo, hi; size_t off; } nums[] = {
         { "key_bytes", 1, IDB_ID_MAX, 0 }, { "shards", 1, SHARDS_MAX, 1 },
-        { "seed", 0, INT64_MAX, 3 },
+        { "seed", 0, INT64_MAX, 3 }, { "then_rows", 1, INT64_MAX, 4 },
     };
     char *eq = strchr(line, '=');
     if (!eq) return -1;
@@ -180,8 +193,13 @@ static int header_line(idb_readrec *rec, char *line)
         strcpy(rec->kv[rec->nkv++], val);
         return 0;
     }
-    if (strcmp(line, "strategy") == 0 || strcmp(line, "store") == 0) {
-        char *to = strcmp(line, "strategy") == 0 ? rec->strategy : rec->store;
+    static const struct { const char *key; size_t off; } names[] = {
+        { "strategy", offsetof(idb_readrec, strategy) }, { "store", offsetof(idb_readrec, store) },
+        { "then_strategy", offsetof(idb_readrec, then_strategy) },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (strcmp(line, names[i].key) != 0) continue;
+        char *to = (char *)rec + names[i].off;
         if (!*val || !fits(val, IDB_READREC_NAME_MAX)) return -1;
         strcpy(to, val);
         return 0;
@@ -192,7 +210,8 @@ static int header_line(idb_readrec *rec, char *line)
         if (dec_field(val, nums[i].lo, nums[i].hi, &v)) return -1;
         if (nums[i].off == 0) rec->width = (int)v;
         else if (nums[i].off == 1) rec->shards = (int)v;
-        else rec->seed = (uint64_t)v;
+        else if (nums[i].off == 3) rec->seed = (uint64_t)v;
+        else rec->then_rows = v;
         return 0;
     }
     return -1;
@@ -237,6 +256,7 @@ int idb_readrec_load(const char *dir, const char *store, idb_readrec *rec, idb_e
     rec->entry = FIXED + (size_t)rec->width;
     if (ok) ok = (len - body) % rec->entry == 0;
     rec->rows = ok ? (int64_t)((len - body) / rec->entry) : 0;
+    if (ok) ok = !rec->then_strategy[0] == !rec->then_rows && rec->then_rows <= rec->rows;
     if (!ok) {
         free(buf);
         memset(rec, 0, sizeof *rec);

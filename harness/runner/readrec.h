@@ -11,6 +11,8 @@
  *   idbench insert record 1\n          the magic line and the format's version
  *   strategy=NAME\n store=NAME\n key_bytes=W\n shards=K\n seed=S\n
  *   s=KEY=VALUE\n ...                   the run's -s options, in the order given
+ *   then_strategy=NAME\n then_rows=N\n  only after `insert --then NAME:N`: the last N
+ *                                       entries are the second phase's rows (IDs of NAME)
  *   end\n
  *   entries of 28 + W bytes to the end of the file (their number: its size), in the order
  *   the rows were created (the run's draw order:
@@ -42,6 +44,8 @@ typedef struct idb_readrec {
     uint64_t seed;
     char kv[IDB_READREC_KV_MAX][IDB_READREC_KV_CHARS];
     int nkv;
+    char then_strategy[IDB_READREC_NAME_MAX];   /* --then's strategy, "" without one */
+    int64_t then_rows;                 /* its rows: the last entries (0 without --then) */
     int64_t rows;                      /* entries */
     size_t entry;                      /* bytes of one: 28 + width */
     uint8_t *data;                     /* rows * entry bytes (owned) */
@@ -53,6 +57,10 @@ typedef struct idb_readrec {
  * (too long, a newline in it). */
 int idb_readrec_init(idb_readrec *rec, const char *strategy, const char *store, int width,
                      int shards, uint64_t seed, const char *const *kv, int nkv, idb_err *err);
+
+/* Mark rec (idb_readrec_init's) as a --then run's: its last rows entries hold IDs of
+ * strategy. IDB_EINPUT when the name does not fit the format. */
+int idb_readrec_then(idb_readrec *rec, const char *strategy, int64_t rows, idb_err *err);
 
 /* Append row (its ID width bytes) of shard shard as the next entry. IDB_EINPUT for an ID
  * of another width, IDB_ENOMEM. */
@@ -91,7 +99,8 @@ int idb_readrec_finish(idb_readrec_writer *w, int failed, idb_err *err);
 /* Read dir/insert-STORE.rec into rec (freed with idb_readrec_free): IDB_EINPUT when it is
  * missing ("D holds no insert record of STORE: not a directory idbench insert --dir
  * made"), a symlink or not a regular file, too large, or not in the format above (its
- * fields out of range, its size not its rows' entries); IDB_EIO / IDB_ENOMEM else. */
+ * fields out of range, its size not its rows' entries, then_strategy without then_rows or
+ * then_rows above the entries); IDB_EIO / IDB_ENOMEM else. */
 int idb_readrec_load(const char *dir, const char *store, idb_readrec *rec, idb_err *err);
 
 /* Free rec's entries (the struct is the caller's). */

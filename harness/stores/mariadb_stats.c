@@ -38,6 +38,8 @@
  *                  secondary=1).
  *   table_bytes    the same for PRIMARY: InnoDB's table is its clustered index, so without
  *                  secondary=1 it equals index_bytes.
+ *   secondary_bytes  the same summed over every other index (0: none); id_clustered 1
+ *                  without secondary=1 (the rows sit in the ID's PRIMARY KEY).
  *   fpi, leaf_fragmentation: -1 (InnoDB's redo holds no full-page images; not read).
  *   branch_pages, depth, checkpoint_pages, wal_frames: -1 (not read).
  * progress() (between transactions, for --series): md_progress below.
@@ -153,6 +155,19 @@ static int index_size(md_store *s, const char *index, int64_t *bytes, idb_err *e
     return rc;
 }
 
+/* The pages every index of the table but PRIMARY and the ID's reserves, in bytes (after
+ * ANALYZE; 0 with none). */
+static int other_indexes_size(md_store *s, int64_t *bytes, idb_err *err)
+{
+    char sql[MD_SQL_MAX];
+    snprintf(sql, sizeof sql, "SELECT COALESCE(SUM(stat_value), 0) FROM "
+             "mysql.innodb_index_stats WHERE database_name = '%s' AND table_name = 'orders' "
+             "AND stat_name = 'size' AND index_name NOT IN ('PRIMARY', 'id_key')", s->dbname);
+    int rc = md_query_i64(s, sql, bytes, err);
+    if (!rc && *bytes >= 0) *bytes *= s->page_size;
+    return rc;
+}
+
 /* The leaf pages of index from its persistent statistics (after ANALYZE): n_leaf_pages, or,
  * when ANALYZE scanned the whole leaf level (an index of fewer leaves than it samples:
  * MariaDB 10.11 then stores n_leaf_pages = 1), the pages that scan visited, its
@@ -218,7 +233,9 @@ static int page_figures(md_store *s, idb_store_stats *st, idb_err *err)
     rc = index_size(s, s->secondary ? "id_key" : "PRIMARY", &st->index_bytes, err);
     if (!rc) rc = index_size(s, "PRIMARY", &st->table_bytes, err);
     if (!rc) rc = ibd_bytes(s, &st->file_bytes, err);
+    if (!rc) rc = other_indexes_size(s, &st->secondary_bytes, err);
     if (rc) return rc;
+    st->id_clustered = !s->secondary;
     st->fill_factor = -1;
     if (st->leaf_pages > 0 && s->page_size > MD_PAGE_OVERHEAD)
         st->fill_factor = (double)(s->rows * record_bytes(s)) /

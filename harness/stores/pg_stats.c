@@ -14,6 +14,8 @@
  *   index_bytes, table_bytes, file_bytes
  *                  pg_relation_size of the index and of the table (main forks);
  *                  pg_total_relation_size of the table (every index, TOAST, free-space map).
+ *   secondary_bytes  pg_indexes_size of the table less the ID's index: every other index
+ *                  (the seq primary key of secondary=1 among them); id_clustered 0 (a heap).
  *   fpi, splits, wal_bytes
  *                  pg_get_wal_records_info from the start to the flushed position: full-page
  *                  images of our schema's relations (block references marked FPW); Btree
@@ -169,7 +171,8 @@ static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
         "pg_total_relation_size('orders'), "
         "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint, "
         PG_READS_SQL ", " PG_EXTEND_SQL ", " PG_AUTOVACUUM_SQL ", "
-        "current_setting('server_version_num')::int", 1, NULL, v, NULL, NULL, 0);
+        "current_setting('server_version_num')::int, "
+        "pg_indexes_size('orders') - pg_relation_size('orders_id')", 1, NULL, v, NULL, NULL, 0);
     if (rc) return rc;
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
@@ -182,6 +185,7 @@ static int sizes(pg_store *s, idb_store_stats *st, idb_err *err)
     st->cache_misses = misses(get_i64(r, 4), get_i64(r, 5), get_i64(r, 7));
     st->extend_pages = get_i64(r, 5);
     st->autovacuum_runs = get_i64(r, 6);
+    st->secondary_bytes = get_i64(r, 8);
     PQclear(r);
     return 0;
 }
@@ -248,6 +252,7 @@ int pg_stats(void *h, idb_store_stats *st, idb_err *err)
         .file_bytes = -1, .pages_written = -1, .checkpoint_pages = -1, .wal_frames = -1,
         .cache_misses = -1, .read_pages = -1, .splits = -1,
         .has_server = 1, .wal_bytes = -1, .fpi = -1, .index_bytes = -1, .table_bytes = -1,
+        .secondary_bytes = -1,
         .leaf_fragmentation = -1, .extend_pages = -1, .autovacuum_runs = -1,
         .users_server = s->srv == NULL,
     };

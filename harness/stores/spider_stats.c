@@ -151,7 +151,7 @@ int sp_stats(void *h, idb_store_stats *st, idb_err *err)
                              .fill_factor = -1, .file_bytes = -1, .checkpoint_pages = -1,
                              .wal_frames = -1, .has_server = 1, .fpi = -1,
                              .leaf_fragmentation = -1, .index_bytes = -1, .table_bytes = -1,
-                             .extend_pages = -1, .autovacuum_runs = -1,
+                             .secondary_bytes = -1, .extend_pages = -1, .autovacuum_runs = -1,
                              .backends = s->nback };
     int rc = s->table_made ? idb_store_mariadb.commit(s->head, err) : 0;
     for (int j = 0; j < s->nback && !rc; j++) rc = backend_figures(s, j, st, err);

@@ -141,6 +141,18 @@ typedef struct idb_store_stats {
     int64_t fpi;              /* full-page images in that log */
     int64_t index_bytes;      /* the ID's index, on disk */
     int64_t table_bytes;      /* the table (heap), on disk */
+    /* Storage (any store may fill these three; with has_server 0, index_bytes and
+     * table_bytes left 0 are read as unknown): id_clustered 1 when the rows are kept in
+     * the ID's B-tree (sqlite, lmdb, pagesim, InnoDB's PRIMARY KEY (id)), so index_bytes is
+     * table_bytes; secondary_bytes: every index on the table other than the ID's and the
+     * table itself, on disk (0: none; -1: unknown). */
+    int id_clustered;
+    int64_t secondary_bytes;
+    /* Optional: the fill (as fill_factor) of the leaf pages written since the previous
+     * stats() call, or open(), and how many they are (insert --then: the leaves a phase
+     * touched); touched_leaves 0 (zero-initialised): unknown. pagesim only. */
+    double touched_fill;
+    int64_t touched_leaves;
     double leaf_fragmentation;   /* leaf pages out of key order / leaf pages, 0-1 */
     int64_t extend_pages;     /* pages the table and its indexes were extended by (new
                                * pages: not in cache_misses) */

@@ -398,7 +398,12 @@ static int lm_stats(void *h, idb_store_stats *st, idb_err *err)
         .cache_misses = -1,
         .read_pages = -1,     /* reads are page faults of the map, not calls to count */
         .splits = -1,
+        /* storage: the main DB's pages (the rows sit in the ID's B-tree), no other index */
+        .table_bytes = (int64_t)(ms.ms_leaf_pages + ms.ms_branch_pages + ms.ms_overflow_pages) *
+                       (int64_t)s->psize,
+        .id_clustered = 1, .secondary_bytes = 0,
     };
+    st->index_bytes = st->table_bytes;
     return 0;
 }
 

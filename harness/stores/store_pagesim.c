@@ -23,6 +23,8 @@
  *  - read_pages = the misses (in the model a page is read only on a miss); the model keeps
  *    no log, so checkpoint_pages and wal_frames are -1.
  *
+ * stats() also reports the fill of the leaves written since its previous call (or open):
+ * touched_fill over touched_leaves (insert --then: the leaves a phase touched, exactly).
  * stats() reports the real LRU simulation of cache_pages (pagesim_lru.c). curve() reports
  * the misses and writes of every requested pool size, from LRU stack distances (Mattson et
  * al. 1970: an access with stack distance d hits exactly in the pools of >= d pages)
@@ -88,7 +90,22 @@ typedef struct pagesim {
     uint32_t nrows;
     int64_t cache_bytes;         /* cache_pages * page_size (progress) */
     psd_reads *reads;            /* idbench read: the lookups' own pool (pagesim_read.h) */
+    uint8_t *touched;            /* page written since the previous stats() (touched_fill) */
+    uint32_t ntouched;           /* room in touched, in pages */
 } pagesim;
+
+/* Room in s->touched for pages pages (new ones not touched). 0 or -1 (memory). */
+static int touched_reserve(pagesim *s, uint32_t pages)
+{
+    if (pages <= s->ntouched) return 0;
+    uint32_t n = pages < 2 * s->ntouched ? 2 * s->ntouched : pages;
+    uint8_t *t = realloc(s->touched, n);
+    if (!t) return -1;
+    memset(t + s->ntouched, 0, n - s->ntouched);
+    s->touched = t;
+    s->ntouched = n;
+    return 0;
+}
 
 /* The tree's access callback: run the access through the LRU pool and the curve's
  * tracker. Room was reserved by pagesim_insert (or open) before the tree was called. */
@@ -97,6 +114,7 @@ static void on_access(void *ctx, uint32_t page, unsigned flags)
     pagesim *s = ctx;
     psc_access(s->curve, page, flags);
     psl_access(s->lru, page, flags);
+    if ((flags & (PSA_WRITE | PSA_CREATE)) && page < s->ntouched) s->touched[page] = 1;
 }
 
 /* The store a handle writes to: itself, or the store of a client handle. */
@@ -120,6 +138,7 @@ static void pagesim_close(void *h)
     psc_free(s->curve);
     psr_free(s->rows);
     psd_free(s->reads);
+    free(s->touched);
     free(s);
 }
 
@@ -171,6 +190,7 @@ static int pagesim_open(const char *dir, const idb_opts *opts, int key_bytes, vo
                     .leaf_cell = leaf_cell,
                     .cache_bytes = idb_opts_int(opts, "cache_pages") * page_size };
     if (!(s->lru = psl_new(idb_opts_int(opts, "cache_pages"))) || psl_reserve(s->lru, 1) ||
+        touched_reserve(s, 1) ||
         !(s->curve = psc_new()) || !(s->rows = psr_new()) ||
         !(s->tree = pst_new(key_bytes, (uint32_t)leaf_max, (uint32_t)branch_max, split,
                             on_access, s))) {
@@ -192,7 +212,7 @@ static int pagesim_insert(void *h, const idb_row *row, idb_err *err)
                         row->id.len, s->kb);
     uint32_t pages = pst_pages(s->tree) + pst_max_new_pages(s->tree);
     if (psc_reserve(s->curve, pages, pst_max_accesses(s->tree)) ||
-        psl_reserve(s->lru, pages) || psr_reserve(s->rows))
+        psl_reserve(s->lru, pages) || psr_reserve(s->rows) || touched_reserve(s, pages))
         return idb_fail(err, IDB_ENOMEM, "out of memory");
     int rc = pst_insert(s->tree, row->id.b, s->nrows, err);
     if (rc) return rc;
@@ -206,10 +226,27 @@ static int pagesim_insert(void *h, const idb_row *row, idb_err *err)
 /* No-op: the model has no transactions or durability (see the header comment). */
 static int pagesim_commit(void *h, idb_err *err) { (void)h; (void)err; return 0; }
 
-/* Tree shape, and the LRU pool's reads and writes as if flushed now. Idempotent. */
-static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
+/* The fill of the leaves written since the previous stats() into st; with advance, they
+ * are forgotten (the next stats() counts from here). */
+static void touched_stats(pagesim *s, idb_store_stats *st, int advance)
 {
-    (void)err;
+    int64_t cells = 0, leaves = 0;
+    for (uint32_t p = 0; p < pst_pages(s->tree) && p < s->ntouched; p++) {
+        int64_t n = s->touched[p] ? pst_leaf_cells(s->tree, p) : -1;
+        if (n < 0) continue;
+        cells += n;
+        leaves++;
+    }
+    st->touched_leaves = leaves;
+    st->touched_fill = leaves ? (double)(cells * s->leaf_cell) / (double)(leaves * s->capacity)
+                              : 0;
+    if (advance) memset(s->touched, 0, s->ntouched);
+}
+
+/* Tree shape, and the LRU pool's reads and writes as if flushed now (idempotent), and the
+ * fill of the leaves written since the previous call (touched_stats: advance). */
+static int stats_of(void *h, idb_store_stats *st, int advance)
+{
     pagesim *s = store_of(h);
     pst_counts c;
     pst_get_counts(s->tree, &c);
@@ -222,8 +259,19 @@ static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
         .pages_written = writes, .cache_misses = misses, .splits = c.splits,
         .read_pages = misses,                       /* the model reads a page only on a miss */
         .checkpoint_pages = -1, .wal_frames = -1,   /* the model has no log */
+        .table_bytes = (c.leaf_pages + c.branch_pages) * s->page_size,   /* the one tree */
+        .index_bytes = (c.leaf_pages + c.branch_pages) * s->page_size,
+        .id_clustered = 1, .secondary_bytes = 0,
     };
+    touched_stats(s, st, advance);
     return 0;
+}
+
+/* stats() (store.h): stats_of, the touched leaves forgotten afterwards. */
+static int pagesim_stats(void *h, idb_store_stats *st, idb_err *err)
+{
+    (void)err;
+    return stats_of(h, st, 1);
 }
 
 /* The running figures (store.h: progress): stats()'s pages, reads and writes (the flush
@@ -233,7 +281,8 @@ static int pagesim_progress(void *h, idb_store_progress *p, idb_err *err)
 {
     pagesim *s = store_of(h);
     idb_store_stats st;
-    int rc = pagesim_stats(h, &st, err);
+    (void)err;
+    int rc = stats_of(h, &st, 0);                /* the touched leaves kept for stats() */
     *p = (idb_store_progress){ .index_bytes = st.file_bytes,
                                .cache_bytes = s->cache_bytes,
                                .pages_written = st.pages_written, .read_pages = st.read_pages,

@@ -69,6 +69,9 @@
  *   file_bytes     st_size of orders.sqlite + orders.sqlite-wal at stats() time, before its
  *                  checkpoint (closing the last connection deletes the WAL).
  *   splits         -1: SQLite does not count them.
+ *   table_bytes, index_bytes, secondary_bytes  pgsize summed over dbstat: the orders B-tree
+ *                  (the table is the ID's B-tree: id_clustered, index_bytes = table_bytes),
+ *                  and every other B-tree but sqlite_schema (indexes on orders).
  */
 #include <errno.h>
 #include <limits.h>
@@ -92,6 +95,13 @@
     " sum(CASE WHEN pagetype='leaf' THEN pgsize-8-unused END),"                          \
     " sum(CASE WHEN pagetype='leaf' THEN pgsize-8 END)"                                  \
     " FROM dbstat WHERE name='orders'"
+
+/* Storage (store.h): the orders B-tree's pages (the table, keyed by the ID: rowid or WITHOUT
+ * ROWID) and every other B-tree of the file but the schema's (indexes on orders), in bytes. */
+#define SQ_STORAGE_SQL                                                                   \
+    "SELECT coalesce(sum(CASE WHEN name='orders' THEN pgsize END), 0),"                 \
+    " coalesce(sum(CASE WHEN name NOT IN ('orders','sqlite_schema') THEN pgsize END), 0)" \
+    " FROM dbstat"
 
 #define SQ_BUSY_MS 30000          /* how long a connection waits for another's write lock */
 
@@ -517,6 +527,17 @@ static int shape_stats(sq_store *s, idb_store_stats *st, idb_err *err)
     st->depth = sqlite3_column_int64(q, 2);
     int64_t used = sqlite3_column_int64(q, 3), cap = sqlite3_column_int64(q, 4);
     st->fill_factor = cap > 0 ? (double)used / (double)cap : 0.0;
+    sqlite3_finalize(q);
+    q = NULL;
+    if (sqlite3_prepare_v2(s->db, SQ_STORAGE_SQL, -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_step(q) != SQLITE_ROW) {
+        sq_fail(err, IDB_EIO, s->db, "dbstat (storage)");
+        sqlite3_finalize(q);
+        return IDB_EIO;
+    }
+    st->table_bytes = st->index_bytes = sqlite3_column_int64(q, 0);
+    st->secondary_bytes = sqlite3_column_int64(q, 1);
+    st->id_clustered = 1;
     sqlite3_finalize(q);
     return 0;
 }

@@ -322,6 +322,11 @@ uint32_t pst_max_accesses(const pst_tree *t) { return 3u * (uint32_t)t->depth + 
 uint32_t pst_pages(const pst_tree *t) { return t->npages; }
 
 /* Copy the tree's counters. */
+int64_t pst_leaf_cells(const pst_tree *t, uint32_t page)
+{
+    return t->pages[page].leaf ? (int64_t)t->pages[page].n : -1;
+}
+
 void pst_get_counts(const pst_tree *t, pst_counts *c)
 {
     *c = (pst_counts){ .leaf_pages = t->leaf_pages, .branch_pages = t->branch_pages,

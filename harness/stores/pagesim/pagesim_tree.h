@@ -49,6 +49,9 @@ uint32_t pst_max_accesses(const pst_tree *t);
 /* Pages made so far (page numbers are 0 .. pst_pages()-1). */
 uint32_t pst_pages(const pst_tree *t);
 
+/* Cells of page (< pst_pages()) when it is a leaf, -1 for a branch page. */
+int64_t pst_leaf_cells(const pst_tree *t, uint32_t page);
+
 /* Fill c with the tree's counters. */
 void pst_get_counts(const pst_tree *t, pst_counts *c);
 
