@@ -342,14 +342,18 @@ static const char *const io_col_names[] = {
 static const struct {
     const char *store;
     enum io_col checkpoint_pages, wal_frames, read_pages;
+    const char *elsewhere;      /* a store too slow to start here: the test that checks it */
 } io_cols[] = {
-    { "sqlite", COUNTED, COUNTED, COUNTED },   /* its counting VFS */
-    { "lmdb", UNKNOWN, UNKNOWN, UNKNOWN },     /* no log; reads are page faults */
-    { "pagesim", UNKNOWN, UNKNOWN, MISSES },   /* a model: a page is read only on a miss */
-    { "null", ZERO, ZERO, ZERO },              /* no files */
-    { "postgres", UNKNOWN, UNKNOWN, UNKNOWN }, /* a private server: not counted per table */
-    { "mariadb", UNKNOWN, UNKNOWN, KNOWN },    /* Innodb_pages_read: 0 when all is pooled */
-    { "spider", UNKNOWN, UNKNOWN, KNOWN },     /* its backends' Innodb_pages_read, summed */
+    { "sqlite", COUNTED, COUNTED, COUNTED, NULL },   /* its counting VFS */
+    { "lmdb", UNKNOWN, UNKNOWN, UNKNOWN, NULL },     /* no log; reads are page faults */
+    { "pagesim", UNKNOWN, UNKNOWN, MISSES, NULL },   /* a model: a page is read only on a miss */
+    { "null", ZERO, ZERO, ZERO, NULL },              /* no files */
+    { "postgres", UNKNOWN, UNKNOWN, UNKNOWN, NULL }, /* a private server: not counted per table */
+    { "mariadb", UNKNOWN, UNKNOWN, KNOWN, NULL },    /* Innodb_pages_read: 0 when all is pooled */
+    { "spider", UNKNOWN, UNKNOWN, KNOWN, NULL },     /* its backends' Innodb_pages_read, summed */
+    /* a cluster of 3+ nodes takes 15-50 s to form: the slow suite's test_store_galera
+     * checks all three are -1 */
+    { "galera", UNKNOWN, UNKNOWN, UNKNOWN, "test_store_galera" },
 };
 #define N_IO_COLS (sizeof io_cols / sizeof *io_cols)
 
@@ -406,13 +410,14 @@ static void test_io_columns_every_store(void **st)
         while (of[n] < (int)N_IO_COLS && strcmp(io_cols[of[n]].store, (*p)->name)) of[n]++;
         if (of[n] == (int)N_IO_COLS) break;
         S = *p;
-        stats_after_inserts(&got[n]);
+        if (!io_cols[of[n]].elsewhere) stats_after_inserts(&got[n]);
     }
     S = sqlite;
     for (const idb_store *const *p = idb_stores; *p; p++)
         if (p - idb_stores >= n) fail_msg("store %s: not in io_cols", (*p)->name);
     for (int k = 0; k < n; k++) {
         const char *name = io_cols[of[k]].store;
+        if (io_cols[of[k]].elsewhere) continue;
         check_io_col(name, "checkpoint_pages", got[k].checkpoint_pages,
                      io_cols[of[k]].checkpoint_pages, &got[k]);
         check_io_col(name, "wal_frames", got[k].wal_frames, io_cols[of[k]].wal_frames, &got[k]);

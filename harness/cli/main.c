@@ -19,7 +19,7 @@ const cli_command cli_commands[] = {
                 "[--shops N] "
                 "[--dir DIR] [-o KEY=VALUE]... [-s KEY=VALUE]... [--seed N] [--format csv|json] "
                 "[--curve P1,P2,...] [--rate R [--arrivals poisson|fixed] [--commit-ms T]] "
-                "[--window W --series FILE]",
+                "[--window W --series FILE] [--then STRATEGY:N] [--fault NAME@N[:ARG]]",
       cmd_insert },
     { "read", "read --store S --dir DIR -n LOOKUPS --pattern uniform|recent:H|mixed:P:H|"
               "range:W|shop[:W] "

@@ -326,8 +326,8 @@ typedef struct idb_store {
     /* Optional: run query q on open_read's handle h, calling fn on every row it returns
      * (fn returns 0 to go on); the rows are counted in read_counts like a lookup's. A
      * store sets it when it keeps the indexes a query needs (the options
-     * secondary_created and secondary_shop, idb_query). Returns 0, IDB_EINPUT (a query it cannot run) or
-     * IDB_EIO. */
+     * secondary_created and secondary_shop, idb_query). Returns 0, IDB_EINPUT (a query it
+     * cannot run) or IDB_EIO. */
     int (*query)(void *h, const struct idb_query *q, int (*fn)(void *ctx, const idb_row *row),
                  void *ctx, idb_err *err);
 } idb_store;
