@@ -86,17 +86,11 @@ int gl_node_start(gl_store *s, int j, int members, md_store **out, idb_err *err)
     for (int i = 0; i < n; i++) set[i] = text[i];
     if (snprintf(path, sizeof path, "%s/node-%d", s->dir, j + 1) >= (int)sizeof path)
         return idb_fail(err, IDB_EINPUT, "galera: directory name too long");
-    md_store *m = calloc(1, sizeof *m);
-    if (!m || !(m->payload = malloc((size_t)s->row_bytes + 1))) {
-        free(m);
-        return idb_fail(err, IDB_ENOMEM, "out of memory");
-    }
+    md_store *m = md_alloc(s->key_bytes, s->row_bytes, GL_DB, err);
+    if (!m) return IDB_ENOMEM;
     *out = m;
-    m->key_bytes = s->key_bytes;
-    m->row_bytes = s->row_bytes;
     m->autoinc = s->autoinc;
     m->lock_wait_s = 50;
-    snprintf(m->dbname, sizeof m->dbname, GL_DB);
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = set, .nsettings = n };
     int rc = idb_server_start(&c, &m->server, err);
     if (rc) return rc;

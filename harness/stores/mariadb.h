@@ -120,6 +120,14 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, const char 
 /* store_mariadb.c: the close hook: rolls back, drops the database it created on a user's
  * server unless keep=1, stops a private server, frees s (NULL is fine). */
 void md_close(void *h);
+/* Bind s->bind[0..5] to s's row fields (id, shop, display_no, created_ms, total_cents,
+ * payload): the INSERT's parameters, or the lookup's key and its result columns; the
+ * payload's buffer holds payload_cap bytes. store_mariadb.c. */
+void md_bind_row(md_store *s, unsigned long payload_cap);
+/* A new zeroed md_store for key_bytes-wide keys and row_bytes of payload (its payload
+ * buffer: row_bytes + 1 bytes), database dbname (NULL: none yet); the caller's, freed by
+ * md_close. NULL with err (IDB_ENOMEM) when memory runs out. store_mariadb.c. */
+md_store *md_alloc(int key_bytes, int row_bytes, const char *dbname, idb_err *err);
 
 /* mariadb_read.c: the read side (store.h version 3): the run's private server restarted on
  * the data in dir, point lookups by a prepared statement (see mariadb_read.c). */

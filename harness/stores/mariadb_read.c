@@ -85,21 +85,7 @@ static int prepare_lookup(md_store *s, idb_err *err)
     if (!s->ins) return idb_fail(err, IDB_ENOMEM, "mariadb: out of memory");
     if (mysql_stmt_prepare(s->ins, MD_LOOKUP, sizeof MD_LOOKUP - 1) != 0)
         return idb_fail(err, IDB_EIO, "mariadb: prepare: %s", mysql_stmt_error(s->ins));
-    memset(b, 0, sizeof s->bind);
-    s->id_len = (unsigned long)s->key_bytes;
-    b[0] = s->key_bytes == 8
-        ? (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->id_u64,
-                        .is_unsigned = 1 }
-        : (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = s->id_buf,
-                        .buffer_length = s->id_len, .length = &s->id_len };
-    b[1] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONG, .buffer = &s->shop, .is_unsigned = 1 };
-    b[2] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONG, .buffer = &s->display_no,
-                         .is_unsigned = 1 };
-    b[3] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->created_ms };
-    b[4] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->total_cents };
-    b[5] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = s->payload,
-                         .buffer_length = (unsigned long)s->row_bytes + 1,
-                         .length = &s->payload_len };
+    md_bind_row(s, (unsigned long)s->row_bytes + 1);     /* + 1: a longer payload shows */
     if (mysql_stmt_bind_param(s->ins, b) != 0 || mysql_stmt_bind_result(s->ins, b + 1) != 0)
         return idb_fail(err, IDB_EIO, "mariadb: bind: %s", mysql_stmt_error(s->ins));
     return 0;
@@ -110,13 +96,10 @@ int md_open_read(const char *dir, const idb_opts *o, int key_bytes, void **h, id
     int rc = idb_store_check_width("mariadb", key_bytes, err);
     if (!rc) rc = read_check(dir, o, err);
     if (rc) return rc;
-    md_store *s = calloc(1, sizeof *s);
-    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    s->key_bytes = key_bytes;
-    s->row_bytes = (int)idb_opts_int(o, "row_bytes");
-    s->payload = malloc((size_t)s->row_bytes + 1);
+    md_store *s = md_alloc(key_bytes, (int)idb_opts_int(o, "row_bytes"), NULL, err);
+    if (!s) return IDB_ENOMEM;
     s->check = malloc((size_t)s->row_bytes + 1);
-    rc = s->payload && s->check ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
+    rc = s->check ? 0 : idb_fail(err, IDB_ENOMEM, "out of memory");
     if (!rc) rc = md_server_start(s, dir, o, md_cold_settings,
                                   (int)(sizeof md_cold_settings / sizeof *md_cold_settings),
                                   err);

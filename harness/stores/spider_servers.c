@@ -49,15 +49,9 @@ int sp_server_start(const char *dir, int j, const idb_opts *o, sp_store *s, md_s
                     : snprintf(path, sizeof path, "%s/backend-%d", dir, j);
     if (len < 0 || len >= (int)sizeof path)
         return idb_fail(err, IDB_EINPUT, "spider: directory name too long");
-    md_store *m = calloc(1, sizeof *m);
-    if (!m || !(m->payload = malloc((size_t)s->row_bytes + 1))) {
-        free(m);
-        return idb_fail(err, IDB_ENOMEM, "out of memory");
-    }
+    md_store *m = md_alloc(s->key_bytes, s->row_bytes, SP_DB, err);
+    if (!m) return IDB_ENOMEM;
     *out = m;
-    m->key_bytes = s->key_bytes;
-    m->row_bytes = s->row_bytes;
-    snprintf(m->dbname, sizeof m->dbname, SP_DB);
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,
                           .nsettings = (int)n, .tcp = 0 };
     int rc = idb_server_start(&c, &m->server, err);

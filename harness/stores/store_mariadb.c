@@ -275,27 +275,48 @@ void md_table_sql(const md_store *s, char *sql)
              s->secondary ? "PRIMARY KEY (seq), UNIQUE KEY id_key (id)" : "PRIMARY KEY (id)");
 }
 
-/* Bind the INSERT's six parameters to s's row fields. */
-static void bind_insert(md_store *s)
+/* Bind s->bind's six entries to s's row fields (see mariadb.h). */
+void md_bind_row(md_store *s, unsigned long payload_cap)
 {
     MYSQL_BIND *b = s->bind;
     memset(b, 0, sizeof s->bind);
-    if (s->key_bytes == 8) {
-        b[0] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->id_u64,
-                             .is_unsigned = 1 };
-    } else {
-        s->id_len = (unsigned long)s->key_bytes;
-        b[0] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = s->id_buf,
-                             .buffer_length = s->id_len, .length = &s->id_len };
-    }
+    s->id_len = (unsigned long)s->key_bytes;
+    b[0] = s->key_bytes == 8
+        ? (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->id_u64,
+                        .is_unsigned = 1 }
+        : (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = s->id_buf,
+                        .buffer_length = s->id_len, .length = &s->id_len };
     b[1] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONG, .buffer = &s->shop, .is_unsigned = 1 };
     b[2] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONG, .buffer = &s->display_no,
                          .is_unsigned = 1 };
     b[3] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->created_ms };
     b[4] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_LONGLONG, .buffer = &s->total_cents };
-    s->payload_len = (unsigned long)s->row_bytes;
     b[5] = (MYSQL_BIND){ .buffer_type = MYSQL_TYPE_BLOB, .buffer = s->payload,
-                         .buffer_length = s->payload_len, .length = &s->payload_len };
+                         .buffer_length = payload_cap, .length = &s->payload_len };
+}
+
+md_store *md_alloc(int key_bytes, int row_bytes, const char *dbname, idb_err *err)
+{
+    md_store *s = calloc(1, sizeof *s);
+    if (s && !(s->payload = malloc((size_t)row_bytes + 1))) {
+        free(s);
+        s = NULL;
+    }
+    if (!s) {
+        idb_fail(err, IDB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    s->key_bytes = key_bytes;
+    s->row_bytes = row_bytes;
+    if (dbname) snprintf(s->dbname, sizeof s->dbname, "%s", dbname);
+    return s;
+}
+
+/* Bind the INSERT's six parameters to s's row fields. */
+static void bind_insert(md_store *s)
+{
+    md_bind_row(s, (unsigned long)s->row_bytes);
+    s->payload_len = (unsigned long)s->row_bytes;
 }
 
 /* Create s's database and table, prepare the INSERT, turn autocommit off. */
@@ -367,10 +388,8 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
 {
     int rc = md_check(o, key_bytes, err);
     if (rc) return rc;
-    md_store *s = calloc(1, sizeof *s);
-    if (!s) return idb_fail(err, IDB_ENOMEM, "out of memory");
-    s->key_bytes = key_bytes;
-    s->row_bytes = (int)idb_opts_int(o, "row_bytes");
+    md_store *s = md_alloc(key_bytes, (int)idb_opts_int(o, "row_bytes"), NULL, err);
+    if (!s) return IDB_ENOMEM;
     s->secondary = (int)idb_opts_int(o, "secondary");
     s->keep = (int)idb_opts_int(o, "keep");
     s->isolation = (int)idb_opts_int(o, "isolation");
@@ -379,9 +398,7 @@ static int md_open(const char *dir, const idb_opts *o, int key_bytes, void **h, 
     static int opened;                             /* stores this process opened */
     snprintf(s->dbname, sizeof s->dbname, "idbench_%ld_%d_s%lld", (long)getpid(), opened++,
              (long long)idb_opts_int(o, IDB_STORE_SHARD));
-    s->payload = malloc((size_t)s->row_bytes + 1);
-    rc = s->payload ? pick_socket(o, s->socket, err)
-                    : idb_fail(err, IDB_ENOMEM, "out of memory");
+    rc = pick_socket(o, s->socket, err);
     snprintf(s->user, sizeof s->user, "%s", idb_opts_str(o, "user"));
     if (!rc && !s->socket[0]) rc = md_server_start(s, dir, o, NULL, 0, err);
     if (!rc) rc = md_connect(s, s->user[0] ? s->user : NULL, err);
