@@ -35,7 +35,7 @@
 #include "sim_server.h"
 #include "tmpdir.h"
 
-#define SIM_COUNTER_NAME "idbench-sim"
+#define SIM_COUNTER_NAME "idbench-sim"   /* slot 0; slot k > 0 adds "-k" */
 #define SIM_MAX_RETRIES 100000          /* ECLOCK retries of one order before giving up */
 #define LAT_CHUNK 4096                  /* latencies the first allocation holds */
 #define SIM_MMAP_THRESHOLD (1 << 20)    /* allocations from 1 MiB up: own mappings (glibc) */
@@ -73,6 +73,7 @@ typedef struct run {
     sim_router router;
     sim_shares shares;                  /* inserts per shard and second */
     sampler *smp;                       /* the sampling pass (no routing, no metrics) */
+    char counter_name[32];              /* its counter server's name (from the run's slot) */
     idb_err *err;
 } run;
 
@@ -125,7 +126,7 @@ static int make_gen(run *R, int k, uint64_t base)
     if (R->mode == MODE_INSTANCE) place.worker = (R->w->duplicate_worker_ids && k == 1) ? 0 : k;
     place.range_size = R->w->range_size;
     place.dir = R->dir;
-    place.name = SIM_COUNTER_NAME;               /* a counter service: this run's own */
+    place.name = R->counter_name;               /* a counter service: this run's own */
     idb_harness_kv kv;
     int rc = idb_strategy_harness_kv(st, &place, NULL, 0, &kv, R->err);
     if (rc) return rc;
@@ -498,6 +499,9 @@ static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strate
     r->orders = s->n;
     r->id_bytes = st->bits / 8;
     run R = { .w = w, .s = s, .st = st, .shards = s->shards, .smp = smp, .err = err };
+    int slot = opts ? opts->slot : 0;
+    if (slot) snprintf(R.counter_name, sizeof R.counter_name, "%s-%d", SIM_COUNTER_NAME, slot);
+    else snprintf(R.counter_name, sizeof R.counter_name, "%s", SIM_COUNTER_NAME);
     R.mode = st->coord == IDB_COORD_PER_ID ? MODE_CENTRAL
            : (declares(st, "shard") || declares(st, "shards")) ? MODE_SHARD : MODE_INSTANCE;
     int maxgen = R.mode == MODE_CENTRAL ? 1
@@ -528,7 +532,7 @@ static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strate
         goto done;
     }
     if (declares(st, "name")) {                /* a fresh counter server for this run */
-        if ((rc = sim_server_init(&R.counter, w, SIM_COUNTER_NAME, err))) goto done;
+        if ((rc = sim_server_init(&R.counter, w, R.counter_name, err))) goto done;
         R.uses_server = 1;
     }
     idb_random_seed(w->seed ^ fnv(st->name));
@@ -547,7 +551,7 @@ done:
         for (int k = 0; k < maxgen; k++)
             if (R.g[k].inst) st->destroy(R.g[k].inst);
     free(R.g);
-    sim_server_free(&R.counter, SIM_COUNTER_NAME);
+    sim_server_free(&R.counter, R.counter_name);
     if (R.dir[0]) idb_tmpdir_remove(R.dir);
     sim_router_free(&R.router);
     sim_shares_free(&R.shares, 0);
@@ -581,6 +585,11 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             const sim_run_opts *opts, sim_result *r, idb_err *err)
 {
     double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    if (opts && (opts->slot < 0 || opts->slot >= SIM_SLOTS)) {
+        memset(r, 0, sizeof *r);
+        return idb_fail(err, IDB_EINPUT, "simulator slot %d is not in 0..%d", opts->slot,
+                        SIM_SLOTS - 1);
+    }
 #ifdef __GLIBC__
     /* columns go to their own mappings, given back when freed: glibc would otherwise raise
      * its threshold after the first large free and put the next columns on the heap, whose
