@@ -177,7 +177,10 @@ static int apply_event(run *R, const sim_event *e, uint16_t *home, int64_t t)
  * the creation time. Returns 0, IDB_EUNAVAIL (a failed order) or another IDB_E* code. */
 static int take_id(run *R, gen *g, int64_t *t, idb_id *id, double *stalled_ns, int *stalled)
 {
-    idb_err e = { 0 };
+    idb_err e;                          /* not zeroed whole: 272 bytes an order */
+    e.code = 0;
+    e.behind_ms = 0;
+    e.msg[0] = 0;
     for (int tries = 0;; tries++) {
         set_clock(R, g, *t);
         int64_t before = atomic_load(&g->clock.waited_ns);
