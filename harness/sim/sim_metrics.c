@@ -322,9 +322,23 @@ KEYFN void copy_keys(size_t w, const uint8_t *k, const uint16_t *s, uint8_t *dk,
     memcpy(ds + o, s + from, (size_t)(to - from) * sizeof *s);
 }
 
+/* The first index in [a, b) of the sorted keys k whose key is above key x (past_equal
+ * 1), or at or above it (past_equal 0); b when none is. */
+KEYFN int64_t bound(const keyfmt *f, const uint8_t *k, int64_t a, int64_t b, const uint8_t *x,
+                    int past_equal)
+{
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (kcmp(f, k + (size_t)m * f->w, x) < past_equal) a = m + 1; else b = m;
+    }
+    return a;
+}
+
 /* Merge runs [lo, mid) and [mid, hi) of (k, s) into (dk, ds); returns the inversions
  * between them: each key taken from the right run jumps every key still waiting in the
- * left one. */
+ * left one. As a merge that takes the left key on ties would: the left keys at or below
+ * the right run's first, and the right keys at or above the left run's last, are copied
+ * in one piece (runs of nearly sorted keys overlap in a few keys only). */
 KEYFN int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, uint8_t *dk,
                           uint16_t *ds, int64_t lo, int64_t mid, int64_t hi)
 {
@@ -333,8 +347,13 @@ KEYFN int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, u
         copy_keys(w, k, s, dk, ds, lo, lo, hi);        /* already in order */
         return 0;
     }
-    int64_t inv = 0, i = lo, j = mid, o = lo;
-    while (i < mid && j < hi) {
+    int64_t first = bound(f, k, lo, mid, k + (size_t)mid * w, 1);  /* above the right's first */
+    int64_t end = bound(f, k, mid, hi, k + (size_t)(mid - 1) * w, 0); /* at or above the
+                                                                       * left's last */
+    copy_keys(w, k, s, dk, ds, lo, lo, first);
+    copy_keys(w, k, s, dk, ds, end, end, hi);
+    int64_t inv = 0, i = first, j = mid, o = first;
+    while (i < mid && j < end) {
         if (kcmp(f, k + (size_t)i * w, k + (size_t)j * w) <= 0) {
             kcpy(f, dk + (size_t)o * w, k + (size_t)i * w);
             ds[o++] = s[i++];
@@ -345,7 +364,7 @@ KEYFN int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, u
         }
     }
     copy_keys(w, k, s, dk, ds, o, i, mid);
-    copy_keys(w, k, s, dk, ds, o + (mid - i), j, hi);
+    copy_keys(w, k, s, dk, ds, o + (mid - i), j, end);
     return inv;
 }
 
