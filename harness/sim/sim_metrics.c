@@ -22,7 +22,7 @@
 #include "locality.h"
 
 #define KEY_MAX (IDB_ID_MAX + 1)  /* the widest key: mixed widths, padded, length last */
-#define INS_RUN 32                /* the merge sort starts from runs sorted by insertion */
+#define INS_RUN 16                /* the merge sort starts from runs sorted by insertion */
 #define SIDE_CHUNK 4096           /* orders the first aside allocation holds */
 
 typedef struct keyfmt {
