@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locality.h"
+#include "sim_huge.h"
 
 #define KEY_MAX (IDB_ID_MAX + 1)  /* the widest key: mixed widths, padded, length last */
 #define INS_RUN 16                /* the merge sort starts from runs sorted by insertion */
@@ -395,8 +396,8 @@ KEYFN int sorted_figures(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *
 {
     int64_t m = c->m;
     size_t w = f->w;
-    uint8_t *k2 = malloc((size_t)m * w);
-    uint16_t *s2 = malloc((size_t)m * sizeof *s2);
+    uint8_t *k2 = sim_huge(malloc((size_t)m * w), (size_t)m * w);
+    uint16_t *s2 = sim_huge(malloc((size_t)m * sizeof *s2), (size_t)m * sizeof *s2);
     if (!k2 || !s2) { free(k2); free(s2); return -1; }
     uint8_t *k = c->keys;
     uint16_t *s = c->shard_f;
