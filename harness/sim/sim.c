@@ -18,6 +18,7 @@
  */
 #include "sim.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,28 @@ typedef struct run {
     char counter_name[32];              /* its counter server's name (from the run's slot) */
     idb_err *err;
 } run;
+
+/* tmpdir.c's registry of directories is not guarded against threads (only against
+ * signals): runs on several threads (sim_run_opts.slot) make and remove theirs one at a
+ * time. */
+static pthread_mutex_t tmpdir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* idb_tmpdir_make, one thread at a time. */
+static int tmpdir_make(char *buf, size_t len)
+{
+    pthread_mutex_lock(&tmpdir_lock);
+    int rc = idb_tmpdir_make(buf, len);
+    pthread_mutex_unlock(&tmpdir_lock);
+    return rc;
+}
+
+/* idb_tmpdir_remove, one thread at a time. */
+static void tmpdir_remove(const char *dir)
+{
+    pthread_mutex_lock(&tmpdir_lock);
+    idb_tmpdir_remove(dir);
+    pthread_mutex_unlock(&tmpdir_lock);
+}
 
 /* 1 if the strategy declares option name. */
 static int declares(const idb_strategy *st, const char *name)
@@ -531,7 +554,7 @@ static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strate
         }
     }
     if ((rc = routing_begin(&R, opts, bounds)) != 0) goto done;
-    if (declares(st, "dir") && idb_tmpdir_make(R.dir, sizeof R.dir) != 0) {
+    if (declares(st, "dir") && tmpdir_make(R.dir, sizeof R.dir) != 0) {
         R.dir[0] = 0;
         rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
         goto done;
@@ -557,7 +580,7 @@ done:
             if (R.g[k].inst) st->destroy(R.g[k].inst);
     free(R.g);
     sim_server_free(&R.counter, R.counter_name);
-    if (R.dir[0]) idb_tmpdir_remove(R.dir);
+    if (R.dir[0]) tmpdir_remove(R.dir);
     sim_router_free(&R.router);
     sim_shares_free(&R.shares, 0);
     recs_free(&x);
