@@ -439,6 +439,58 @@ static void test_metrics_any_width(void **state)
     assert_int_equal(out.inversions, 1);
 }
 
+/* Nearly sorted keys with duplicates (what runs make: IDs displaced by up to a few hundred
+ * places), times with ties, four final shards, at widths 8 (native), 16 and 20: the
+ * inversions, largest inverted gap, duplicates and collisions equal a count over every
+ * pair. Catches a merge that skips or double-counts keys where runs overlap. */
+static void test_metrics_brute(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static const int widths[] = { 8, 16, 20 };
+    static int64_t t[N];
+    static uint64_t v[N];
+    static uint16_t sc[N], sf[N];
+    static idb_id ids[N];
+    idb_rng r;
+    idb_rng_seed(&r, 28);
+    for (int i = 0; i < N; i++) {
+        t[i] = i / 3 + (int64_t)idb_rng_below(&r, 2);          /* ties, and some swapped */
+        v[i] = ((uint64_t)i + idb_rng_below(&r, 400)) / 2;        /* duplicates, displaced */
+        sc[i] = (uint16_t)idb_rng_below(&r, 4);
+        sf[i] = (uint16_t)idb_rng_below(&r, 4);
+    }
+    int64_t inv = 0, dup = 0, coll = 0, gap = 0;
+    for (int a = 0; a < N; a++) {
+        int seen = 0, same_shard = 0;
+        for (int b = 0; b < N; b++) {
+            if (t[a] < t[b] && v[a] > v[b]) {
+                inv++;
+                if (t[b] - t[a] > gap) gap = t[b] - t[a];
+            }
+            if (b < a && v[b] == v[a]) { seen = 1; same_shard |= sf[b] == sf[a]; }
+        }
+        dup += seen;
+        coll += same_shard;
+    }
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        for (int i = 0; i < N; i++) {
+            if (widths[k] == 8) { idb_id_set_u64(&ids[i], v[i]); continue; }
+            memset(&ids[i], 0, sizeof ids[i]);
+            ids[i].len = (uint8_t)widths[k];
+            idb_put_be64(ids[i].b + widths[k] - 8, v[i]);
+        }
+        sim_metrics_in in = { .m = N, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
+                              .nshards = 4 };
+        sim_metrics_out out;
+        assert_int_equal(sim_metrics(&in, &out), 0);
+        assert_int_equal(out.inversions, inv);
+        assert_true(out.max_inversion_gap_ns == (double)gap);
+        assert_int_equal(out.duplicates, dup);
+        assert_int_equal(out.shard_collisions, coll);
+    }
+}
+
 /* Run every test of this file. */
 int main(void)
 {
@@ -454,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_metrics_any_width),
+        cmocka_unit_test(test_metrics_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

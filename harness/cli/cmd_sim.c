@@ -1,12 +1,19 @@
 /* cmd_sim.c — the simulator's command:
  *   idbench simulate WORKLOAD.ini... [--seed N] [--strategies a,b] [--format csv|json|table]
- *                    [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]
+ *                    [--set SECTION.KEY=VALUE]... [--timeline FILE] [--jobs N] [-v]
  * Every workload and flag is checked before any simulation starts; results are collected
  * in memory and printed only when every run succeeded, and the timeline file is written
  * to a temporary name and renamed, so a failure never leaves a partial result.
+ * The strategies of one workload are independent runs on one stream: --jobs threads
+ * (default: the online CPUs, at most SIM_SLOTS) take them in turn, each on its own slot
+ * (sim.h), and the rows, timelines and -v lines are written afterwards in the serial order,
+ * so the output is the same bytes for every --jobs. A stream above SIM_PARALLEL_MAX_ORDERS
+ * runs its strategies one at a time (memory).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +38,11 @@ static const char *field_names[NFIELDS] = {
 static const int text_field[NFIELDS] = { [0] = 1, [1] = 1, [12] = 1, [13] = 1 };
 static const char *const routing_names[] = { "shop", "range", "hash" };
 static const char *const split_names[] = { "space", "sample" };
+
+/* Streams of more orders run their strategies one at a time whatever --jobs says: each run
+ * holds about 24-44 bytes an order at its peak (docs/simulator.md, "Memory"), so two at
+ * once would double the process's peak (the hour of internet-hour: 8 GiB a run). */
+#define SIM_PARALLEL_MAX_ORDERS 50000000
 
 #define CELL_CHARS 64                   /* longest field text, NUL included */
 typedef struct cell_row { char v[NFIELDS][CELL_CHARS]; } cell_row;
@@ -143,6 +155,7 @@ typedef struct sim_args {
     int nsets;
     const char *strategies, *format, *timeline;
     int have_seed, verbose;
+    int jobs;                           /* threads running strategies (--jobs) */
     uint64_t seed;
 } sim_args;
 
@@ -153,10 +166,12 @@ static int parse_sim_args(int argc, char **argv, sim_args *a)
         { "seed", required_argument, NULL, 'S' }, { "strategies", required_argument, NULL, 'x' },
         { "format", required_argument, NULL, 'f' }, { "set", required_argument, NULL, 's' },
         { "timeline", required_argument, NULL, 't' }, { "verbose", no_argument, NULL, 'v' },
-        { 0 },
+        { "jobs", required_argument, NULL, 'j' }, { 0 },
     };
     memset(a, 0, sizeof *a);
     a->format = "csv";
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    a->jobs = cpus < 1 ? 1 : cpus > SIM_SLOTS ? SIM_SLOTS : (int)cpus;
     optind = 0;
     opterr = 0;
     int c;
@@ -184,6 +199,15 @@ static int parse_sim_args(int argc, char **argv, sim_args *a)
             a->sets[a->nsets++] = optarg;
             break;
         case 't': a->timeline = optarg; break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > SIM_SLOTS)
+                return cli_fail(IDB_EINPUT, "--jobs: '%s' is not an integer in 1..%d", optarg,
+                                SIM_SLOTS);
+            a->jobs = (int)v;
+            break;
+        }
         case 'v': a->verbose = 1; break;
         default:
             return cli_usage("simulate", "simulate: unknown flag or missing value '%s'",
@@ -237,9 +261,59 @@ static int plan_load(const sim_args *a, sim_plan *p)
     return 0;
 }
 
-/* Run every strategy of workload w on one stream of arrivals: a row each into rows (from
- * *nrows on), its timeline into tl when not NULL. Returns 0 or the exit status after
- * printing an error. */
+/* The strategies of one workload, shared by the threads that run them. */
+typedef struct sim_batch {
+    const sim_workload *w;
+    const sim_stream *s;
+    const idb_strategy *const *sts;
+    int nst, timeline;
+    atomic_int next;                    /* the next strategy to take */
+    sim_result *res;                    /* per strategy: its result */
+    idb_err *err;                       /* per strategy: its error */
+    int *rc;                            /* per strategy: sim_run's return */
+} sim_batch;
+
+typedef struct sim_worker {
+    sim_batch *b;
+    int slot;
+} sim_worker;
+
+/* A thread: take the next strategy of the batch until none is left, each run on the
+ * thread's slot (its own counter server) with its own result and error. */
+static void *batch_worker(void *arg)
+{
+    sim_worker *wk = arg;
+    sim_batch *b = wk->b;
+    for (int k; (k = atomic_fetch_add(&b->next, 1)) < b->nst;) {
+        sim_run_opts o = { .timeline = b->timeline, .slot = wk->slot };
+        b->rc[k] = sim_run(b->w, b->s, b->sts[k], &o, &b->res[k], &b->err[k]);
+    }
+    return NULL;
+}
+
+/* Run the batch on up to jobs threads, the caller's among them (slot 0); a thread that
+ * cannot be started leaves its share to those that did. */
+static void batch_run(sim_batch *b, int jobs)
+{
+    if (jobs > b->nst) jobs = b->nst;
+    if (jobs < 1) jobs = 1;
+    sim_worker wk[SIM_SLOTS];
+    pthread_t th[SIM_SLOTS];
+    int started = 0;
+    for (int i = 1; i < jobs; i++) {
+        wk[i] = (sim_worker){ .b = b, .slot = i };
+        if (pthread_create(&th[i], NULL, batch_worker, &wk[i]) != 0) break;
+        started = i;
+    }
+    wk[0] = (sim_worker){ .b = b, .slot = 0 };
+    batch_worker(&wk[0]);
+    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+}
+
+/* Run every strategy of workload w on one stream of arrivals, a->jobs at a time: a row
+ * each into rows (from *nrows on), its timeline into tl when not NULL, in the strategies'
+ * order. Returns 0 or the exit status after printing an error (the first strategy's, in
+ * that order, that failed). */
 static int run_workload(const sim_args *a, const sim_workload *w,
                         const idb_strategy *const *sts, int nst, FILE *tl,
                         cell_row *rows, int *nrows)
@@ -248,24 +322,37 @@ static int run_workload(const sim_args *a, const sim_workload *w,
     sim_stream s;
     int rc = 0;
     if (sim_stream_open(w, &s, &err) != 0) return cli_fail_err(&err);
-    for (int k = 0; k < nst; k++) {
-        sim_result r;
-        sim_run_opts o = { .timeline = tl != NULL };
-        if (sim_run(w, &s, sts[k], &o, &r, &err) != 0) {
+    sim_batch b = { .w = w, .s = &s, .sts = sts, .nst = nst, .timeline = tl != NULL };
+    atomic_init(&b.next, 0);
+    b.res = calloc((size_t)(nst > 0 ? nst : 1), sizeof *b.res);
+    b.err = calloc((size_t)(nst > 0 ? nst : 1), sizeof *b.err);
+    b.rc = calloc((size_t)(nst > 0 ? nst : 1), sizeof *b.rc);
+    if (!b.res || !b.err || !b.rc) {
+        rc = cli_fail(IDB_ENOMEM, "out of memory");
+        goto out;
+    }
+    batch_run(&b, s.n > SIM_PARALLEL_MAX_ORDERS ? 1 : a->jobs);
+    for (int k = 0; k < nst && rc == 0; k++) {
+        if (b.rc[k] != 0) {
             /* every input was checked before the first run: a refusal now comes from what the
              * simulator itself gave a strategy, so it is a runtime failure, not bad input */
-            rc = cli_fail(err.code == IDB_EINPUT ? IDB_EIO : err.code, "%s: %s", w->name,
-                          err.msg);
+            rc = cli_fail(b.err[k].code == IDB_EINPUT ? IDB_EIO : b.err[k].code, "%s: %s",
+                          w->name, b.err[k].msg);
             break;
         }
-        row_cells(&r, &rows[(*nrows)++]);
-        if (tl) timeline_rows(tl, &r);
+        const sim_result *r = &b.res[k];
+        row_cells(r, &rows[(*nrows)++]);
+        if (tl) timeline_rows(tl, r);
         if (a->verbose)
             fprintf(stderr, "simulate: %s/%s: %lld orders in %.3f s wall, %.3f s CPU = %.0f "
-                    "orders per CPU second\n", w->name, r.strategy, (long long)r.orders,
-                    r.wall_s, r.cpu_s, r.cpu_s > 0 ? (double)r.orders / r.cpu_s : 0);
-        sim_result_free(&r);
+                    "orders per CPU second\n", w->name, r->strategy, (long long)r->orders,
+                    r->wall_s, r->cpu_s, r->cpu_s > 0 ? (double)r->orders / r->cpu_s : 0);
     }
+    for (int k = 0; k < nst; k++) sim_result_free(&b.res[k]);
+out:
+    free(b.res);
+    free(b.err);
+    free(b.rc);
     sim_stream_free(&s);
     return rc;
 }

@@ -26,7 +26,8 @@ const cli_command cli_commands[] = {
               "[--strategy NAME] [--cache cold|warm] [--seed N] [--miss-share F] "
               "[--format csv|json]", cmd_read },
     { "simulate", "simulate WORKLOAD.ini... [--seed N] [--strategies a,b,...] "
-                  "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] [-v]",
+                  "[--format csv|json|table] [--set SECTION.KEY=VALUE]... [--timeline FILE] "
+                  "[--jobs N] [-v]",
       cmd_simulate },
     { "locality", "locality [-n N] [--seed N] [--out DIR]", cmd_locality },
     { "claims", "claims [--quick] [--waits-store STORE|none]", cmd_claims },

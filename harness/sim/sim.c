@@ -18,6 +18,7 @@
  */
 #include "sim.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,13 @@
 #include "harness_kv.h"
 #include "random.h"
 #include "select_kth.h"
+#include "sim_huge.h"
 #include "sim_metrics.h"
 #include "sim_router.h"
 #include "sim_server.h"
 #include "tmpdir.h"
 
-#define SIM_COUNTER_NAME "idbench-sim"
+#define SIM_COUNTER_NAME "idbench-sim"   /* slot 0; slot k > 0 adds "-k" */
 #define SIM_MAX_RETRIES 100000          /* ECLOCK retries of one order before giving up */
 #define LAT_CHUNK 4096                  /* latencies the first allocation holds */
 #define SIM_MMAP_THRESHOLD (1 << 20)    /* allocations from 1 MiB up: own mappings (glibc) */
@@ -73,8 +75,31 @@ typedef struct run {
     sim_router router;
     sim_shares shares;                  /* inserts per shard and second */
     sampler *smp;                       /* the sampling pass (no routing, no metrics) */
+    char counter_name[32];              /* its counter server's name (from the run's slot) */
     idb_err *err;
 } run;
+
+/* tmpdir.c's registry of directories is not guarded against threads (only against
+ * signals): runs on several threads (sim_run_opts.slot) make and remove theirs one at a
+ * time. */
+static pthread_mutex_t tmpdir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* idb_tmpdir_make, one thread at a time. */
+static int tmpdir_make(char *buf, size_t len)
+{
+    pthread_mutex_lock(&tmpdir_lock);
+    int rc = idb_tmpdir_make(buf, len);
+    pthread_mutex_unlock(&tmpdir_lock);
+    return rc;
+}
+
+/* idb_tmpdir_remove, one thread at a time. */
+static void tmpdir_remove(const char *dir)
+{
+    pthread_mutex_lock(&tmpdir_lock);
+    idb_tmpdir_remove(dir);
+    pthread_mutex_unlock(&tmpdir_lock);
+}
 
 /* 1 if the strategy declares option name. */
 static int declares(const idb_strategy *st, const char *name)
@@ -125,7 +150,7 @@ static int make_gen(run *R, int k, uint64_t base)
     if (R->mode == MODE_INSTANCE) place.worker = (R->w->duplicate_worker_ids && k == 1) ? 0 : k;
     place.range_size = R->w->range_size;
     place.dir = R->dir;
-    place.name = SIM_COUNTER_NAME;               /* a counter service: this run's own */
+    place.name = R->counter_name;               /* a counter service: this run's own */
     idb_harness_kv kv;
     int rc = idb_strategy_harness_kv(st, &place, NULL, 0, &kv, R->err);
     if (rc) return rc;
@@ -176,7 +201,10 @@ static int apply_event(run *R, const sim_event *e, uint16_t *home, int64_t t)
  * the creation time. Returns 0, IDB_EUNAVAIL (a failed order) or another IDB_E* code. */
 static int take_id(run *R, gen *g, int64_t *t, idb_id *id, double *stalled_ns, int *stalled)
 {
-    idb_err e = { 0 };
+    idb_err e;                          /* not zeroed whole: 272 bytes an order */
+    e.code = 0;
+    e.behind_ms = 0;
+    e.msg[0] = 0;
     for (int tries = 0;; tries++) {
         set_clock(R, g, *t);
         int64_t before = atomic_load(&g->clock.waited_ns);
@@ -212,10 +240,10 @@ static int recs_alloc(recs *x, int64_t n, int id_bytes)
     size_t k = (size_t)(n > 0 ? n : 1);
     x->key_bytes = (size_t)id_bytes;
     x->key_u64 = id_bytes == (int)sizeof(uint64_t);
-    x->t = malloc(k * sizeof *x->t);
-    x->key = malloc(k * x->key_bytes);
-    x->shard_c = malloc(k * sizeof *x->shard_c);
-    x->shop = malloc(k * sizeof *x->shop);
+    x->t = sim_huge(malloc(k * sizeof *x->t), k * sizeof *x->t);
+    x->key = sim_huge(malloc(k * x->key_bytes), k * x->key_bytes);
+    x->shard_c = sim_huge(malloc(k * sizeof *x->shard_c), k * sizeof *x->shard_c);
+    x->shop = sim_huge(malloc(k * sizeof *x->shop), k * sizeof *x->shop);
     return x->t && x->key && x->shard_c && x->shop ? 0 : -1;
 }
 
@@ -364,7 +392,8 @@ static int play_end(run *R, recs *x, int64_t m, const uint16_t *home, sim_result
     coord_percentiles(x->lat, x->nlat, m, r);
     free(x->lat);                            /* done with: lower the peak of the metrics */
     x->lat = NULL;
-    x->shard_f = malloc((size_t)(m > 0 ? m : 1) * sizeof *x->shard_f);
+    size_t fb = (size_t)(m > 0 ? m : 1) * sizeof *x->shard_f;
+    x->shard_f = sim_huge(malloc(fb), fb);
     if (!x->shard_f) return idb_fail(R->err, IDB_ENOMEM, "out of memory for %lld orders",
                                      (long long)m);
     for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[x->shop[i]];
@@ -498,6 +527,9 @@ static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strate
     r->orders = s->n;
     r->id_bytes = st->bits / 8;
     run R = { .w = w, .s = s, .st = st, .shards = s->shards, .smp = smp, .err = err };
+    int slot = opts ? opts->slot : 0;
+    if (slot) snprintf(R.counter_name, sizeof R.counter_name, "%s-%d", SIM_COUNTER_NAME, slot);
+    else snprintf(R.counter_name, sizeof R.counter_name, "%s", SIM_COUNTER_NAME);
     R.mode = st->coord == IDB_COORD_PER_ID ? MODE_CENTRAL
            : (declares(st, "shard") || declares(st, "shards")) ? MODE_SHARD : MODE_INSTANCE;
     int maxgen = R.mode == MODE_CENTRAL ? 1
@@ -522,13 +554,13 @@ static int run_pass(const sim_workload *w, const sim_stream *s, const idb_strate
         }
     }
     if ((rc = routing_begin(&R, opts, bounds)) != 0) goto done;
-    if (declares(st, "dir") && idb_tmpdir_make(R.dir, sizeof R.dir) != 0) {
+    if (declares(st, "dir") && tmpdir_make(R.dir, sizeof R.dir) != 0) {
         R.dir[0] = 0;
         rc = idb_fail(err, IDB_EIO, "cannot make a temporary directory for strategy %s", st->name);
         goto done;
     }
     if (declares(st, "name")) {                /* a fresh counter server for this run */
-        if ((rc = sim_server_init(&R.counter, w, SIM_COUNTER_NAME, err))) goto done;
+        if ((rc = sim_server_init(&R.counter, w, R.counter_name, err))) goto done;
         R.uses_server = 1;
     }
     idb_random_seed(w->seed ^ fnv(st->name));
@@ -547,8 +579,8 @@ done:
         for (int k = 0; k < maxgen; k++)
             if (R.g[k].inst) st->destroy(R.g[k].inst);
     free(R.g);
-    sim_server_free(&R.counter, SIM_COUNTER_NAME);
-    if (R.dir[0]) idb_tmpdir_remove(R.dir);
+    sim_server_free(&R.counter, R.counter_name);
+    if (R.dir[0]) tmpdir_remove(R.dir);
     sim_router_free(&R.router);
     sim_shares_free(&R.shares, 0);
     recs_free(&x);
@@ -581,6 +613,11 @@ int sim_run(const sim_workload *w, const sim_stream *s, const idb_strategy *st,
             const sim_run_opts *opts, sim_result *r, idb_err *err)
 {
     double start = clock_s(CLOCK_MONOTONIC), cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    if (opts && (opts->slot < 0 || opts->slot >= SIM_SLOTS)) {
+        memset(r, 0, sizeof *r);
+        return idb_fail(err, IDB_EINPUT, "simulator slot %d is not in 0..%d", opts->slot,
+                        SIM_SLOTS - 1);
+    }
 #ifdef __GLIBC__
     /* columns go to their own mappings, given back when freed: glibc would otherwise raise
      * its threshold after the first large free and put the next columns on the heap, whose

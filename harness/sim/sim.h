@@ -211,10 +211,16 @@ typedef struct sim_run_opts {
                                    * creation shard, in creation order) */
     int64_t *created_out;         /* optional: per stream order its creation time (true ns;
                                    * left as it was for failed orders) */
+    int slot;                     /* runs made at the same time (threads) each need their
+                                   * own slot, 0 .. SIM_SLOTS - 1: it names the run's counter
+                                   * server; one thread at a time may use a slot */
 } sim_run_opts;
 
+#define SIM_SLOTS 8                   /* concurrent sim_run calls at most (distinct slots) */
+
 /* Play stream s against strategy st under workload w (counter, range, clock step and
- * event settings; w->seed seeds the strategy's randomness). opts may be NULL. Returns 0,
+ * event settings; w->seed seeds the calling thread's randomness for the strategy). opts
+ * may be NULL. Thread-safe for runs in distinct opts->slot sharing w and s (read only). Returns 0,
  * or an IDB_E* code with err filled when a generator cannot be made or next() fails
  * with something else than IDB_ECLOCK / IDB_EUNAVAIL (IDB_EUNAVAIL counts as a failed
  * order). Free r with sim_result_free. */

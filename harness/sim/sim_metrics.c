@@ -20,9 +20,10 @@
 #include <string.h>
 
 #include "locality.h"
+#include "sim_huge.h"
 
 #define KEY_MAX (IDB_ID_MAX + 1)  /* the widest key: mixed widths, padded, length last */
-#define INS_RUN 32                /* the merge sort starts from runs sorted by insertion */
+#define INS_RUN 16                /* the merge sort starts from runs sorted by insertion */
 #define SIDE_CHUNK 4096           /* orders the first aside allocation holds */
 
 typedef struct keyfmt {
@@ -30,8 +31,24 @@ typedef struct keyfmt {
     int u64;                      /* 1: native uint64_t */
 } keyfmt;
 
-/* Order of keys a and b. */
-static inline int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
+/* The steps take the key format as a pointer but are inlined into one copy per format
+ * (metrics_u64, metrics_w16, metrics_any below), where it is a constant: the compiler then
+ * drops the per-key branches and compares 16-byte keys as two words, not by memcmp. */
+#define KEYFN static inline __attribute__((always_inline))
+
+/* The big-endian 64-bit word at p. */
+static inline uint64_t be64_at(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* Order of keys a and b (memcmp order for byte keys). */
+KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
 {
     if (f->u64) {
         uint64_t x, y;
@@ -39,24 +56,29 @@ static inline int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
         memcpy(&y, b, sizeof y);
         return (x > y) - (x < y);
     }
+    if (f->w == 16) {
+        uint64_t x = be64_at(a), y = be64_at(b);
+        if (x == y) x = be64_at(a + 8), y = be64_at(b + 8);
+        return (x > y) - (x < y);
+    }
     return memcmp(a, b, f->w);
 }
 
 /* Copy key s to d. */
-static inline void kcpy(const keyfmt *f, uint8_t *d, const uint8_t *s)
+KEYFN void kcpy(const keyfmt *f, uint8_t *d, const uint8_t *s)
 {
     if (f->u64) memcpy(d, s, sizeof(uint64_t));
     else memcpy(d, s, f->w);
 }
 
 /* Key i of c. */
-static inline uint8_t *key_at(const sim_metrics_cols *c, int64_t i)
+KEYFN uint8_t *key_at(const sim_metrics_cols *c, int64_t i)
 {
     return c->keys + (size_t)i * c->key_bytes;
 }
 
 /* Creation order of (t, k) against order i of c: by time, then by key. */
-static int tk_cmp(const sim_metrics_cols *c, const keyfmt *f, int64_t t, const uint8_t *k,
+KEYFN int tk_cmp(const sim_metrics_cols *c, const keyfmt *f, int64_t t, const uint8_t *k,
                   int64_t i)
 {
     if (t != c->t_ns[i]) return t < c->t_ns[i] ? -1 : 1;
@@ -90,7 +112,7 @@ static int aside_cmp(const void *pa, const void *pb)
 }
 
 /* Move order i of c aside. Returns 0 or -1 (out of memory). */
-static int aside_push(aside *a, const sim_metrics_cols *c, const keyfmt *f, int64_t i)
+KEYFN int aside_push(aside *a, const sim_metrics_cols *c, const keyfmt *f, int64_t i)
 {
     if (a->n == a->cap) {
         int64_t cap = a->cap + a->cap / 2 + SIDE_CHUNK;
@@ -108,7 +130,7 @@ static int aside_push(aside *a, const sim_metrics_cols *c, const keyfmt *f, int6
 }
 
 /* Order d of c = aside record r. */
-static void put_aside(sim_metrics_cols *c, const keyfmt *f, int64_t d, const uint8_t *r)
+KEYFN void put_aside(sim_metrics_cols *c, const keyfmt *f, int64_t d, const uint8_t *r)
 {
     memcpy(&c->t_ns[d], r + AS_T, sizeof c->t_ns[d]);
     memcpy(&c->shard_c[d], r + AS_SC, sizeof c->shard_c[d]);
@@ -117,7 +139,7 @@ static void put_aside(sim_metrics_cols *c, const keyfmt *f, int64_t d, const uin
 }
 
 /* Order d of c = order s. */
-static void move_order(sim_metrics_cols *c, const keyfmt *f, int64_t d, int64_t s)
+KEYFN void move_order(sim_metrics_cols *c, const keyfmt *f, int64_t d, int64_t s)
 {
     c->t_ns[d] = c->t_ns[s];
     c->shard_c[d] = c->shard_c[s];
@@ -130,7 +152,7 @@ static void move_order(sim_metrics_cols *c, const keyfmt *f, int64_t d, int64_t 
  * kept stays; one below it is moved aside, unless it is at or after the one kept before
  * (then the last kept, an order ahead of its time, goes aside instead). The aside orders
  * are sorted and merged in from the end. Returns 0 or -1 (out of memory). */
-static int sort_creation(sim_metrics_cols *c, const keyfmt *f)
+KEYFN int sort_creation(sim_metrics_cols *c, const keyfmt *f)
 {
     aside a = { .rs = AS_KEY + f->w };
     int64_t kept = 0;
@@ -169,7 +191,7 @@ oom:
 /* Step 2a: per creation shard and per final shard, in creation order: is each key above the
  * one before it there (monotonic), and how many are above every key before them there
  * (tail inserts; the first of a shard has no position). Returns 0 or -1 (memory). */
-static int shard_order(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+KEYFN int shard_order(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
 {
     size_t w = f->w, ns = (size_t)c->nshards;
     uint8_t *st = malloc(ns * (3 * w + 2) + 1);
@@ -203,7 +225,7 @@ static int shard_order(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_o
  * scratch column) is the index of the first highest key of orders 0..i; for an order
  * below the highest key before it, the earliest order with a key above it is found by
  * galloping back over top, then bisecting (the highest key so far never decreases). */
-static double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
+KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
 {
     uint32_t *top = c->scratch;
     double gap = 0;
@@ -229,7 +251,7 @@ static double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
 }
 
 /* Key k as big-endian bytes at p (the insert positions compare by memcmp). */
-static void key_be(const keyfmt *f, uint8_t *p, const uint8_t *k)
+KEYFN void key_be(const keyfmt *f, uint8_t *p, const uint8_t *k)
 {
     if (!f->u64) { memcpy(p, k, f->w); return; }
     uint64_t v;
@@ -239,7 +261,7 @@ static void key_be(const keyfmt *f, uint8_t *p, const uint8_t *k)
 
 /* Step 2c: each creation shard's keys in creation order (grouped by a counting sort) fed to
  * one index each (locality.h): the median insert position and the share in the last 5%. */
-static void insert_positions(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+KEYFN void insert_positions(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
 {
     _Static_assert(IDB_LOC_BUCKETS == 20, "the last locality bucket must be the last 5%");
     size_t ns = (size_t)c->nshards, w = f->w;
@@ -269,7 +291,7 @@ out:
 
 /* Sort the n keys k (with their final shards s) in runs of INS_RUN by insertion; returns
  * the inversions the shifts undid (each shift, one pair). */
-static int64_t insertion_runs(const keyfmt *f, uint8_t *k, uint16_t *s, int64_t n)
+KEYFN int64_t insertion_runs(const keyfmt *f, uint8_t *k, uint16_t *s, int64_t n)
 {
     size_t w = f->w;
     int64_t inv = 0;
@@ -294,17 +316,31 @@ static int64_t insertion_runs(const keyfmt *f, uint8_t *k, uint16_t *s, int64_t 
 }
 
 /* Copy entries [from, to) of (k, s) to (dk, ds) at o. */
-static void copy_keys(size_t w, const uint8_t *k, const uint16_t *s, uint8_t *dk, uint16_t *ds,
+KEYFN void copy_keys(size_t w, const uint8_t *k, const uint16_t *s, uint8_t *dk, uint16_t *ds,
                       int64_t o, int64_t from, int64_t to)
 {
     memcpy(dk + (size_t)o * w, k + (size_t)from * w, (size_t)(to - from) * w);
     memcpy(ds + o, s + from, (size_t)(to - from) * sizeof *s);
 }
 
+/* The first index in [a, b) of the sorted keys k whose key is above key x (past_equal
+ * 1), or at or above it (past_equal 0); b when none is. */
+KEYFN int64_t bound(const keyfmt *f, const uint8_t *k, int64_t a, int64_t b, const uint8_t *x,
+                    int past_equal)
+{
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (kcmp(f, k + (size_t)m * f->w, x) < past_equal) a = m + 1; else b = m;
+    }
+    return a;
+}
+
 /* Merge runs [lo, mid) and [mid, hi) of (k, s) into (dk, ds); returns the inversions
  * between them: each key taken from the right run jumps every key still waiting in the
- * left one. */
-static int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, uint8_t *dk,
+ * left one. As a merge that takes the left key on ties would: the left keys at or below
+ * the right run's first, and the right keys at or above the left run's last, are copied
+ * in one piece (runs of nearly sorted keys overlap in a few keys only). */
+KEYFN int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, uint8_t *dk,
                           uint16_t *ds, int64_t lo, int64_t mid, int64_t hi)
 {
     size_t w = f->w;
@@ -312,8 +348,13 @@ static int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, 
         copy_keys(w, k, s, dk, ds, lo, lo, hi);        /* already in order */
         return 0;
     }
-    int64_t inv = 0, i = lo, j = mid, o = lo;
-    while (i < mid && j < hi) {
+    int64_t first = bound(f, k, lo, mid, k + (size_t)mid * w, 1);  /* above the right's first */
+    int64_t end = bound(f, k, mid, hi, k + (size_t)(mid - 1) * w, 0); /* at or above the
+                                                                       * left's last */
+    copy_keys(w, k, s, dk, ds, lo, lo, first);
+    copy_keys(w, k, s, dk, ds, end, end, hi);
+    int64_t inv = 0, i = first, j = mid, o = first;
+    while (i < mid && j < end) {
         if (kcmp(f, k + (size_t)i * w, k + (size_t)j * w) <= 0) {
             kcpy(f, dk + (size_t)o * w, k + (size_t)i * w);
             ds[o++] = s[i++];
@@ -324,13 +365,13 @@ static int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, 
         }
     }
     copy_keys(w, k, s, dk, ds, o, i, mid);
-    copy_keys(w, k, s, dk, ds, o + (mid - i), j, hi);
+    copy_keys(w, k, s, dk, ds, o + (mid - i), j, end);
     return inv;
 }
 
 /* 1 if each run of n keys k is at or below the next run (so all are in order, as the runs
  * are sorted): the merge sort is done. */
-static int runs_in_order(const keyfmt *f, const uint8_t *k, int64_t n, int64_t run)
+KEYFN int runs_in_order(const keyfmt *f, const uint8_t *k, int64_t n, int64_t run)
 {
     for (int64_t mid = run; mid < n; mid += run)
         if (kcmp(f, k + (size_t)(mid - 1) * f->w, k + (size_t)mid * f->w) > 0) return 0;
@@ -351,12 +392,12 @@ static int64_t run_collisions(const uint16_t *s, int64_t n)
 /* Step 3: inversions of the keys in creation order by a merge sort of (keys, final shards)
  * with buffers of the same size; then duplicates and collisions over equal keys. Frees
  * the keys and final shards. Returns 0 or -1 (out of memory). */
-static int sorted_figures(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+KEYFN int sorted_figures(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
 {
     int64_t m = c->m;
     size_t w = f->w;
-    uint8_t *k2 = malloc((size_t)m * w);
-    uint16_t *s2 = malloc((size_t)m * sizeof *s2);
+    uint8_t *k2 = sim_huge(malloc((size_t)m * w), (size_t)m * w);
+    uint16_t *s2 = sim_huge(malloc((size_t)m * sizeof *s2), (size_t)m * sizeof *s2);
     if (!k2 || !s2) { free(k2); free(s2); return -1; }
     uint8_t *k = c->keys;
     uint16_t *s = c->shard_f;
@@ -393,23 +434,48 @@ static void cols_free(sim_metrics_cols *c)
     c->t_ns = NULL, c->keys = NULL, c->shard_c = c->shard_f = NULL, c->scratch = NULL;
 }
 
-/* The three steps (see the top of this file). */
+/* The three steps (see the top of this file) for keys of format f. Returns 0 or -1. */
+KEYFN int metrics_steps(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *out)
+{
+    if (sort_creation(c, f) != 0 || shard_order(c, f, out) != 0) return -1;
+    out->max_inversion_gap_ns = max_inversion_gap(c, f);
+    if (c->locality) insert_positions(c, f, out);
+    free(c->t_ns); free(c->shard_c); free(c->scratch);   /* lower the peak of step 3 */
+    c->t_ns = NULL, c->shard_c = NULL, c->scratch = NULL;
+    return sorted_figures(c, f, out);
+}
+
+/* The steps for native 64-bit keys, 16-byte keys, and any other width. */
+static int metrics_u64(sim_metrics_cols *c, sim_metrics_out *out)
+{
+    static const keyfmt f = { .w = sizeof(uint64_t), .u64 = 1 };
+    return metrics_steps(c, &f, out);
+}
+
+static int metrics_w16(sim_metrics_cols *c, sim_metrics_out *out)
+{
+    static const keyfmt f = { .w = 16, .u64 = 0 };
+    return metrics_steps(c, &f, out);
+}
+
+static int metrics_any(sim_metrics_cols *c, sim_metrics_out *out)
+{
+    const keyfmt f = { .w = c->key_bytes, .u64 = 0 };
+    return metrics_steps(c, &f, out);
+}
+
+/* The checks, then the steps in the copy for c's key format. */
 int sim_metrics_take(sim_metrics_cols *c, sim_metrics_out *out)
 {
-    keyfmt f = { .w = c->key_bytes, .u64 = c->key_u64 };
     memset(out, 0, sizeof *out);
     out->shard_monotonic = out->final_monotonic = 1;
     out->insert_pos_p50 = out->insert_last5_frac = -1;
     int rc = -1;
+    size_t w = c->key_bytes;
     if (c->m <= 0) { rc = 0; goto done; }
-    if (c->m >= (int64_t)UINT32_MAX || f.w > KEY_MAX || (f.u64 && f.w != sizeof(uint64_t)))
+    if (c->m >= (int64_t)UINT32_MAX || w > KEY_MAX || (c->key_u64 && w != sizeof(uint64_t)))
         goto done;
-    if (sort_creation(c, &f) != 0 || shard_order(c, &f, out) != 0) goto done;
-    out->max_inversion_gap_ns = max_inversion_gap(c, &f);
-    if (c->locality) insert_positions(c, &f, out);
-    free(c->t_ns); free(c->shard_c); free(c->scratch);   /* lower the peak of step 3 */
-    c->t_ns = NULL, c->shard_c = NULL, c->scratch = NULL;
-    rc = sorted_figures(c, &f, out);
+    rc = c->key_u64 ? metrics_u64(c, out) : w == 16 ? metrics_w16(c, out) : metrics_any(c, out);
 done:
     cols_free(c);
     return rc;
