@@ -44,11 +44,12 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     return rc;
 }
 
-/* Order i's ID into *id (see insert_int.h). Leased workers: from the shard's generator
+/* Order i's ID into *id on a run with a fault, leased workers or keys the store assigns
+ * (see insert_int.h). Leased workers: from the shard's generator
  * (wlease.h), where a generator that lost its lease (on_lease_lost=stop) is a failed
  * order. A key the store assigns (autoinc) is made by the insert: an 8-byte zero
  * placeholder here. */
-int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
+int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
     if (r->wl) return idb_wlease_next(r->wl, i, k, id, &r->failed, &r->fault_ns, err);
     int rc = fault_tick(r, i, err);

@@ -63,11 +63,22 @@ typedef struct run {
 int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int k,
                         idb_harness_kv *kv, idb_err *err);
 
-/* Order i's ID (shard k's instance) into *id, the counter-server fault ticked first
- * (insert_fault.c). While a fault is asked an unavailable counter server is a failed
- * order (id->len 0, counted in r->failed), not the end of the run. 0 or the strategy's
- * error. */
-int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err);
+/* Order i's ID when the run has a counter-server fault, leased workers or keys the store
+ * assigns (insert_fault.c): the fault ticked first; while a fault is asked an unavailable
+ * counter server is a failed order (id->len 0, counted in r->failed), not the end of the
+ * run. 0 or the strategy's error. */
+int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err);
+
+/* Order i's ID (shard k's instance) into *id: the strategy's next() inline on the insert
+ * loop's path, idb_run_order_id_special for the runs above. */
+static inline int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
+{
+    const idb_insert_config *cfg = r->cfg;
+    if (r->wl || cfg->kill_counter_at || cfg->failover_counter_at ||
+        cfg->strategy->store_assigned)
+        return idb_run_order_id_special(r, i, k, id, err);
+    return cfg->strategy->next(r->shards[k].inst, id, err);
+}
 
 /* The store options of cfg into o and the keys' width into *width (store.h:
  * idb_store_opts_parse). Returns 0 or IDB_EINPUT (insert_check.c). */
