@@ -91,13 +91,7 @@ int gl_node_start(gl_store *s, int j, int members, md_store **out, idb_err *err)
     *out = m;
     m->autoinc = s->autoinc;
     m->lock_wait_s = 50;
-    idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = set, .nsettings = n };
-    int rc = idb_server_start(&c, &m->server, err);
-    if (rc) return rc;
-    snprintf(m->socket, sizeof m->socket, "%s", idb_server_socket(m->server));
-    snprintf(m->user, sizeof m->user, "%s", idb_server_user(m->server));
-    rc = md_connect(m, m->user, err);
-    return rc ? rc : md_query_i64(m, "SELECT @@innodb_page_size", &m->page_size, err);
+    return md_node_start(m, path, set, n, err);
 }
 
 /* Node j's wsrep_cluster_size and whether it is synced (wsrep_local_state 4). */

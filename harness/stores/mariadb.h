@@ -139,6 +139,14 @@ int md_query(void *h, const idb_query *q, int (*fn)(void *ctx, const idb_row *ro
 
 /* Stop s's private server (orderly) and forget it; NULL server is fine. */
 void md_server_stop(md_store *s);
+/* Start s's private server in path with exactly these settings (no defaults added) and
+ * record its socket and user in s. 0, IDB_EINPUT or IDB_EIO (mariadb_server.c). */
+int md_server_start_at(md_store *s, const char *path, const char *const *settings, int n,
+                       idb_err *err);
+/* One node of a store made of several servers (spider's head and backends, galera's
+ * nodes): md_server_start_at, then connect as its user and read its InnoDB page size. */
+int md_node_start(md_store *s, const char *path, const char *const *settings, int n,
+                  idb_err *err);
 
 /* mariadb_waits.c: the settings a private server gets for the wait figures
  * (perf_schema=on). */

@@ -56,6 +56,12 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, const char 
     for (int i = 0; i < nextra && i < MD_EXTRA_MAX; i++) settings[n++] = extra[i];
     if ((size_t)snprintf(path, sizeof path, "%s/mariadb", dir) >= sizeof path)
         return idb_fail(err, IDB_EINPUT, "mariadb: directory name too long");
+    return md_server_start_at(s, path, settings, n, err);
+}
+
+int md_server_start_at(md_store *s, const char *path, const char *const *settings, int n,
+                       idb_err *err)
+{
     idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,
                           .nsettings = n, .tcp = 0 };
     int rc = idb_server_start(&c, &s->server, err);
@@ -63,6 +69,14 @@ int md_server_start(md_store *s, const char *dir, const idb_opts *o, const char 
     snprintf(s->socket, sizeof s->socket, "%s", idb_server_socket(s->server));
     snprintf(s->user, sizeof s->user, "%s", idb_server_user(s->server));
     return 0;
+}
+
+int md_node_start(md_store *s, const char *path, const char *const *settings, int n,
+                  idb_err *err)
+{
+    int rc = md_server_start_at(s, path, settings, n, err);
+    if (!rc) rc = md_connect(s, s->user, err);
+    return rc ? rc : md_query_i64(s, "SELECT @@innodb_page_size", &s->page_size, err);
 }
 
 void md_server_stop(md_store *s)

@@ -52,14 +52,7 @@ int sp_server_start(const char *dir, int j, const idb_opts *o, sp_store *s, md_s
     md_store *m = md_alloc(s->key_bytes, s->row_bytes, SP_DB, err);
     if (!m) return IDB_ENOMEM;
     *out = m;
-    idb_server_conf c = { .kind = "mariadb", .dir = path, .settings = settings,
-                          .nsettings = (int)n, .tcp = 0 };
-    int rc = idb_server_start(&c, &m->server, err);
-    if (rc) return rc;
-    snprintf(m->socket, sizeof m->socket, "%s", idb_server_socket(m->server));
-    snprintf(m->user, sizeof m->user, "%s", idb_server_user(m->server));
-    rc = md_connect(m, m->user, err);
-    return rc ? rc : md_query_i64(m, "SELECT @@innodb_page_size", &m->page_size, err);
+    return md_node_start(m, path, settings, (int)n, err);
 }
 
 int sp_backend_schema(sp_store *s, md_store *b, idb_err *err)
