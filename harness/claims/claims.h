@@ -22,13 +22,13 @@
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 9
+#define CLAIMS_N 10
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
-    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT, CLAIM_FAILOVER,
 };
 
 /* CLAIM_UNKNOWN: the figures a claim needs are not there (a store that cannot run here or
@@ -59,6 +59,9 @@ typedef struct claims_opts {
     /* The store claim 8 (waits) runs on: NULL for postgres (skipped, "unknown", when its
      * server is not installed), a store's name, or "none" (not run: "unknown"). */
     const char *waits_store;
+    /* 1: claim 10 (failover on replicated counter servers: several private servers, tens
+     * of seconds) is not run: "unknown". */
+    int no_failover;
 } claims_opts;
 
 /* Run every experiment and fill rows[0..CLAIMS_N). Returns 0, or an IDB_E* code with err
