@@ -170,14 +170,16 @@ expect 2 "claims with an argument" -- "$IDB" claims extra
 expect 2 "claims unknown flag" -- "$IDB" claims --bogus
 expect 2 "claims --waits-store of no store" -- "$IDB" claims --waits-store nosuch
 # claim 8 (many writers on a real store) runs in the slow suite (test_claim_waits.sh)
-# claim 10 (failover on replicated servers) too: test_claim_failover.sh
+# claims 10 and 11 (failover, leased workers) too: test_claim_failover.sh
 expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none --no-failover
-check "claims table: header, rule, 10 rows" test "$(wc -l <"$tmp/out")" -eq 12
+check "claims table: header, rule, 11 rows" test "$(wc -l <"$tmp/out")" -eq 13
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 check "claim 8 unknown when not run" grep -q '^| 8 | uuidv7: .*| unknown: waits store none |$' \
   "$tmp/out"
 check "claim 10 unknown when not run" \
   grep -q '^| 10 | counter: .*| unknown: not run (no_failover) |$' "$tmp/out"
+check "claim 11 unknown when not run" \
+  grep -q '^| 11 | snowflake: .*| unknown: not run (no_failover) |$' "$tmp/out"
 if [ "$PART" = full ]; then
   cp "$tmp/out" "$tmp/claims1.md"
   expect 0 "claims --quick again" -- "$IDB" claims --quick --waits-store none --no-failover

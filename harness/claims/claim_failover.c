@@ -23,7 +23,7 @@
 
 #define IDS 4000
 #define LAG_AT 1000                       /* order at which the replicas stop receiving */
-#define LAG_MS 100                        /* then the primary is killed this much later */
+#define LAG_MS 200                        /* then the primary is killed this much later */
 #define BATCH 100
 #define TIMEOUT_KV "timeout_ms=300"
 

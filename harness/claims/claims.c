@@ -131,6 +131,8 @@ static const claim_def claims[CLAIMS_N] = {
       "Y (X and Y from the arithmetic for B shards: the experiment)", claim_hotspot, 1 },
     { "counter", "(issue 26) a counter on an asynchronous replica repeats IDs after failover "
       "unless each increment waits for a replica", claim_failover, 0 },
+    { "snowflake", "(issue 26) a paused worker that keeps its expired worker ID repeats IDs; "
+      "one that stops does not", claim_leases, 0 },
 };
 
 /* Claim no alone, on the strategy o hands in or the registered one (see claims.h). */

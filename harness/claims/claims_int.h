@@ -28,7 +28,7 @@ typedef struct claim_ctx {
                                           * strategy, else that one alone) */
     const char *exe;                     /* the idbench binary (see claims_opts) */
     const char *waits_store;             /* claim 8's store (see claims_opts) */
-    int no_failover;                     /* claim 10 not run (see claims_opts) */
+    int no_failover;                     /* claims 10, 11 not run (see claims_opts) */
 } claim_ctx;
 
 /* Append printf-style text to buf (CLAIM_TEXT_MAX bytes; cut when full). */
@@ -61,6 +61,7 @@ int claim_snowflake(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_objectid(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_waits(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_failover(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_leases(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_hotspot(const claim_ctx *c, claim_row *r, idb_err *err);   /* every strategy */
 
 #endif

@@ -2,7 +2,8 @@
  * measures the chapter's claims (claims.h) and prints them as one markdown table on stdout,
  * only once every claim has run; how long each claim took goes to stderr. --waits-store:
  * the store of claim 8 (many writers; default postgres), checked before anything runs;
- * --no-failover: claim 10 (replicated counter servers) not run, "unknown".
+ * --no-failover: claims 10 and 11 (a replicated counter's failover, paused leased workers)
+ * not run, "unknown".
  */
 #include <errno.h>
 #include <getopt.h>
