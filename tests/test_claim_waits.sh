@@ -18,14 +18,14 @@ row8() { grep '^| 8 | uuidv7: ' "$tmp/out"; }
 # has_verdict: row 8 ends with "holds" or "does not hold" (and its failed checks)
 has_verdict() { row8 | grep -qE '\| (holds|does not hold)[^|]*\|$'; }
 for st in sqlite lmdb; do
-  expect 0 "claims --waits-store $st" -- "$idb" claims --quick --waits-store $st
+  expect 0 "claims --waits-store $st" -- "$idb" claims --quick --waits-store $st --no-failover
   check "$st: claim 8 has a verdict" has_verdict
   for s in $(row8 | grep -oE 'wait share [0-9.]+' | awk '{ print $3 }'); do
     check "$st: wait share $s in [0,1]" awk -v s="$s" 'BEGIN { exit !(s >= 0 && s <= 1) }'
   done
   check "$st: two wait shares measured" [ "$(row8 | grep -oE 'wait share [0-9.]+ \(measured\)' | wc -l)" -eq 2 ]
 done
-expect 0 "claims (postgres, the default)" -- "$idb" claims --quick
+expect 0 "claims (postgres, the default)" -- "$idb" claims --quick --no-failover
 r=$(row8)
 if grep -q 'wait figures empty' <<<"$r"; then
   check "postgres without waits: unknown, not a pass" grep -q '| unknown: store postgres reported no wait figures' <<<"$r"

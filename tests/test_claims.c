@@ -24,7 +24,8 @@ static claim_row rows[CLAIMS_N];
 static int setup(void **state)
 {
     (void)state;
-    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH"), .waits_store = "none" };
+    claims_opts o = { .quick = 1, .exe = getenv("IDBENCH"), .waits_store = "none",
+                      .no_failover = 1 };  /* 10, 11: test_claim_failover.sh (slow) */
     idb_err err = { 0 };           /* claim 8 on a real store: test_claim_waits.sh (slow) */
     if (!o.exe) { fprintf(stderr, "IDBENCH is not set\n"); return -1; }
     if (claims_run(&o, rows, &err) != 0) { fprintf(stderr, "claims: %s\n", err.msg); return -1; }
@@ -82,6 +83,18 @@ static void test_claim_waits_not_run(void **s)
     expect(CLAIM_WAITS, "uuidv7", CLAIM_UNKNOWN);
     assert_int_equal(rows[CLAIM_WAITS - 1].checks, 0);
     assert_string_equal(rows[CLAIM_WAITS - 1].unknown, "waits store none");
+}
+
+/* Claims 10 and 11 not run (no_failover): unknown, with why, and no check. */
+static void test_claim_failover_not_run(void **s)
+{
+    (void)s;
+    expect(CLAIM_FAILOVER, "counter", CLAIM_UNKNOWN);
+    expect(CLAIM_LEASES, "snowflake", CLAIM_UNKNOWN);
+    for (int no = CLAIM_FAILOVER; no <= CLAIM_LEASES; no++) {
+        assert_int_equal(rows[no - 1].checks, 0);
+        assert_string_equal(rows[no - 1].unknown, "not run (no_failover)");
+    }
 }
 
 /* Claim 8's verdict from crafted figures, both ways: 4x the random wait per order at a
@@ -300,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_claim_snowflake),
         cmocka_unit_test(test_claim_objectid),
         cmocka_unit_test(test_claim_waits_not_run),
+        cmocka_unit_test(test_claim_failover_not_run),
         cmocka_unit_test(test_claim_waits_verdict),
         cmocka_unit_test(test_claim_hotspot),
         cmocka_unit_test(test_hotspot_verdict),

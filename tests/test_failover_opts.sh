@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # test_failover_opts.sh — the replicated counter server's options and columns, without
 # starting any server (default suite, fast): replicas=R without a server idbench starts,
-# failover-counter without replicas, replication=sync without standbys, replication= on
-# redis, wait_replicas on postgres or above R, cache= off postgres, transport=tcp with
-# replicas and R above its maximum are each refused with exit 2, one line, and nothing
-# started or left in TMPDIR; the fault's form is listed; lost_ids and failover_ms are
-# columns of insert, empty without a counter server.
+# failover-counter and failover-lagged without replicas, replication=sync without
+# standbys, replication= on redis, wait_replicas on postgres or above R, cache= off
+# postgres, transport=tcp with replicas and R above its maximum are each refused with
+# exit 2, one line, and nothing started or left in TMPDIR; the faults' forms are listed;
+# lost_ids and failover_ms are columns of insert, empty without a counter server.
 # Usage: test_failover_opts.sh IDBENCH
 set -u
 IDB=${1:?usage: test_failover_opts.sh path/to/idbench}
@@ -52,9 +52,20 @@ refused "failover-counter@N at the run's end" "N must be" -- counter -o backend=
 refused "failover-counter with kill-counter" "one fault" -- counter -o backend=postgres \
   -o replicas=1 --fault failover-counter@10 --fault kill-counter@20
 
+refused "failover-lagged without replicas" "replicas=R" -- counter -o backend=redis \
+  --fault failover-lagged@10
+refused "failover-lagged on a user's server" "counter server" -- counter -o backend=redis \
+  -o url=unix:/nowhere --fault failover-lagged@10:50
+refused "failover-lagged@N at the run's end" "N must be" -- counter -o backend=postgres \
+  -o replicas=1 --fault failover-lagged@100
+refused "failover-lagged with failover-counter" "one fault" -- counter -o backend=postgres \
+  -o replicas=1 --fault failover-lagged@10 --fault failover-counter@20
+
 expect 2 "a misspelled fault lists failover-counter" -- ins counter --fault failover@1
 check "the forms include failover-counter@N[:DETECT_MS]" \
   grep -q 'failover-counter@N\[:DETECT_MS\]' "$tmp/err"
+check "the forms include failover-lagged@N[:LAG_MS]" \
+  grep -q 'failover-lagged@N\[:LAG_MS\]' "$tmp/err"
 
 expect 0 "insert without a counter server" -- "$IDB" insert --store null --strategy counter \
   -n 100

@@ -170,14 +170,19 @@ expect 2 "claims with an argument" -- "$IDB" claims extra
 expect 2 "claims unknown flag" -- "$IDB" claims --bogus
 expect 2 "claims --waits-store of no store" -- "$IDB" claims --waits-store nosuch
 # claim 8 (many writers on a real store) runs in the slow suite (test_claim_waits.sh)
-expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none
-check "claims table: header, rule, 9 rows" test "$(wc -l <"$tmp/out")" -eq 11
+# claims 10 and 11 (failover, leased workers) too: test_claim_failover.sh
+expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none --no-failover
+check "claims table: header, rule, 11 rows" test "$(wc -l <"$tmp/out")" -eq 13
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 check "claim 8 unknown when not run" grep -q '^| 8 | uuidv7: .*| unknown: waits store none |$' \
   "$tmp/out"
+check "claim 10 unknown when not run" \
+  grep -q '^| 10 | counter: .*| unknown: not run (no_failover) |$' "$tmp/out"
+check "claim 11 unknown when not run" \
+  grep -q '^| 11 | snowflake: .*| unknown: not run (no_failover) |$' "$tmp/out"
 if [ "$PART" = full ]; then
   cp "$tmp/out" "$tmp/claims1.md"
-  expect 0 "claims --quick again" -- "$IDB" claims --quick --waits-store none
+  expect 0 "claims --quick again" -- "$IDB" claims --quick --waits-store none --no-failover
   # Everything but claim 1's figures from the real counter servers (timings: they vary).
   servers_cut() { sed -E 's/; (postgres|redis) \([^|]*//g' "$1"; }
   check "claims are reproducible (but the real servers' timings)" \

@@ -41,7 +41,6 @@
 #define AFTER_ORDERS 50                   /* orders after the restart, checked */
 #define NS_PER_US 1e3
 #define NS_PER_MS 1000000LL
-#define NOT_MEASURED " (not measured)"
 
 typedef struct ceil_job {
     const idb_strategy *s;

@@ -129,6 +129,10 @@ static const claim_def claims[CLAIMS_N] = {
     { "range partitioning", "with a table split into key ranges over shards, time-ordered "
       "keys put more than X of the inserts on one shard, random or bit-reversed keys at most "
       "Y (X and Y from the arithmetic for B shards: the experiment)", claim_hotspot, 1 },
+    { "counter", "(issue 26) a counter on an asynchronous replica repeats IDs after failover "
+      "unless each increment waits for a replica", claim_failover, 0 },
+    { "snowflake", "(issue 26) a paused worker that keeps its expired worker ID repeats IDs; "
+      "one that stops does not", claim_leases, 0 },
 };
 
 /* Claim no alone, on the strategy o hands in or the registered one (see claims.h). */
@@ -142,7 +146,7 @@ int claims_run_one(int no, const claims_opts *o, claim_row *r, idb_err *err)
     r->subject = d->subject;
     r->claim = d->claim;
     claim_ctx c = { .quick = o->quick, .st = o->subject[no - 1], .exe = o->exe,
-                    .waits_store = o->waits_store };
+                    .waits_store = o->waits_store, .no_failover = o->no_failover };
     if (!c.st && !d->every && !(c.st = claim_need(d->subject, err))) return err->code;
     int rc = d->run(&c, r, err);
     if (rc == 0) claim_verdict(r);

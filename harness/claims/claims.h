@@ -22,13 +22,14 @@
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 9
+#define CLAIMS_N 11
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
-    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT,
+    CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT, CLAIM_FAILOVER,
+    CLAIM_LEASES,
 };
 
 /* CLAIM_UNKNOWN: the figures a claim needs are not there (a store that cannot run here or
@@ -59,6 +60,9 @@ typedef struct claims_opts {
     /* The store claim 8 (waits) runs on: NULL for postgres (skipped, "unknown", when its
      * server is not installed), a store's name, or "none" (not run: "unknown"). */
     const char *waits_store;
+    /* 1: claims 10 and 11 (a replicated counter's failover, leased workers paused: private
+     * servers and faults, tens of seconds) are not run: "unknown". */
+    int no_failover;
 } claims_opts;
 
 /* Run every experiment and fill rows[0..CLAIMS_N). Returns 0, or an IDB_E* code with err

@@ -17,6 +17,7 @@
 
 /* How each figure in `measured` says where it comes from. */
 #define MEASURED " (measured)"
+#define NOT_MEASURED " (not measured)"
 #define FROM_FORMAT " (computed from the format)"
 #define COMPUTED " (computed)"
 #define FORMAT " (format)"                /* a field's declared range */
@@ -27,6 +28,7 @@ typedef struct claim_ctx {
                                           * strategy, else that one alone) */
     const char *exe;                     /* the idbench binary (see claims_opts) */
     const char *waits_store;             /* claim 8's store (see claims_opts) */
+    int no_failover;                     /* claims 10, 11 not run (see claims_opts) */
 } claim_ctx;
 
 /* Append printf-style text to buf (CLAIM_TEXT_MAX bytes; cut when full). */
@@ -58,6 +60,8 @@ int claim_uuidv7(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_snowflake(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_objectid(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_waits(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_failover(const claim_ctx *c, claim_row *r, idb_err *err);
+int claim_leases(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_hotspot(const claim_ctx *c, claim_row *r, idb_err *err);   /* every strategy */
 
 #endif

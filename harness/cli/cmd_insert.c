@@ -36,6 +36,7 @@
 #define BATCH_DEFAULT 1000
 #define SHOPS_DEFAULT 1000
 #define FAULT_RESTART_MS_DEFAULT 200
+#define FAULT_LAG_MS_DEFAULT 500       /* failover-lagged: orders the replicas miss */
 #define FAULT_RESTART_MS_MAX 3600000     /* an hour */
 #define FAULT_PAUSE_MS_DEFAULT 3000      /* pause-worker: above the default lease_ms */
 #define FIELDS_MAX 96                   /* room for result_fields */
@@ -232,6 +233,9 @@ static const struct fault_kind {
     { "failover-counter", "DETECT_MS", FAULT_RESTART_MS_DEFAULT, FAULT_RESTART_MS_MAX,
       offsetof(idb_insert_config, failover_counter_at),
       offsetof(idb_insert_config, failover_detect_ms) },
+    { "failover-lagged", "LAG_MS", FAULT_LAG_MS_DEFAULT, FAULT_RESTART_MS_MAX,
+      offsetof(idb_insert_config, failover_lag_at),
+      offsetof(idb_insert_config, failover_lag_ms) },
 };
 
 /* "NAME@N[:ARG]" forms of the table, for messages. */

@@ -30,7 +30,7 @@ const cli_command cli_commands[] = {
                   "[--jobs N] [-v]",
       cmd_simulate },
     { "locality", "locality [-n N] [--seed N] [--out DIR]", cmd_locality },
-    { "claims", "claims [--quick] [--waits-store STORE|none]", cmd_claims },
+    { "claims", "claims [--quick] [--waits-store STORE|none] [--no-failover]", cmd_claims },
     { "collide", "collide --bits B --rate R", cmd_collide },
     { "matrix", "matrix [MATRIX.ini...] [--quick] [--out DIR] [--repeat N] [--seed N]",
       cmd_matrix },

@@ -2,6 +2,7 @@
 #include "ctrsrv.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,7 @@ int idb_ctrsrv_kill(idb_ctrsrv *cs, idb_err *err)
 {
     if (!cs->srv) return idb_fail(err, IDB_EINPUT, "kill-counter: no counter server was "
                                   "started (backend=postgres|redis, no dsn=/url=)");
+    cs->nlag = 0;                      /* the stopped walsenders die with the primary */
     return idb_server_kill(cs->srv, err);
 }
 
@@ -301,6 +303,8 @@ int idb_ctrsrv_restart(idb_ctrsrv *cs, idb_err *err)
 /* Stop and remove (see ctrsrv.h). */
 void idb_ctrsrv_stop(idb_ctrsrv *cs)
 {
+    for (int i = 0; i < cs->nlag; i++) kill(cs->lag_pid[i], SIGCONT);   /* let them stop */
+    cs->nlag = 0;
     if (cs->ngroup == 0) idb_server_stop(cs->srv);
     for (int i = cs->ngroup - 1; i >= 0; i--) idb_server_stop(cs->group[i]);
     memset(cs->group, 0, sizeof cs->group);

@@ -41,6 +41,9 @@ typedef struct idb_ctrsrv {
                                           killed ones too) until idb_ctrsrv_stop */
     int ngroup;                        /* 1 + R, or 0 */
     int primary;                       /* group[primary] is srv */
+    int lag_pid[IDB_CTRSRV_GROUP_MAX]; /* postgres, idb_ctrsrv_lag: the primary's SIGSTOPped
+                                          walsenders (SIGCONT by stop; gone after a kill) */
+    int nlag;
     int sync;                          /* postgres: replication=sync */
     int backend;                       /* enum idb_backend of the options */
     int rtt_us;                        /* the options' emulated delay (reported as such) */
@@ -96,6 +99,14 @@ int idb_ctrsrv_restart(idb_ctrsrv *cs, idb_err *err);
  * target_session_attrs=read-write, the redis client's ROLE check). 0, IDB_EINPUT (no
  * replicas) or IDB_EIO. */
 int idb_ctrsrv_failover(idb_ctrsrv *cs, idb_err *err);
+
+/* Make the replicas lag (the fault failover-lagged, ctrsrv_repl.c): from now on nothing
+ * the primary acknowledges reaches them, as in a partition. postgres: the primary's
+ * walsenders (pg_stat_replication.pid) are SIGSTOPped, so the WAL stays in the primary
+ * (what a sender already wrote to the socket would still be delivered); redis: each replica is
+ * pointed at 127.0.0.1:1 (REPLICAOF; nothing listens there), so its link is down and it
+ * keeps its data and its offset. Needs replicas. 0, IDB_EINPUT or IDB_EIO. */
+int idb_ctrsrv_lag(idb_ctrsrv *cs, idb_err *err);
 
 /* Wait (at most 30 s) until every standby/replica of the group streams from the primary
  * (ctrsrv_repl.c; called by idb_ctrsrv_start). 0 or IDB_EIO. */

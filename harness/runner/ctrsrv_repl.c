@@ -13,6 +13,7 @@
  */
 #include "ctrsrv.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,36 @@ static int follow(idb_ctrsrv *cs, int i, int to, idb_err *err)
     snprintf(port, sizeof port, "%d", idb_server_port(cs->group[to]));
     const char *argv[] = { "REPLICAOF", "127.0.0.1", port };
     return rd_exec(cs->group[i], argv, 3, NULL, 0, err);
+}
+
+/* Lag (see ctrsrv.h). */
+int idb_ctrsrv_lag(idb_ctrsrv *cs, idb_err *err)
+{
+    if (cs->ngroup < 2)
+        return idb_fail(err, IDB_EINPUT, "failover-lagged: the counter server has no "
+                        "replicas (replicas=R)");
+    if (cs->backend != IDB_BACKEND_POSTGRES) {
+        const char *argv[] = { "REPLICAOF", "127.0.0.1", "1" };
+        for (int i = 0; i < cs->ngroup; i++)
+            if (i != cs->primary && rd_exec(cs->group[i], argv, 3, NULL, 0, err)) return IDB_EIO;
+        return 0;
+    }
+    PGconn *c = pg_open(cs->srv, err);
+    if (!c) return IDB_EIO;
+    PGresult *r = PQexec(c, "SELECT pid FROM pg_stat_replication");
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? 0
+           : idb_fail(err, IDB_EIO, "postgres: pg_stat_replication: %s",
+                      strtok(PQresultErrorMessage(r), "\n"));
+    for (int i = 0; !rc && i < PQntuples(r) && cs->nlag < IDB_CTRSRV_GROUP_MAX; i++) {
+        int pid = atoi(PQgetvalue(r, i, 0));
+        if (pid > 0 && kill(pid, SIGSTOP) == 0) cs->lag_pid[cs->nlag++] = pid;
+    }
+    if (!rc && cs->nlag < cs->ngroup - 1)
+        rc = idb_fail(err, IDB_EIO, "failover-lagged: %d of %d walsenders stopped", cs->nlag,
+                      cs->ngroup - 1);
+    PQclear(r);
+    PQfinish(c);
+    return rc;
 }
 
 /* The failover (see ctrsrv.h). */

@@ -76,6 +76,12 @@ typedef struct idb_insert_config {
      * find it by themselves; orders that get no ID meanwhile are failed_orders. */
     int64_t failover_counter_at;
     int failover_detect_ms;
+    /* The fault --fault failover-lagged@N[:LAG_MS] (0: none): failover-counter with lag:
+     * before order N+1 the replicas stop receiving (idb_ctrsrv_lag), at the first order
+     * lag_ms later the primary is SIGKILLed, and 200 ms (a detector's delay) later the most
+     * advanced replica is promoted, as failover-counter does. */
+    int64_t failover_lag_at;
+    int failover_lag_ms;
     /* Optional: called after each batch of the closed loop, outside the timed part, with the
      * orders done so far and the run's total (cmd_insert's progress line on a terminal). */
     void (*progress)(void *ctx, int64_t done, int64_t total);

@@ -123,9 +123,10 @@ static int series_ok(const idb_insert_config *cfg, idb_err *err)
     return cfg->series ? idb_series_check(cfg->series, cfg->window, cfg->batch, err) : 0;
 }
 
-/* The kill-counter and failover-counter faults need a counter server the run starts (a
- * user's dsn=/url= server is theirs: never killed), failover-counter one with replicas=R,
- * and an order count below the run's; the replication options are checked too (ctrsrv.h).
+/* The kill-counter, failover-counter and failover-lagged faults need a counter server the
+ * run starts (a user's dsn=/url= server is theirs: never killed), the failovers one with
+ * replicas=R, and an order count below the run's; the replication options are checked
+ * too (ctrsrv.h).
  * 0 or IDB_EINPUT. */
 static int check_fault(const idb_insert_config *cfg, idb_err *err)
 {
@@ -138,8 +139,10 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
     const char *const *kv = cfg->strategy_kv;
     int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
     int rc = idb_ctrsrv_check(cfg->strategy, kv, n, err);
-    int64_t at = cfg->kill_counter_at ? cfg->kill_counter_at : cfg->failover_counter_at;
-    const char *name = cfg->kill_counter_at ? "kill-counter" : "failover-counter";
+    int64_t at = cfg->kill_counter_at ? cfg->kill_counter_at
+               : cfg->failover_counter_at ? cfg->failover_counter_at : cfg->failover_lag_at;
+    const char *name = cfg->kill_counter_at ? "kill-counter"
+                     : cfg->failover_counter_at ? "failover-counter" : "failover-lagged";
     if (rc || !at) return rc;
     int own = 0;
     for (int i = 0; i < n; i++)
@@ -148,10 +151,12 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
         return idb_fail(err, IDB_EINPUT, "--fault %s needs a counter server idbench "
                         "starts: --strategy counter|segment|range -o backend=postgres|redis, "
                         "without dsn=/url=", name);
-    if (cfg->failover_counter_at && idb_ctrsrv_replicas(cfg->strategy, kv, n) < 1)
-        return idb_fail(err, IDB_EINPUT, "--fault failover-counter needs replicas to promote: "
-                        "-o replicas=R (R >= 1)");
-    if (at < 1 || at >= cfg->ids || cfg->kill_restart_ms < 0 || cfg->failover_detect_ms < 0)
+    if ((cfg->failover_counter_at || cfg->failover_lag_at)
+        && idb_ctrsrv_replicas(cfg->strategy, kv, n) < 1)
+        return idb_fail(err, IDB_EINPUT, "--fault %s needs replicas to promote: "
+                        "-o replicas=R (R >= 1)", name);
+    if (at < 1 || at >= cfg->ids || cfg->kill_restart_ms < 0 || cfg->failover_detect_ms < 0
+        || cfg->failover_lag_ms < 0)
         return idb_fail(err, IDB_EINPUT, "--fault %s@N: N must be 1 .. %lld (below "
                         "the order count)", name, cfg->ids - 1);
     return 0;
@@ -177,7 +182,8 @@ static int check_clients(const idb_insert_config *cfg, idb_err *err)
     static const char *const alone[] = { "--commit-ms", "--series", "--curve", "--fault" };
     int used[] = { cfg->commit_ms > 0, cfg->series != NULL, cfg->n_curve > 0,
                    cfg->kill_counter_at != 0 || cfg->pause_worker_at != 0 ||
-                   cfg->join_node_at != 0 || cfg->failover_counter_at != 0 };
+                   cfg->join_node_at != 0 || cfg->failover_counter_at != 0
+                   || cfg->failover_lag_at != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])
             return idb_fail(err, IDB_EINPUT, "%s takes one writer per shard (not --clients %d)",
@@ -194,7 +200,8 @@ static int check_ahead(const idb_insert_config *cfg, const idb_opts *o, idb_err 
     if (parts <= 0) return 0;
     static const char *const alone[] = { "--rate", "--fault", "--clients", "worker_source" };
     int used[] = { cfg->rate > 0,
-                   cfg->kill_counter_at || cfg->pause_worker_at || cfg->failover_counter_at,
+                   cfg->kill_counter_at || cfg->pause_worker_at || cfg->failover_counter_at
+                   || cfg->failover_lag_at,
                    cfg->clients > 1, idb_wlease_source(cfg) != 0 };
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (used[i])

@@ -222,7 +222,8 @@ int idb_run_collect_keys(run *r, idb_insert_result *res, idb_err *err)
     res->duplicate_rows = r->dups;
     res->counter_down_ms = r->fault == 2 && r->cfg->kill_counter_at
                          ? (double)r->down_ns / 1e6 : -1;
-    res->failover_ms = r->fault == 2 && r->cfg->failover_counter_at && r->served_ns
+    res->failover_ms = r->fault == 2 && r->served_ns
+                     && (r->cfg->failover_counter_at || r->cfg->failover_lag_at)
                      ? (double)(r->served_ns - r->kill_ns) / 1e6 : -1;
     res->worker_pause_ms = idb_wlease_pause_ms(r->wl);
     res->commit_p99_ns = idb_percentile(r->commit_lat, r->ncommits, 0.99);

@@ -1,6 +1,7 @@
 /* insert_fault.c — the counter-server faults of an insert run (insert.h): kill-counter
- * (SIGKILL, then a restart on the same data) and failover-counter (SIGKILL of the primary,
- * then a standby/replica promoted: ctrsrv.h), ticked before each order, and each order's
+ * (SIGKILL, then a restart on the same data), failover-counter (SIGKILL of the primary,
+ * then a standby/replica promoted: ctrsrv.h) and failover-lagged (the same after the
+ * replicas stopped receiving for LAG_MS), ticked before each order, and each order's
  * ID, where an unavailable counter server is a failed order while a fault is asked. */
 #include <stdint.h>
 
@@ -10,26 +11,37 @@
 #include "wlease.h"
 
 #define NS_PER_MS 1000000LL
+#define LAG_DETECT_MS 200     /* failover-lagged: from the kill to the promotion */
 
-/* The fault's order (kill_counter_at or failover_counter_at; 0: none). */
+/* The fault's order (kill_counter_at, failover_counter_at or failover_lag_at; 0: none). */
 static int64_t fault_at(const idb_insert_config *cfg)
 {
-    return cfg->kill_counter_at ? cfg->kill_counter_at : cfg->failover_counter_at;
+    return cfg->kill_counter_at ? cfg->kill_counter_at
+         : cfg->failover_counter_at ? cfg->failover_counter_at : cfg->failover_lag_at;
 }
 
-/* The fault before order i: SIGKILL the counter server (the primary) at the fault's order,
- * then at the first order restart_ms (kill-counter) or detect_ms (failover-counter) later
- * start it again, or promote a replica (from this thread: the one that started them). The
- * time it takes is kept in fault_ns, apart from the timing. */
+/* The fault before order i: SIGKILL the counter server (the primary) at the fault's order
+ * (failover-lagged: first the replicas stop receiving, and the kill comes at the first
+ * order lag_ms later), then at the first order restart_ms (kill-counter) or detect_ms
+ * (failover-counter; LAG_DETECT_MS for failover-lagged) later start it again, or promote a
+ * replica (from this thread: the one that started them). The time it takes is kept in
+ * fault_ns, apart from the timing. */
 static int fault_tick(run *r, int64_t i, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
-    int failover = cfg->failover_counter_at != 0;
+    int lagged = cfg->failover_lag_at != 0;
+    int failover = cfg->failover_counter_at != 0 || lagged;
     if (!fault_at(cfg) || r->fault == 2) return 0;
     int64_t t0 = idb_mono_ns();
-    int64_t wait_ms = failover ? cfg->failover_detect_ms : cfg->kill_restart_ms;
+    int64_t wait_ms = lagged ? LAG_DETECT_MS
+                    : failover ? cfg->failover_detect_ms : cfg->kill_restart_ms;
     int rc = 0;
-    if (r->fault == 0 && i == fault_at(cfg)) {
+    if (r->fault == 0 && i == fault_at(cfg) && lagged) {
+        rc = idb_ctrsrv_lag(&r->cs, err);
+        r->fault = 3;
+        r->kill_ns = idb_mono_ns();
+    } else if ((r->fault == 0 && i == fault_at(cfg))
+               || (r->fault == 3 && t0 - r->kill_ns >= cfg->failover_lag_ms * NS_PER_MS)) {
         rc = idb_ctrsrv_kill(&r->cs, err);
         r->fault = 1;
         r->kill_ns = idb_mono_ns();

@@ -39,8 +39,9 @@ typedef struct run {
     double client_ns;                  /* the writers' time summed (insert_clients.c), for
                                         * the store-measured waits (waits.h); 0: one writer */
     int fault;                         /* kill-counter, failover-counter: 0 to come,
-                                        * 1 killed, 2 restarted / a replica promoted */
-    int64_t kill_ns;                   /* when it was killed */
+                                        * 1 killed, 2 restarted / a replica promoted;
+                                        * failover-lagged: 3 the replicas lagging */
+    int64_t kill_ns;                   /* when it was killed (3: when the lag began) */
     int64_t served_ns;                 /* the first order served after fault 2, or 0 */
     int64_t down_ns;                   /* from the kill to the restart's end */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
