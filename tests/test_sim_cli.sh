@@ -171,7 +171,7 @@ expect 2 "claims unknown flag" -- "$IDB" claims --bogus
 expect 2 "claims --waits-store of no store" -- "$IDB" claims --waits-store nosuch
 # claim 8 (many writers on a real store) runs in the slow suite (test_claim_waits.sh)
 expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none
-check "claims table: header, rule, 9 rows" test "$(wc -l <"$tmp/out")" -eq 11
+check "claims table: header, rule, 10 rows" test "$(wc -l <"$tmp/out")" -eq 12
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 check "claim 8 unknown when not run" grep -q '^| 8 | uuidv7: .*| unknown: waits store none |$' \
   "$tmp/out"

@@ -129,6 +129,8 @@ static const claim_def claims[CLAIMS_N] = {
     { "range partitioning", "with a table split into key ranges over shards, time-ordered "
       "keys put more than X of the inserts on one shard, random or bit-reversed keys at most "
       "Y (X and Y from the arithmetic for B shards: the experiment)", claim_hotspot, 1 },
+    { "uuidv7", "(issue 27) time-ordered IDs read recent orders from fewer pages than random "
+      "IDs on sqlite with a cold cache", claim_reads, 0 },
 };
 
 /* Claim no alone, on the strategy o hands in or the registered one (see claims.h). */
