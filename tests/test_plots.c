@@ -188,6 +188,72 @@ static void test_pages_sentence_names_most_and_fewest(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* bytes_per_row: insert.csv with the storage columns (id_bytes, bytes_per_row) for four
+ * strategies on sqlite and one on lmdb; f the file's path. */
+static void storage_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,id_bytes,"
+               "bytes_per_row,%s\n", other_columns);
+    static const struct { const char *st, *store; int width; double bytes; } v[] = {
+        { "counter", "sqlite", 8, 24.5 }, { "uuidv4", "sqlite", 16, 51.25 },
+        { "uuidv7", "sqlite", 16, 33.0 }, { "snowflake", "sqlite", 8, 25.0 },
+        { "uuidv4", "lmdb", 16, 99.0 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,1,1000,0.9,0.5,1000,900,1100,3,10,%d,%.2f,8,1000,1000%s\n", v[i].st,
+                v[i].store, v[i].width, v[i].bytes, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+    assert_int_equal(fclose(f), 0);
+}
+
+/* bytes_per_row: its data file holds per store its bytes per row by strategy (sqlite's
+ * row: counter, uuidv4, uuidv7, snowflake in `idbench list` order), and the sentence names
+ * the most and the fewest on the main store with their ID widths and the ratio; results
+ * without the storage columns give no sentence (and no plot). */
+static void test_bytes_per_row_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    storage_csv(path);
+    mx_results r;
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    char *s = say(&r, "bytes_per_row");
+    assert_non_null(strstr(s, "On sqlite, rows of `uuidv4` take the most bytes on disk, 51.2 "
+                              "per row (16-byte IDs): 2.09× the 24.5 of `counter` (8-byte "
+                              "IDs), which take the fewest."));
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("bytes_per_row")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/bytes_per_row.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, d));
+    double c[5];
+    assert_int_equal(sscanf(line, "%lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4]), 5);
+    assert_true(c[0] == 1 && c[1] == 24.5 && c[2] == 51.25 && c[3] == 33 && c[4] == 25);
+    fclose(d);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no such columns */
+    FILE *f = fopen("/dev/null", "w");
+    assert_int_equal(entry("bytes_per_row")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
  * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
  * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
@@ -518,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_num_fits_any_value),
         cmocka_unit_test(test_kill_plot_columns),
         cmocka_unit_test(test_pages_sentence_names_most_and_fewest),
+        cmocka_unit_test(test_bytes_per_row_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,7 @@ void mx_report_then(const mx_results *r, struct mx_doc *d);
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \
     X(pages_written, "Pages written per ID")                                \
+    X(bytes_per_row, "Bytes on disk per row")                               \
     X(fill_factor, "Leaf fill factor")                                      \
     X(wal_fpi, "WAL bytes and full-page images per ID (server stores)")     \
     X(miss_ratio, "Miss-ratio curves")                                      \
