@@ -254,6 +254,79 @@ static void test_bytes_per_row_plot(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* then: insert.csv with one run and three second phases on sqlite (uuidv4 -> uuidv7,
+ * uuidv4 -> uuidv4, counter -> snowflake) and one on lmdb; the data file holds per store the
+ * pages written per row of each pair's phase (the pairs in file order, NaN where a store
+ * lacks one), the titles name both strategies, the sentence gives per store the fewest and
+ * the most with their ratio; without second phases, no plot and no sentence. */
+static void test_then_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,phase,"
+               "first_strategy,%s\n", other_columns);
+    static const struct { const char *st, *store, *phase, *first; int pages; } v[] = {
+        { "uuidv4", "sqlite", "run", "", 900 }, { "uuidv7", "sqlite", "then", "uuidv4", 40 },
+        { "uuidv4", "sqlite", "then", "uuidv4", 1000 },
+        { "snowflake", "sqlite", "then", "counter", 30 },
+        { "uuidv7", "lmdb", "then", "uuidv4", 50 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,1,1000,0.9,0.5,1000,900,1100,3,%d,%s,%s,8,1000,1000%s\n", v[i].st,
+                v[i].store, v[i].pages, v[i].phase, v[i].first, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+    assert_int_equal(fclose(f), 0);
+    mx_results r;
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    assert_int_equal(r.then.nrow, 4);
+    char *s = say(&r, "then");
+    assert_non_null(strstr(s, "On sqlite, `counter` → `snowflake` wrote the fewest pages per "
+                              "row of its second phase (0.03) and `uuidv4` → `uuidv4` the most "
+                              "(1, 33.3× as many).\n"));
+    assert_non_null(strstr(s, "On lmdb, `uuidv4` → `uuidv7` wrote 0.05 pages per row.\n"));
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("then")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite\""));
+    assert_non_null(strstr(vars, "x_2 = \"lmdb\""));
+    assert_non_null(strstr(vars, "n = 3\n"));
+    assert_non_null(strstr(vars, "t_1 = \"uuidv4 to uuidv7\""));
+    assert_non_null(strstr(vars, "t_3 = \"counter to snowflake\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/then.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char line[256];
+    double c[4];
+    assert_non_null(fgets(line, sizeof line, d));
+    assert_int_equal(sscanf(line, "%lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3]), 4);
+    assert_true(c[0] == 1 && c[1] == 0.04 && c[2] == 1 && c[3] == 0.03);
+    assert_non_null(fgets(line, sizeof line, d));
+    assert_int_equal(sscanf(line, "%lf %lf", &c[0], &c[1]), 2);
+    assert_true(c[0] == 2 && c[1] == 0.05 && strstr(line, "NaN"));
+    fclose(d);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no second phase */
+    f = fopen("/dev/null", "w");
+    assert_int_equal(entry("then")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    vf = fopen("/dev/null", "w");
+    assert_int_equal(entry("then")->prepare(&r, dir, vf, &why), IDB_EINPUT);
+    fclose(vf);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
  * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
  * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
@@ -585,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_kill_plot_columns),
         cmocka_unit_test(test_pages_sentence_names_most_and_fewest),
         cmocka_unit_test(test_bytes_per_row_plot),
+        cmocka_unit_test(test_then_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
