@@ -327,6 +327,72 @@ static void test_then_plot(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* reads: read.csv of two blocks; only the first ("read") is drawn: per (store, pattern) a
+ * row of misses per lookup by strategy in registry order (none for a group without any
+ * figure: pagesim uniform), the labels "STORE PATTERN", the
+ * sentences name the fewest and the most per group with the ratio; the second block's
+ * figures (99) appear nowhere; without read.csv, no plot and no sentence. */
+static void test_reads_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    mx_results r;
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/read.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "block,store,strategy,pattern,cache,lookups,found,not_found,misses_per_lookup,"
+               "read_pages_per_lookup,lookups_per_s,lat_p50_ns,lat_p99_ns,miss_ids,miss_share,"
+               "rows,seed,rows_returned,misses_per_row\n");
+    static const struct { const char *block, *store, *st, *pat; double m; } v[] = {
+        { "read", "sqlite", "uuidv4", "recent:5", 0.345 }, { "read", "sqlite", "counter",
+          "recent:5", 0.03 }, { "read", "sqlite", "uuidv4", "uniform", 0.385 },
+        { "read", "sqlite", "counter", "uniform", 0.31 },
+        { "read", "pagesim", "counter", "recent:5", 0.025 },
+        { "read.more", "sqlite", "counter", "recent:5", 99 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,%s,%s,cold,200,200,0,%.4f,%.4f,,,,0,0.0000,3000,1,,\n", v[i].block,
+                v[i].store, v[i].st, v[i].pat, v[i].m, v[i].m);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    char *s = say(&r, "reads");
+    assert_string_equal(s, "On sqlite, recent:5 lookups: `counter` missed the fewest pages per "
+                           "lookup (0.03), `uuidv4` the most (0.345, 11.5×).\n"
+                           "On sqlite, uniform lookups: `counter` missed the fewest pages per "
+                           "lookup (0.31), `uuidv4` the most (0.385, 1.24×).\n");
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("reads")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite recent\0725\""));
+    assert_non_null(strstr(vars, "x_3 = \"pagesim recent\0725\""));
+    assert_null(strstr(vars, "x_4"));                    /* pagesim uniform: no figure */
+    assert_non_null(strstr(vars, "t_1 = \"counter\""));
+    assert_non_null(strstr(vars, "t_2 = \"uuidv4\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/reads.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char all[512] = "";
+    size_t n = fread(all, 1, sizeof all - 1, d);
+    all[n] = 0;
+    fclose(d);
+    assert_string_equal(all, "1\t0.03\t0.345\n2\t0.31\t0.385\n3\t0.025\tNaN\n");
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no read.csv */
+    f = fopen("/dev/null", "w");
+    assert_int_equal(entry("reads")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
  * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
  * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
@@ -659,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_pages_sentence_names_most_and_fewest),
         cmocka_unit_test(test_bytes_per_row_plot),
         cmocka_unit_test(test_then_plot),
+        cmocka_unit_test(test_reads_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

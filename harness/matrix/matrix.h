@@ -510,6 +510,7 @@ typedef struct mx_results {
     mx_table series;                             /* series.csv */
     mx_table kill;                               /* counterkill.csv */
     mx_table range;                              /* range.csv ([simulate.range]) */
+    mx_table read;                               /* read.csv ([read] blocks) */
     mx_table cells;                              /* cells.csv (each cell's wall time) */
     mx_table then;                               /* insert.csv's phase=then rows (a block's
                                                   * then = STRATEGY:N), taken out of ins:
