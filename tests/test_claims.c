@@ -133,6 +133,56 @@ static void test_claim_waits_verdict(void **s)
     assert_string_equal(claim_verdict_text(CLAIM_UNKNOWN), "unknown");
 }
 
+/* Claim 12 holds on the registered uuidv7: its recent lookups on sqlite with a cold cache
+ * miss at most half as many pages as uuidv4's; both strategies' figures are named. */
+static void test_claim_reads(void **s)
+{
+    (void)s;
+    expect(CLAIM_READS, "uuidv7", CLAIM_HOLDS);
+    const char *m = rows[CLAIM_READS - 1].measured;
+    assert_non_null(strstr(m, "uuidv7 0."));
+    assert_non_null(strstr(m, "uuidv4 0."));
+    assert_non_null(strstr(m, "recent ratio"));
+}
+
+/* Claim 12's verdict from crafted figures, both ways: 0.02 against 0.23 misses per recent
+ * lookup holds; 0.12 against 0.23 (just over half) and equal figures (a read workload that
+ * ignores recency) fail the ratio check; a row not found fails alone; a random figure of 0
+ * (a store that counts no misses) is unknown, never a pass. */
+static void test_claim_reads_verdict(void **s)
+{
+    (void)s;
+    static const struct {
+        claim_read_fig ordered, random;
+        enum claim_verdict want;
+        int failed;
+        const char *why;                         /* in failures or unknown */
+    } cases[] = {
+        { { 0.02, 0.28, 100, 100 }, { 0.23, 0.28, 100, 100 }, CLAIM_HOLDS, 0, "" },
+        { { 0.115, 0.28, 100, 100 }, { 0.23, 0.28, 100, 100 }, CLAIM_HOLDS, 0, "" },
+        { { 0.12, 0.28, 100, 100 }, { 0.23, 0.28, 100, 100 }, CLAIM_FAILS, 1,
+          "are not at most 0.50x uuidv4's" },
+        { { 0.28, 0.28, 100, 100 }, { 0.28, 0.28, 100, 100 }, CLAIM_FAILS, 1,
+          "misses per recent lookup (0.2800)" },
+        { { 0.02, 0.28, 100, 99 }, { 0.23, 0.28, 100, 100 }, CLAIM_FAILS, 1,
+          "uuidv7 found 99 of 100" },
+        { { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, CLAIM_UNKNOWN, 0, "counted no misses" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        claim_row r;
+        memset(&r, 0, sizeof r);
+        r.subject = "uuidv7";
+        claim_reads_judge(&r, "sqlite", &cases[i].ordered, &cases[i].random);
+        claim_verdict(&r);
+        if (r.verdict != cases[i].want || r.failed != cases[i].failed)
+            fail_msg("case %zu: %s with %d failed (%s%s)", i, claim_verdict_text(r.verdict),
+                     r.failed, r.failures, r.unknown);
+        const char *text = cases[i].want == CLAIM_UNKNOWN ? r.unknown : r.failures;
+        if (!strstr(text, cases[i].why)) fail_msg("case %zu: '%s' lacks '%s'", i, text,
+                                                  cases[i].why);
+    }
+}
+
 /* Claim 9 holds on the registered strategies: time-ordered keys on one range shard, the
  * uniform ones (uuidv4, bitrev, autorandom) spread; every judged strategy is named. */
 static void test_claim_hotspot(void **s)
@@ -311,6 +361,8 @@ int main(void)
         cmocka_unit_test(test_claim_uuidv4),
         cmocka_unit_test(test_claim_uuidv7),
         cmocka_unit_test(test_claim_snowflake),
+        cmocka_unit_test(test_claim_reads),
+        cmocka_unit_test(test_claim_reads_verdict),
         cmocka_unit_test(test_claim_objectid),
         cmocka_unit_test(test_claim_waits_not_run),
         cmocka_unit_test(test_claim_failover_not_run),

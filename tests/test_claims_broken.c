@@ -12,6 +12,8 @@
  *   5 uuidv7       no timestamp: random in the top bits (lands anywhere in the index)
  *   6 snowflake    its sequence wraps inside a ms instead of waiting (repeats IDs)
  *   7 objectid     keeps its process bytes and counter after fork (no redraw)
+ *  10 uuidv7       the same no-timestamp uuidv7: its recent orders spread over every leaf,
+ *                  so its cold recent lookups on sqlite miss as many pages as uuidv4's
  * Each broken strategy reuses its original's options, text form and decode. The full-power
  * birthday test (2^26 IDs, minutes) runs only as `test_claims_broken full` (the slow suite),
  * in optimised builds without sanitizers; the default run checks the same claim's quick
@@ -301,7 +303,7 @@ static int stale_oid_next(void *inst, idb_id *id, idb_err *err)
 }
 
 static idb_strategy nofail, wrapping_range_st, leaky_range_st, no_base, bits40, bits48, ctr40,
-    ctr48, no_time, wrapping_sf_st, stale_oid_st;
+    ctr48, no_time, no_time_named, wrapping_sf_st, stale_oid_st;
 
 /* base with name, options and the three instance functions replaced. */
 static idb_strategy broken(const char *base, const char *name, const idb_opt_decl *options,
@@ -339,6 +341,9 @@ static int setup(void **state)
     ctr40 = broken("uuidv4", "uuidv4-40-bit-counter", NULL, counter48_create, counter40_next,
                    free);
     no_time = broken("uuidv7", "uuidv7-no-time", NULL, none_create, no_time_next, free);
+    /* claim 12 reads its insert's DIR back: idbench read refuses a DIR filled by a strategy
+     * it does not have, so this one carries the registered name */
+    no_time_named = broken("uuidv7", "uuidv7", NULL, none_create, no_time_next, free);
     wrapping_sf_st = broken("snowflake", "snowflake-wraps", real("snowflake")->options,
                             wrapping_sf_create, wrapping_sf_next, free);
     stale_oid_st = broken("objectid", "objectid-no-redraw", real("objectid")->options,
@@ -425,6 +430,14 @@ static void test_uuidv7_no_time(void **s)
     expect_fails(CLAIM_UUIDV7, &no_time, 1, "insert_pos_p50");
 }
 
+/* Claim 10 with a "uuidv7" whose bytes are all random: its recent orders are spread over
+ * every leaf as uuidv4's are, so its recent lookups miss as many pages. */
+static void test_reads_no_time(void **s)
+{
+    (void)s;
+    expect_fails(CLAIM_READS, &no_time_named, 1, "misses per recent lookup");
+}
+
 static void test_snowflake_wraps(void **s)
 {
     (void)s;
@@ -440,8 +453,8 @@ static void test_objectid_no_redraw(void **s)
 /* A broken plug-in reaches only its own claim: with the ObjectId without its redraw in
  * claim 7's place, the whole table has claims 1-6 as they are on the registered strategies
  * (counter, interleaved, uuidv4, uuidv7, snowflake hold; range holds with its caveat), only
- * claim 7 fails, and claims 8, 10 and 11, not run (waits store none, no_failover), are
- * unknown. */
+ * claim 7 fails, claims 8, 10 and 11, not run (waits store none, no_failover), are
+ * unknown, and claims 9 and 12 hold. */
 static void test_only_its_claim(void **s)
 {
     (void)s;
@@ -454,7 +467,8 @@ static void test_only_its_claim(void **s)
     for (int i = 0; i < CLAIMS_N; i++) {
         enum claim_verdict want = i + 1 == CLAIM_OBJECTID ? CLAIM_FAILS
                                 : i + 1 == CLAIM_RANGE ? CLAIM_CAVEAT
-                                : i + 1 == CLAIM_WAITS || i + 1 >= CLAIM_FAILOVER
+                                : i + 1 == CLAIM_WAITS || i + 1 == CLAIM_FAILOVER
+                                  || i + 1 == CLAIM_LEASES
                                 ? CLAIM_UNKNOWN : CLAIM_HOLDS;
         if (rows[i].verdict != want)
             fail_msg("claim %d: %s (%s)", i + 1, claim_verdict_text(rows[i].verdict),
@@ -475,6 +489,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_uuidv4_40_bit_counter),
         cmocka_unit_test(test_uuidv7_no_time),
         cmocka_unit_test(test_snowflake_wraps),
+        cmocka_unit_test(test_reads_no_time),
         cmocka_unit_test(test_objectid_no_redraw),
         cmocka_unit_test(test_only_its_claim),
     };

@@ -58,13 +58,26 @@ for f in generation insert positions curve simulate skew timeline range; do
   check "$f.csv has a header and at least one row" test "$(grep -c . "$tmp/r/$f.csv")" -ge 2
 done
 check "no temporary file left" test -z "$(find "$tmp/r" -name '*.tmp')"
+# read.csv ([read] block): per cell a row per pattern, idbench read's columns after the
+# block's name; every looked-up row found; time-ordered keys' recent lookups miss fewer
+# pages than random keys' on each store
+check "read.csv: idbench read's columns after block" test "$(head -1 "$tmp/r/read.csv")" = \
+  'block,store,strategy,pattern,cache,lookups,found,not_found,misses_per_lookup,read_pages_per_lookup,lookups_per_s,lat_p50_ns,lat_p99_ns,miss_ids,miss_share,rows,seed,rows_returned,misses_per_row'
+if [ "$1" = tiny ]; then
+  check "read.csv: 2 stores x 2 strategies x 3 patterns" test "$(grep -c '^read,' "$tmp/r/read.csv")" -eq 12
+  check "read.csv: every lookup found, cold" awk -F, 'NR > 1 && ($6 != 100 || $7 != 100 || $8 != 0 || $5 != "cold" || $16 != 500) { bad = 1 } END { exit bad }' "$tmp/r/read.csv"
+  check "read.csv: counter's recent lookups miss fewer pages than uuidv4's" awk -F, '
+    $4 == "recent:5" { m[$2 "/" $3] = $9 }
+    END { exit !(m["sqlite/counter"] < m["sqlite/uuidv4"] && m["pagesim/counter"] < m["pagesim/uuidv4"]) }' "$tmp/r/read.csv"
+  check "cells.csv: a read cell per store and strategy" test "$(awk -F, '$2 == "read"' "$tmp/r/cells.csv" | wc -l)" -eq 4
+fi
 # cells.csv: a row per cell that ran (meta's cells_done + cells_failed), each cell's seconds,
 # summed below the run's wall time; the report's "where the time went" rows re-summed here
 ncells=$(sed -n 's/^  "cells": \([0-9]*\),$/\1/p' "$tmp/r/meta.json")
 check "cells.csv has a row per cell ($ncells)" test "$(($(grep -c . "$tmp/r/cells.csv") - 1))" -eq "$ncells"
 check "cells.csv: kinds known, seconds numbers, cells numbered in order" awk -F, '
   NR == 1 { ok = $0 == "cell,kind,store,strategy,status,seconds,label"; next }
-  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill)$/ ||
+  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill|read)$/ ||
     $6 !~ /^[0-9]+\.[0-9]+$/ { ok = 0 }
   END { exit !ok }' "$tmp/r/cells.csv"
 wall=$(sed -n 's/^  "wall_s": \([0-9.]*\),$/\1/p' "$tmp/r/meta.json")
@@ -82,6 +95,12 @@ for p in $plots; do
   # wal_fpi draws server stores (postgres) only; a matrix without one says why instead
   if [ "$p" = wal_fpi ] && ! grep -q ',postgres,' "$tmp/r/insert.csv"; then
     check "report says why wal_fpi is not drawn" grep -q 'no server store' "$tmp/r/report.md"
+    continue
+  fi
+  # then draws insert --then blocks, off by default (and in --quick: each is two runs' work)
+  if [ "$p" = then ] && [ "$1" = quick ]; then
+    check "report says why then is not drawn" grep -q 'no second phases in insert.csv' \
+      "$tmp/r/report.md"
     continue
   fi
   # counter_kill draws [counterkill] runs, off in --quick (they kill real servers)

@@ -316,6 +316,62 @@ static void test_series_block(void **state)
     free(m);
 }
 
+/* The [read] block (issue 27): built in off with its defaults; turned on, a cell per store
+ * and strategy, once (not per repeat), kind MX_READ, its block kept for the patterns; a
+ * named block inherits the patterns; a pattern or a cache that is not one is refused at its
+ * line. */
+static void test_read_block(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    mx_defaults(m);
+    assert_int_equal(m->n_read, 1);
+    assert_string_equal(m->read[0].name, "read");
+    assert_int_equal(m->read[0].enabled, 0);
+    assert_int_equal(m->read[0].n_strategies, 4);
+    assert_int_equal(m->read[0].n_stores, 3);
+    assert_int_equal(m->read[0].sizes[0], 200000);
+    assert_string_equal(m->read[0].read_patterns, "recent:5, uniform");
+    assert_string_equal(m->read[0].read_cache, "cold");
+    assert_int_equal(m->read[0].lookups, 10000);
+    idb_err err = { 0 };
+    char path[PATH_LEN], want[512];
+    const char *text = "[matrix]\nrepeat = 3\n[generation]\nenabled = 0\n[insert]\n"
+                       "enabled = 0\n[curve]\nenabled = 0\n[openloop]\nenabled = 0\n"
+                       "[simulate]\nenabled = 0\n[claims]\nenabled = 0\n[read]\nenabled = 1\n"
+                       "stores = sqlite, pagesim\nstrategies = counter, uuidv4\n"
+                       "patterns = recent:2, mixed:50:5\ncache = warm\nlookups = 7\n"
+                       "[read.more]\nstores = lmdb\nstrategies = uuidv7\n";
+    if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
+    assert_int_equal(m->n_read, 2);
+    assert_string_equal(m->read[1].read_patterns, "recent:2, mixed:50:5");
+    assert_string_equal(m->read[1].read_cache, "warm");
+    mx_plan p;
+    assert_int_equal(mx_plan_make(m, &p, &err), 0);
+    assert_int_equal(p.n, 2 * 2 + 1);                /* once each, not 3 repeats */
+    for (int i = 0; i < p.n; i++) {
+        assert_int_equal(p.cells[i].kind, MX_READ);
+        assert_non_null(p.cells[i].block);
+        assert_int_equal(p.cells[i].block->lookups, 7);
+    }
+    assert_string_equal(p.cells[4].block->name, "read.more");
+    mx_plan_free(&p);
+    static const struct { const char *text, *msg; } bad[] = {
+        { "[read]\npatterns = recent:0\n", ":2: 'recent:0' is not a read pattern (uniform, "
+          "recent:H or mixed:P:H; H in (0, 100], P in [0, 100])" },
+        { "[read]\npatterns = uniform, range:5m\n", ":2: 'range:5m' is not a read pattern "
+          "(uniform, recent:H or mixed:P:H; H in (0, 100], P in [0, 100])" },
+        { "[read]\ncache = hot\n", ":2: cache 'hot' is not cold or warm" },
+        { "[read]\nlookups = 0\n", ":2: lookups = 0 is out of range 1..1073741824" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(load(m, bad[i].text, 0, path, &err), IDB_EINPUT);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        assert_string_equal(err.msg, want);
+    }
+    free(m);
+}
+
 /* A block's store_set (issue 25): store options of its own runs only, after [store.NAME]'s,
  * not inherited; runs that differ only by it are runs of their own (a configuration each),
  * a run that it leaves as another block's is made once; refused before anything runs:
@@ -391,6 +447,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_series_block),
+        cmocka_unit_test(test_read_block),
         cmocka_unit_test(test_blocks_and_quick),
         cmocka_unit_test(test_later_file_overrides),
         cmocka_unit_test(test_clients_block),

@@ -188,6 +188,211 @@ static void test_pages_sentence_names_most_and_fewest(void **state)
     idb_tmpdir_remove(dir);
 }
 
+/* bytes_per_row: insert.csv with the storage columns (id_bytes, bytes_per_row) for four
+ * strategies on sqlite and one on lmdb; f the file's path. */
+static void storage_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,id_bytes,"
+               "bytes_per_row,%s\n", other_columns);
+    static const struct { const char *st, *store; int width; double bytes; } v[] = {
+        { "counter", "sqlite", 8, 24.5 }, { "uuidv4", "sqlite", 16, 51.25 },
+        { "uuidv7", "sqlite", 16, 33.0 }, { "snowflake", "sqlite", 8, 25.0 },
+        { "uuidv4", "lmdb", 16, 99.0 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,1,1000,0.9,0.5,1000,900,1100,3,10,%d,%.2f,8,1000,1000%s\n", v[i].st,
+                v[i].store, v[i].width, v[i].bytes, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+    assert_int_equal(fclose(f), 0);
+}
+
+/* bytes_per_row: its data file holds per store its bytes per row by strategy (sqlite's
+ * row: counter, uuidv4, uuidv7, snowflake in `idbench list` order), and the sentence names
+ * the most and the fewest on the main store with their ID widths and the ratio; results
+ * without the storage columns give no sentence (and no plot). */
+static void test_bytes_per_row_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    storage_csv(path);
+    mx_results r;
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    char *s = say(&r, "bytes_per_row");
+    assert_non_null(strstr(s, "On sqlite, rows of `uuidv4` take the most bytes on disk, 51.2 "
+                              "per row (16-byte IDs): 2.09× the 24.5 of `counter` (8-byte "
+                              "IDs), which take the fewest."));
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("bytes_per_row")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/bytes_per_row.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, d));
+    double c[5];
+    assert_int_equal(sscanf(line, "%lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4]), 5);
+    assert_true(c[0] == 1 && c[1] == 24.5 && c[2] == 51.25 && c[3] == 33 && c[4] == 25);
+    fclose(d);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no such columns */
+    FILE *f = fopen("/dev/null", "w");
+    assert_int_equal(entry("bytes_per_row")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
+/* then: insert.csv with one run and three second phases on sqlite (uuidv4 -> uuidv7,
+ * uuidv4 -> uuidv4, counter -> snowflake) and one on lmdb; the data file holds per store the
+ * pages written per row of each pair's phase (the pairs in file order, NaN where a store
+ * lacks one), the titles name both strategies, the sentence gives per store the fewest and
+ * the most with their ratio; without second phases, no plot and no sentence. */
+static void test_then_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/insert.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
+               "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,phase,"
+               "first_strategy,%s\n", other_columns);
+    static const struct { const char *st, *store, *phase, *first; int pages; } v[] = {
+        { "uuidv4", "sqlite", "run", "", 900 }, { "uuidv7", "sqlite", "then", "uuidv4", 40 },
+        { "uuidv4", "sqlite", "then", "uuidv4", 1000 },
+        { "snowflake", "sqlite", "then", "counter", 30 },
+        { "uuidv7", "lmdb", "then", "uuidv4", 50 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,1,1000,0.9,0.5,1000,900,1100,3,%d,%s,%s,8,1000,1000%s\n", v[i].st,
+                v[i].store, v[i].pages, v[i].phase, v[i].first, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+    assert_int_equal(fclose(f), 0);
+    mx_results r;
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    assert_int_equal(r.then.nrow, 4);
+    char *s = say(&r, "then");
+    assert_non_null(strstr(s, "On sqlite, `counter` → `snowflake` wrote the fewest pages per "
+                              "row of its second phase (0.03) and `uuidv4` → `uuidv4` the most "
+                              "(1, 33.3× as many).\n"));
+    assert_non_null(strstr(s, "On lmdb, `uuidv4` → `uuidv7` wrote 0.05 pages per row.\n"));
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("then")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite\""));
+    assert_non_null(strstr(vars, "x_2 = \"lmdb\""));
+    assert_non_null(strstr(vars, "n = 3\n"));
+    assert_non_null(strstr(vars, "t_1 = \"uuidv4 to uuidv7\""));
+    assert_non_null(strstr(vars, "t_3 = \"counter to snowflake\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/then.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char line[256];
+    double c[4];
+    assert_non_null(fgets(line, sizeof line, d));
+    assert_int_equal(sscanf(line, "%lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3]), 4);
+    assert_true(c[0] == 1 && c[1] == 0.04 && c[2] == 1 && c[3] == 0.03);
+    assert_non_null(fgets(line, sizeof line, d));
+    assert_int_equal(sscanf(line, "%lf %lf", &c[0], &c[1]), 2);
+    assert_true(c[0] == 2 && c[1] == 0.05 && strstr(line, "NaN"));
+    fclose(d);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no second phase */
+    f = fopen("/dev/null", "w");
+    assert_int_equal(entry("then")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    vf = fopen("/dev/null", "w");
+    assert_int_equal(entry("then")->prepare(&r, dir, vf, &why), IDB_EINPUT);
+    fclose(vf);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
+/* reads: read.csv of two blocks; only the first ("read") is drawn: per (store, pattern) a
+ * row of misses per lookup by strategy in registry order (none for a group without any
+ * figure: pagesim uniform), the labels "STORE PATTERN", the
+ * sentences name the fewest and the most per group with the ratio; the second block's
+ * figures (99) appear nowhere; without read.csv, no plot and no sentence. */
+static void test_reads_plot(void **state)
+{
+    (void)state;
+    char dir[MX_SCRATCH_MAX], path[MX_FILE_MAX];
+    mx_results r;
+    assert_int_equal(idb_tmpdir_make(dir, sizeof dir), 0);
+    snprintf(path, sizeof path, "%s/read.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "block,store,strategy,pattern,cache,lookups,found,not_found,misses_per_lookup,"
+               "read_pages_per_lookup,lookups_per_s,lat_p50_ns,lat_p99_ns,miss_ids,miss_share,"
+               "rows,seed,rows_returned,misses_per_row\n");
+    static const struct { const char *block, *store, *st, *pat; double m; } v[] = {
+        { "read", "sqlite", "uuidv4", "recent:5", 0.345 }, { "read", "sqlite", "counter",
+          "recent:5", 0.03 }, { "read", "sqlite", "uuidv4", "uniform", 0.385 },
+        { "read", "sqlite", "counter", "uniform", 0.31 },
+        { "read", "pagesim", "counter", "recent:5", 0.025 },
+        { "read.more", "sqlite", "counter", "recent:5", 99 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        fprintf(f, "%s,%s,%s,%s,cold,200,200,0,%.4f,%.4f,,,,0,0.0000,3000,1,,\n", v[i].block,
+                v[i].store, v[i].st, v[i].pat, v[i].m, v[i].m);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(mx_results_load(&r, dir, NULL), 0);
+    char *s = say(&r, "reads");
+    assert_string_equal(s, "On sqlite, recent:5 lookups: `counter` missed the fewest pages per "
+                           "lookup (0.03), `uuidv4` the most (0.345, 11.5×).\n"
+                           "On sqlite, uniform lookups: `counter` missed the fewest pages per "
+                           "lookup (0.31), `uuidv4` the most (0.385, 1.24×).\n");
+    free(s);
+    char *vars = NULL;
+    size_t vlen = 0;
+    FILE *vf = open_memstream(&vars, &vlen);
+    idb_err why = { 0 };
+    assert_int_equal(entry("reads")->prepare(&r, dir, vf, &why), 0);
+    fclose(vf);
+    assert_non_null(strstr(vars, "x_1 = \"sqlite recent\0725\""));
+    assert_non_null(strstr(vars, "x_3 = \"pagesim recent\0725\""));
+    assert_null(strstr(vars, "x_4"));                    /* pagesim uniform: no figure */
+    assert_non_null(strstr(vars, "t_1 = \"counter\""));
+    assert_non_null(strstr(vars, "t_2 = \"uuidv4\""));
+    free(vars);
+    snprintf(path, sizeof path, "%s/reads.dat", dir);
+    FILE *d = fopen(path, "r");
+    assert_non_null(d);
+    char all[512] = "";
+    size_t n = fread(all, 1, sizeof all - 1, d);
+    all[n] = 0;
+    fclose(d);
+    assert_string_equal(all, "1\t0.03\t0.345\n2\t0.31\t0.385\n3\t0.025\tNaN\n");
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+
+    load(&r, dir, sizeof dir, sample, sizeof sample / sizeof *sample);   /* no read.csv */
+    f = fopen("/dev/null", "w");
+    assert_int_equal(entry("reads")->sentences(&r, f), IDB_EINPUT);
+    fclose(f);
+    mx_results_free(&r);
+    idb_tmpdir_remove(dir);
+}
+
 /* counter_kill: kill.dat holds per run its index, the orders failed (column 2) and the IDs
  * handed out twice (column 3), as plots/counter_kill.gp draws them; the sentence names
  * each figure. On results/sample's counterkill.csv (failed 5 and 5, twice 0 and 400), so
@@ -518,6 +723,9 @@ int main(void)
         cmocka_unit_test(test_num_fits_any_value),
         cmocka_unit_test(test_kill_plot_columns),
         cmocka_unit_test(test_pages_sentence_names_most_and_fewest),
+        cmocka_unit_test(test_bytes_per_row_plot),
+        cmocka_unit_test(test_then_plot),
+        cmocka_unit_test(test_reads_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,7 +172,7 @@ expect 2 "claims --waits-store of no store" -- "$IDB" claims --waits-store nosuc
 # claim 8 (many writers on a real store) runs in the slow suite (test_claim_waits.sh)
 # claims 10 and 11 (failover, leased workers) too: test_claim_failover.sh
 expect 0 "claims --quick" -- "$IDB" claims --quick --waits-store none --no-failover
-check "claims table: header, rule, 11 rows" test "$(wc -l <"$tmp/out")" -eq 13
+check "claims table: header, rule, 12 rows" test "$(wc -l <"$tmp/out")" -eq 14
 check "no claim fails" test "$(grep -c '| does not hold' "$tmp/out")" -eq 0
 check "claim 8 unknown when not run" grep -q '^| 8 | uuidv7: .*| unknown: waits store none |$' \
   "$tmp/out"

@@ -133,6 +133,8 @@ static const claim_def claims[CLAIMS_N] = {
       "unless each increment waits for a replica", claim_failover, 0 },
     { "snowflake", "(issue 26) a paused worker that keeps its expired worker ID repeats IDs; "
       "one that stops does not", claim_leases, 0 },
+    { "uuidv7", "(issue 27) time-ordered IDs read recent orders from fewer pages than random "
+      "IDs on sqlite with a cold cache", claim_reads, 0 },
 };
 
 /* Claim no alone, on the strategy o hands in or the registered one (see claims.h). */

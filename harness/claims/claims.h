@@ -1,9 +1,10 @@
 /* claims.h — the chapter's claims about each strategy, each checked by an experiment.
  *
- * `idbench claims` runs eight experiments on the strategies' real output (the simulator
+ * `idbench claims` runs ten experiments on the strategies' real output (the simulator
  * with its counter server and skewed clocks, the insert runner on the deterministic
  * in-memory `pagesim` store, a birthday test on generated IDs, processes forked and
- * exec'd, direct calls on manual clocks, and claim 8: many writers on a real store) and
+ * exec'd, direct calls on manual clocks, claim 8: many writers on a real store, and claim
+ * 10: an insert then cold-cache point lookups on sqlite) and
  * prints one markdown row per claim: the claim, the experiment with the thresholds it
  * checks, the figures (each marked measured or computed from the format) and a verdict
  * computed from the checks. Every experiment is seeded: the same build gives the same table,
@@ -17,19 +18,20 @@
 #ifndef IDB_CLAIMS_H
 #define IDB_CLAIMS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
 #include "strategy.h"
 
-#define CLAIMS_N 11
+#define CLAIMS_N 12
 #define CLAIM_TEXT_MAX 4096
 
 /* The claims, numbered as the table numbers them. */
 enum claim_no {
     CLAIM_COUNTER = 1, CLAIM_RANGE, CLAIM_INTERLEAVED, CLAIM_UUIDV4, CLAIM_UUIDV7,
     CLAIM_SNOWFLAKE, CLAIM_OBJECTID, CLAIM_WAITS, CLAIM_HOTSPOT, CLAIM_FAILOVER,
-    CLAIM_LEASES,
+    CLAIM_LEASES, CLAIM_READS,
 };
 
 /* CLAIM_UNKNOWN: the figures a claim needs are not there (a store that cannot run here or
@@ -96,6 +98,21 @@ typedef struct claim_wait_fig {
  * (< 0), no check and r->unknown says so. claim_verdict then gives the verdict. */
 void claim_waits_judge(claim_row *r, const char *store, int clients,
                        const claim_wait_fig *ordered, const claim_wait_fig *random);
+
+/* Claim 10's figures of one strategy (claim_reads.c): misses per point lookup of the
+ * recent and the uniform lookups with a cold cache, the lookups made and the rows found. */
+typedef struct claim_read_fig {
+    double recent, uniform;
+    int64_t lookups, found;
+} claim_read_fig;
+
+/* Claim 10's checks into r (r->subject is the time-ordered strategy) from the figures of
+ * the ordered and the random (uuidv4) strategy on store: each found every row it looked up,
+ * and the ordered misses per recent lookup at most 0.5x the random's; when the random's is
+ * not above 0 (a store that counts no misses), r->unknown says so and no ratio check is
+ * made. claim_verdict then gives the verdict. */
+void claim_reads_judge(claim_row *r, const char *store, const claim_read_fig *ordered,
+                       const claim_read_fig *random);
 
 /* Claim 9 (range partitioning, claim_hotspot.c): its thresholds, figures and checks, also
  * for the report's figures of a real range-sharded engine. */

@@ -63,5 +63,6 @@ int claim_waits(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_failover(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_leases(const claim_ctx *c, claim_row *r, idb_err *err);
 int claim_hotspot(const claim_ctx *c, claim_row *r, idb_err *err);   /* every strategy */
+int claim_reads(const claim_ctx *c, claim_row *r, idb_err *err);
 
 #endif

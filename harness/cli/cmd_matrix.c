@@ -297,6 +297,12 @@ static int collect(run *r, mx_cell *c, const char *out)
         rc = mx_append_csv(path, src, "block", c->block->name, &c->err);
         unlink(src);
         break;
+    case MX_READ:                                /* its rows into read.csv, by block */
+        snprintf(path, sizeof path, "%s/read.csv", r->x.dir);
+        mx_read_path(&r->x, src, sizeof src);
+        rc = mx_append_csv(path, src, "block", c->block->name, &c->err);
+        unlink(src);
+        break;
     case MX_SIM: case MX_SKEW: rc = collect_sim(r, c, out, &c->err); break;
     case MX_KILL:                                /* its row into counterkill.csv, by run */
         snprintf(path, sizeof path, "%s/counterkill.csv", r->x.dir);

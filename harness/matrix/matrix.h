@@ -87,6 +87,10 @@ typedef struct mx_block {
     int n_series_cache;
     char store_set[MX_SET_MAX];                  /* STORE.KEY=VALUE, ...: this block's own
                                                   * store options (not inherited) */
+    char read_patterns[MX_SET_MAX];              /* read blocks only: uniform, recent:H,
+                                                  * mixed:P:H, comma-separated */
+    char read_cache[8];                          /* read blocks only: cold or warm */
+    int64_t lookups;                             /* read blocks only: -n of each read */
     char then[MX_THEN_MAX];                      /* "STRATEGY:N" (insert --then) or "":
                                                   * [insert...] blocks only, not inherited */
     unsigned set;                                /* bit i: key i of the block table was set */
@@ -126,6 +130,10 @@ typedef struct idb_matrix {
      * cache_pages (stores that declare the option) make the index outgrow the cache */
     mx_block series[MX_BLOCKS_MAX];
     int n_series;
+    /* [read...]: an insert into the cell's directory, then idbench read once per pattern
+     * (matrix_read.c), into read.csv */
+    mx_block read[MX_BLOCKS_MAX];
+    int n_read;
     /* [store.NAME] */
     mx_store_opts store_opts[MX_STORES_MAX];
     int n_store_opts;
@@ -195,7 +203,7 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err);
 /* matrix_cells.c ----------------------------------------------------------------------- */
 
 enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_SERIES,
-              MX_KILL, MX_KINDS };
+              MX_KILL, MX_READ, MX_KINDS };
 
 /* Where a cell stands: not run yet, run and its results kept, or failed (err says why). */
 enum mx_status { MX_FAILED = -1, MX_PENDING = 0, MX_DONE = 1 };
@@ -272,6 +280,13 @@ typedef struct mx_ctx {
     const char *dir;                             /* the results directory */
     char scratch[MX_SCRATCH_MAX];                /* private temporary directory */
 } mx_ctx;
+
+/* matrix_read.c: where a read cell's rows go before cmd_matrix.c appends them to read.csv
+ * (buf: len bytes), and the reads of read cell c (after its insert filled dir with its
+ * record): one idbench read per pattern of its block, a row each, into that file. Returns
+ * 0, or the read's IDB_E* code with err. */
+void mx_read_path(const mx_ctx *x, char *buf, size_t len);
+int mx_read_cell(const mx_ctx *x, const mx_cell *c, const char *dir, idb_err *err);
 
 /* Run cell c in a child process of its own process group, with $TMPDIR the scratch
  * directory, killed with its group after m->cell_timeout_s or as soon as a signal is caught
@@ -495,6 +510,7 @@ typedef struct mx_results {
     mx_table series;                             /* series.csv */
     mx_table kill;                               /* counterkill.csv */
     mx_table range;                              /* range.csv ([simulate.range]) */
+    mx_table read;                               /* read.csv ([read] blocks) */
     mx_table cells;                              /* cells.csv (each cell's wall time) */
     mx_table then;                               /* insert.csv's phase=then rows (a block's
                                                   * then = STRATEGY:N), taken out of ins:

@@ -107,6 +107,9 @@ static void run_label(mx_cell *c)
     if (c->kind == MX_CURVE)
         snprintf(c->label, sizeof c->label, "curve %s %s n=%lld shards=%lld%s", c->store->name,
                  c->strategy->name, ids, shards, cache);
+    else if (c->kind == MX_READ)                 /* its patterns and cache: its block's */
+        snprintf(c->label, sizeof c->label, "%s %s %s n=%lld lookups=%lld", c->block->name,
+                 c->store->name, c->strategy->name, ids, (long long)c->block->lookups);
     else if (c->kind == MX_SERIES)
         snprintf(c->label, sizeof c->label, "%s %s %s n=%lld window=%lld%s", c->block->name,
                  c->store->name, c->strategy->name, ids, (long long)c->window, cache);
@@ -149,7 +152,7 @@ static int add_run(mx_plan *p, int *cap, const mx_block *b, block_how how, run_a
     c->key_bytes = b->key_bytes;
     c->clients = b->n_clients > 0 ? b->clients[a.w] : 1;
     c->rep = rep;
-    c->block = kind == MX_CURVE || kind == MX_SERIES ? b : NULL;
+    c->block = kind == MX_CURVE || kind == MX_SERIES || kind == MX_READ ? b : NULL;
     c->cache_pages = (kind == MX_CURVE && !store->curve) ||
                              (kind == MX_SERIES && b->n_series_cache > 0 &&
                               idb_opts_declared(store->options, "cache_pages"))
@@ -319,6 +322,9 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
     const block_how series = { MX_SERIES, 0 };          /* once: a run is its own series */
     for (int b = 0; !rc && b < m->n_series; b++)
         if (m->series[b].enabled) rc = add_block(m, p, &cap, &m->series[b], series, 0);
+    const block_how read = { MX_READ, 0 };              /* once: reads measure pages */
+    for (int b = 0; !rc && b < m->n_read; b++)
+        if (m->read[b].enabled) rc = add_block(m, p, &cap, &m->read[b], read, 0);
     for (int rep = 0; !rc && rep < m->repeat; rep++)      /* after the closed loop's cells */
         for (int b = 0; !rc && b < m->n_openloop; b++)
             if (m->openloop[b].enabled) rc = add_block(m, p, &cap, &m->openloop[b], open, rep);
@@ -415,7 +421,9 @@ static void insert_child(const mx_ctx *x, const mx_cell *c, const char *dir, int
     child_msg *msg = calloc(1, sizeof *msg);
     idb_insert_result *then = calloc(1, sizeof *then);
     if (!msg || !then) _exit(EXIT_CHILD_NOMEM);
+    cfg.record = c->kind == MX_READ;                   /* the record the reads need */
     msg->rc = idb_insert_run_then(&cfg, &msg->res, then, &msg->err);
+    if (!msg->rc && c->kind == MX_READ) msg->rc = mx_read_cell(x, c, dir, &msg->err);
     if (!msg->rc && cfg.then_strategy) msg->res = *then;   /* the cell is the second phase */
     const char *p = (const char *)msg;
     size_t left = sizeof *msg;
@@ -566,7 +574,8 @@ void mx_cell_run(const mx_ctx *x, mx_cell *c, char *const *argv, const char *out
     int64_t t0 = idb_mono_ns();
     c->status = MX_FAILED;
     c->err = (idb_err){ 0 };
-    int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE || c->kind == MX_SERIES;
+    int isinsert = c->kind == MX_INSERT || c->kind == MX_CURVE || c->kind == MX_SERIES ||
+                   c->kind == MX_READ;
     int fds[2] = { -1, -1 };
     if (mkdir(dir, idb_private_dir_mode()) != 0 || (isinsert && pipe(fds) != 0)) {
         idb_fail(&c->err, IDB_EIO, "cannot prepare the cell: %s", strerror(errno));

@@ -269,13 +269,14 @@ static int check_then(const idb_matrix *m, const mx_block *b, int closed, idb_er
     return 0;
 }
 
-/* Every run of every enabled [insert...], [curve...], [openloop...] and [series...] block,
- * before anything is run. */
+/* Every run of every enabled [insert...], [curve...], [openloop...], [series...] and
+ * [read...] block, before anything is run. */
 static int check_runs(const idb_matrix *m, idb_err *err)
 {
     const struct { const mx_block *v; int n, curve; } kinds[] = {
         { m->insert, m->n_insert, CACHE_NONE }, { m->curve, m->n_curve, CACHE_CURVE },
         { m->openloop, m->n_openloop, CACHE_NONE }, { m->series, m->n_series, CACHE_SERIES },
+        { m->read, m->n_read, CACHE_NONE },
     };
     int rc = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)

@@ -15,6 +15,7 @@
  *   [series]      the insert keys plus window, cache_pages: runs with a row per window
  *                 (insert --window --series) into series.csv, one per cache size (on the
  *                 stores that declare cache_pages); [series.NAME] like [insert.NAME]
+ *   [read]        the insert keys plus patterns, cache, lookups: insert, then read (read.csv)
  *   [store.NAME]  options of store NAME for every run on it (as `-s key=value`)
  *   [simulate]    enabled, workloads, strategies, set, timeline_workload, skew_workload,
  *                 skew_ms
@@ -36,7 +37,6 @@
  */
 #include "matrix.h"
 
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +123,12 @@ static const idb_key keys[] = {
       .max = 1000000000, B(window) },
     { .section = "series", .name = "cache_pages", .type = IDB_KEY_INTS, .min = 1,
       .max = 1 << 30, B(series_cache), IDB_KEY_COUNT(mx_block, n_series_cache) },
+    { .section = "read", .name = "patterns", .type = IDB_KEY_STR, .def = "recent:5, uniform",
+      .hook = mx_read_patterns_value, B(read_patterns) },
+    { .section = "read", .name = "cache", .type = IDB_KEY_STR, .def = "cold",
+      .hook = mx_read_cache_value, B(read_cache) },
+    { .section = "read", .name = "lookups", .type = IDB_KEY_INT, .def = "10000", .min = 1,
+      .max = 1 << 30, B(lookups) },
     BOOL("simulate", "enabled", "1", M(sim_enabled)),
     { .section = "simulate", .name = "workloads", .type = IDB_KEY_LIST, .hook = path_entry,
       .elem = MX_PATH_MAX, M(workloads), IDB_KEY_COUNT(idb_matrix, n_workloads) },
@@ -165,7 +171,7 @@ static const idb_key keys[] = {
 /* The sections holding keys of the table; blocks may also be named (insert.NAME). */
 static const struct { const char *name; int block; } sections[] = {
     { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
-    { "series", 1 }, { "simulate", 0 }, { "simulate.range", 0 }, { "claims", 0 },
+    { "series", 1 }, { "read", 1 }, { "simulate", 0 }, { "simulate.range", 0 }, { "claims", 0 },
     { "counterkill", 0 },
 };
 
@@ -191,6 +197,10 @@ static const block_default series_defaults[] = {
     { 0 },
 };
 
+static const block_default read_defaults[] = {   /* off unless a file turns it on */
+    { "insert", "enabled", "0" }, { "insert", "strategies", "counter, uuidv7, uuidv4, snowflake" },
+    { "insert", "stores", "sqlite, lmdb, pagesim" }, { "insert", "sizes", "200000" }, { 0 } };
+
 /* The kinds of block: their section, where m keeps them, their defaults over [insert]'s. */
 typedef struct block_kind {
     const char *section;
@@ -203,6 +213,7 @@ static const block_kind block_kinds[] = {
     { "openloop", offsetof(idb_matrix, openloop), offsetof(idb_matrix, n_openloop),
       openloop_defaults },
     { "series", offsetof(idb_matrix, series), offsetof(idb_matrix, n_series), series_defaults },
+    { "read", offsetof(idb_matrix, read), offsetof(idb_matrix, n_read), read_defaults },
 };
 #define N_BLOCK_KINDS (sizeof block_kinds / sizeof *block_kinds)
 
@@ -598,9 +609,8 @@ int mx_apply(idb_matrix *m, const char *file, mx_where at, const char *section,
     if (kind < 0)
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
                         "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
-                        "series, series.NAME, store.NAME, simulate, simulate.range, claims, "
-                        "counterkill, quick)",
-                        section);
+                        "series, series.NAME, read, read.NAME, store.NAME, simulate, "
+                        "simulate.range, claims, counterkill, quick)", section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;
     if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);

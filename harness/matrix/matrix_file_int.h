@@ -32,4 +32,11 @@ const idb_key *mx_block_key(const char *key);
 int mx_apply(idb_matrix *m, const char *file, mx_where at, const char *section,
              const char *key, const char *value, idb_err *err);
 
+/* Hooks of [read] patterns (comma-separated uniform, recent:H, mixed:P:H) and cache (cold
+ * or warm), matrix_read.c: 0 or IDB_EINPUT with err. */
+int mx_read_patterns_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                           idb_err *err);
+int mx_read_cache_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
+                        idb_err *err);
+
 #endif

@@ -113,6 +113,12 @@ static const col_spec series_cols[] = {
     MEASURE("modelled_inserts_per_s"), END,
 };
 
+static const col_spec read_cols[] = {
+    NAME("block"), NAME("store"), NAME("strategy"), NAME("pattern"), NAME("cache"),
+    INT("lookups", 1, COUNT_MAX), INT("found", 0, COUNT_MAX), INT("not_found", 0, COUNT_MAX),
+    MEASURE("misses_per_lookup"), MEASURE("read_pages_per_lookup"), MEASURE("lookups_per_s"),
+    COUNT("lat_p50_ns"), COUNT("lat_p99_ns"), INT("rows", 1, COUNT_MAX), END,
+};
 static const col_spec counterkill_cols[] = {
     NAME("run"), NAME("store"), IDS, INT("failed_orders", 0, COUNT_MAX),
     INT("duplicate_ids", 0, COUNT_MAX), END,
@@ -137,6 +143,7 @@ static const struct {
     { "series.csv", offsetof(mx_results, series), series_cols },
     { "counterkill.csv", offsetof(mx_results, kill), counterkill_cols },
     { "range.csv", offsetof(mx_results, range), range_cols },
+    { "read.csv", offsetof(mx_results, read), read_cols },
     { "cells.csv", offsetof(mx_results, cells), cells_cols },
 };
 #define N_RESULT_TABLES (sizeof result_tables / sizeof *result_tables)

@@ -2,7 +2,7 @@
  * wall time) and the report's "Where the time went" section read back from it.
  *
  * cells.csv  cell (1-based, the plan's order), kind (generation, insert, openloop, curve,
- *            simulate, skew, claims, series, kill), store and strategy ("-" where the kind
+ *            simulate, skew, claims, series, kill, read), store and strategy ("-" where the kind
  *            has none), status (done | failed), seconds (the cell's wall time, child start
  *            to end, as measured by matrix_cells.c: startup of its servers included), label
  *            (the progress line's; commas written as ';').
@@ -25,7 +25,7 @@
 static const char *const kind_names[MX_KINDS] = {
     [MX_GEN] = "generation", [MX_INSERT] = "insert", [MX_CURVE] = "curve",
     [MX_SIM] = "simulate", [MX_SKEW] = "skew", [MX_CLAIMS] = "claims",
-    [MX_SERIES] = "series", [MX_KILL] = "kill",
+    [MX_SERIES] = "series", [MX_KILL] = "kill", [MX_READ] = "read",
 };
 
 static const char *kind_name(const mx_cell *c)

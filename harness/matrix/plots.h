@@ -117,12 +117,14 @@ void mx_report_then(const mx_results *r, struct mx_doc *d);
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c, plots_other.c, plots_counter.c, plots_clients.c or plots_range.c. plots.c
+ * plots_insert.c, plots_other.c, plots_counter.c, plots_clients.c, plots_range.c,
+ * plots_then.c or plots_read.c. plots.c
  * makes mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
     X(inserts, "Inserts per second")                                        \
     X(pages_written, "Pages written per ID")                                \
+    X(bytes_per_row, "Bytes on disk per row")                               \
     X(fill_factor, "Leaf fill factor")                                      \
     X(wal_fpi, "WAL bytes and full-page images per ID (server stores)")     \
     X(miss_ratio, "Miss-ratio curves")                                      \
@@ -138,7 +140,9 @@ void mx_report_then(const mx_results *r, struct mx_doc *d);
     X(counter_kill, "Orders failed and IDs handed out twice around a counter-server kill") \
     X(clients, "Throughput and p99 against writers per shard (clients)")   \
     X(clients_wait, "Lock wait per order against writers per shard (clients)") \
-    X(hot_share, "Share of inserts on the busiest shard (range and hash routing)")
+    X(hot_share, "Share of inserts on the busiest shard (range and hash routing)") \
+    X(then, "A scheme change mid-table: pages written per row of the second phase") \
+    X(reads, "Pages read per point lookup (read.csv)")
 
 #define MX_PLOT_DECLARE(name, title)                                                 \
     int mx_prep_##name(const mx_results *r, const char *scratch, FILE *vars, idb_err *why); \

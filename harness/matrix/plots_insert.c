@@ -1,6 +1,6 @@
 /* plots_insert.c — the plots of insert.csv and positions.csv, at the headline configuration
- * (the fewest shards, and at that the most IDs): inserts, pages_written, fill_factor,
- * positions and latency. Per plot its data preparation (mx_prep_NAME: data files and
+ * (the fewest shards, and at that the most IDs): inserts, pages_written, bytes_per_row,
+ * fill_factor, positions and latency. Per plot its data preparation (mx_prep_NAME: data files and
  * gnuplot variables) and its report sentences (mx_say_NAME), every figure computed from
  * the tables; entries of the plot table (plots.h).
  */
@@ -98,6 +98,16 @@ int mx_prep_inserts(const mx_results *r, const char *scratch, FILE *v, idb_err *
 int mx_prep_pages_written(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
 {
     static const bar_spec b = { "pages_written.dat", "pages_written", 1, 0, "pages written", NULL };
+    return prep_bars(r, scratch, v, why, &b);
+}
+
+/* bytes_per_row: bytes on disk per row (table + ID index + other indexes, insert.csv's
+ * bytes_per_row: docs/results-format.md), by store and strategy. */
+int mx_prep_bytes_per_row(const mx_results *r, const char *scratch, FILE *v, idb_err *why)
+{
+    static const bar_spec b = { "bytes_per_row.dat", "bytes_per_row", 0, 0,
+                                "bytes per row (results made before the storage columns?)",
+                                NULL };
     return prep_bars(r, scratch, v, why, &b);
 }
 
@@ -282,6 +292,26 @@ int mx_say_pages_written(const mx_results *r, FILE *f)
             store, mx_table_str(t, hi, cs), mx_num(most / (double)r->ids, a),
             mx_ratio(most, fewest, most, fewest, "pages", q),
             mx_num(fewest / (double)r->ids, b), mx_table_str(t, lo, cs));
+    return 0;
+}
+
+/* bytes_per_row: the most and the fewest bytes per row on the main store, with each one's
+ * ID width (id_bytes) and the ratio of the two. */
+int mx_say_bytes_per_row(const mx_results *r, FILE *f)
+{
+    const mx_table *t = &r->ins;
+    const char *store = mx_main_store(r);
+    int lo, hi, cs = mx_table_col(t, "strategy"), cb = mx_table_col(t, "bytes_per_row");
+    int cw = mx_table_col(t, "id_bytes");
+    if (cb < 0 || !mx_extremes(r, store, "bytes_per_row", 1, &lo, &hi)) return IDB_EINPUT;
+    char a[MX_NUM_LEN], b[MX_NUM_LEN], wa[MX_NUM_LEN], wb[MX_NUM_LEN];
+    double most = mx_table_num(t, hi, cb), fewest = mx_table_num(t, lo, cb);
+    fprintf(f, "On %s, rows of `%s` take the most bytes on disk, %s per row (%s-byte IDs): "
+            "%.2f× the %s of `%s` (%s-byte IDs), which take the fewest.\n", store,
+            mx_table_str(t, hi, cs), mx_num(most, a),
+            cw < 0 ? "?" : mx_num(mx_table_num(t, hi, cw), wa), most / fewest,
+            mx_num(fewest, b), mx_table_str(t, lo, cs),
+            cw < 0 ? "?" : mx_num(mx_table_num(t, lo, cw), wb));
     return 0;
 }
 
