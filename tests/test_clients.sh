@@ -39,8 +39,10 @@ for st in sqlite lmdb; do
   w=$(out_field wait_share) wo=$(out_field wait_ns_per_order)
   check "$st C=4: wait_share $w in [0,1]" awk -v w="$w" 'BEGIN { exit !(w != "" && w >= 0 && w <= 1) }'
   # one write lock, four writers: while one writes, the three others wait in begin() (about
-  # 3/4 of their time); writers serialised before begin() would show none
-  check "$st C=4: wait_share $w above 0.3" awk -v w="$w" 'BEGIN { exit !(w > 0.3) }'
+  # 3/4 of their time on an idle machine); writers serialised before begin() would show
+  # none. The bound is far below 3/4: on a loaded 2-core machine the writers wait for a
+  # core too, not only for the lock (measured 0.295 once with a sanitizer build running)
+  check "$st C=4: wait_share $w above 0.1" awk -v w="$w" 'BEGIN { exit !(w > 0.1) }'
   check "$st C=4: wait_ns_per_order $wo >= 0" awk -v w="$wo" 'BEGIN { exit !(w != "" && w >= 0) }'
   cp "$tmp/$st-1.csv" "$tmp/out"
   check "$st C=1: wait columns unknown (empty)" [ -z "$(out_field wait_share)$(out_field wait_ns_per_order)" ]

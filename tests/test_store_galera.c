@@ -2,8 +2,9 @@
  * slow; as root only: 77 otherwise), with strategy autoinc's hook (insert_assigned) and the
  * join-node fault (join_at), checked by the test's own connections to every node's socket,
  * not by the store's figures:
- *   before the join: each node's auto_increment_increment is 3; the keys handed back for a
- *   transaction on node j ascend with residue (j + 1) mod 3 (not always one step apart:
+ *   before the join: each node's auto_increment_increment is 3 and the offsets are 1, 2, 3
+ *   (which node has which is Galera's: its membership order); the keys handed back for a
+ *   transaction on a node ascend with residue its offset mod 3 (not always one step apart:
  *   measured, the node's counter also jumps past rows its applier writes meanwhile);
  *   after one node joined: 4 nodes, each with increment 4 and its own offset 1..4, the new
  *   keys of step 4 with residue the node's offset mod 4, none equal to an old key;
@@ -104,8 +105,16 @@ static void test_cluster_and_join(void **state)
         rows[i] = (idb_row){ .id.len = 8, .shop = (uint32_t)i % 7, .display_no = 1000u + i };
     for (int j = 0; j < 3; j++)
         assert_int_equal(node_i64(s, j, "SELECT @@auto_increment_increment"), 3);
-    for (int b = 0; b < BEFORE; b++)                   /* node b + 1, offset b + 1 */
-        batch(s, rows, keys, b * BATCH, 3, (uint64_t)b + 1);
+    /* node b + 1's offset: Galera's choice (the node's index in its membership view,
+     * ordered by node UUID, not by start order), one each of 1, 2, 3 */
+    int before = 0;
+    for (int b = 0; b < BEFORE; b++) {
+        int64_t off = node_i64(s, b, "SELECT @@auto_increment_offset");
+        assert_in_range(off, 1, 3);
+        before |= 1 << off;
+        batch(s, rows, keys, b * BATCH, 3, (uint64_t)off);
+    }
+    assert_int_equal(before, 0xe);
     assert_int_equal(s->nnodes, 4);                     /* joined after 600 orders */
     int offsets = 0;
     for (int j = 0; j < 4; j++) {
