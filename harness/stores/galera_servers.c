@@ -91,6 +91,7 @@ int gl_node_start(gl_store *s, int j, int members, md_store **out, idb_err *err)
     *out = m;
     m->autoinc = s->autoinc;
     m->lock_wait_s = 50;
+    m->connect_wait_s = GL_WAIT_S;     /* a joiner greets clients after its state transfer */
     return md_node_start(m, path, set, n, err);
 }
 

@@ -59,6 +59,8 @@ typedef struct md_store {
     struct md_store *main;         /* a client's open()'s handle; NULL on that handle */
     int isolation;                 /* isolation= (enum index: md_isolation_sql's) */
     int64_t lock_wait_s;           /* lock_wait_timeout= (innodb_lock_wait_timeout) */
+    int connect_wait_s;            /* md_connect: how long to retry a server that drops the
+                                    * connection before its greeting (0: one try) */
     /* mariadb_waits.c: this session's wait time by class when it began (ps), whether
      * it could be read; on open()'s handle the sessions' sums, whether one failed, and
      * Innodb_row_lock_time at open (ms, -1: not counted). */
@@ -165,7 +167,9 @@ void md_waits_end(md_store *s);
  * into w (ns; kind IDB_WAITS_NONE when one session's could not be read). */
 void md_waits_stats(md_store *s, idb_store_waits *w);
 /* Connect s->db to the server at s->socket as user (NULL: the login user), without a
- * password. Returns 0, IDB_ENOMEM or IDB_EIO ("cannot connect to the server at ..."). */
+ * password; a connection lost before the server's greeting is tried again for up to
+ * s->connect_wait_s seconds (a Galera node answers only once its state transfer is done).
+ * Returns 0, IDB_ENOMEM or IDB_EIO ("cannot connect to the server at ..."). */
 int md_connect(md_store *s, const char *user, idb_err *err);
 
 /* The CREATE TABLE orders statement for s's key_bytes, row_bytes and secondary into sql

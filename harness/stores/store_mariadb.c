@@ -47,8 +47,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <errmsg.h>
 #include <mysqld_error.h>
 
 #include "mariadb.h"
@@ -249,13 +251,22 @@ static int md_session(md_store *s, idb_err *err)
 int md_connect(md_store *s, const char *user, idb_err *err)
 {
     unsigned timeout = MD_CONNECT_TIMEOUT_S;
-    s->db = mysql_init(NULL);
-    if (!s->db) return idb_fail(err, IDB_ENOMEM, "mariadb: out of memory");
-    mysql_optionsv(s->db, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-    if (!mysql_real_connect(s->db, NULL, user, NULL, NULL, 0, s->socket, 0))
-        return idb_fail(err, IDB_EIO, "mariadb: cannot connect to the server at %s: %s",
-                        s->socket, mysql_error(s->db));
-    return 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        s->db = mysql_init(NULL);
+        if (!s->db) return idb_fail(err, IDB_ENOMEM, "mariadb: out of memory");
+        mysql_optionsv(s->db, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+        if (mysql_real_connect(s->db, NULL, user, NULL, NULL, 0, s->socket, 0)) return 0;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double waited = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (mysql_errno(s->db) != CR_SERVER_LOST || waited >= s->connect_wait_s)
+            return idb_fail(err, IDB_EIO, "mariadb: cannot connect to the server at %s: %s",
+                            s->socket, mysql_error(s->db));
+        mysql_close(s->db);
+        s->db = NULL;
+        nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
+    }
 }
 
 /* The CREATE TABLE statement for s into sql (MD_SQL_MAX bytes) (mariadb.h). */
