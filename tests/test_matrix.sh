@@ -109,6 +109,12 @@ for p in $plots; do
       "$tmp/r/report.md"
     continue
   fi
+  # failover_dups draws [faults.replicated] runs, off in the tiny matrix (real servers)
+  if [ "$p" = failover_dups ] && [ ! -s "$tmp/r/failover.csv" ]; then
+    check "report says why failover_dups is not drawn" grep -q 'no failover.csv rows' \
+      "$tmp/r/report.md"
+    continue
+  fi
   check "plots/$p.png is a PNG" test "$(head -c 4 "$tmp/r/plots/$p.png" 2>/dev/null | tail -c 3)" = "PNG"
   check "plots/$p.svg is an SVG" grep -q '<svg' "$tmp/r/plots/$p.svg"
   check "report shows $p" grep -q "](plots/$p.png)" "$tmp/r/report.md"
@@ -210,6 +216,17 @@ if [ "$PART" = quick ]; then
   echo "quick matrix: $(( $(date +%s) - start )) s"
   results_ok quick
   openloop_ok
+  # [faults.replicated] under --quick: the postgres:async run only, and it repeated IDs
+  if command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+    fo_dup=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "duplicate_ids") c = i }
+      NR > 1 && $1 == "postgres:async" { print $c }' "$tmp/r/failover.csv" 2>/dev/null)
+    check "failover.csv has the postgres:async row" test -n "$fo_dup"
+    check "failover.csv: postgres:async only under --quick" \
+      test "$(tail -n +2 "$tmp/r/failover.csv" | wc -l)" -eq 1
+    check "failover.csv: postgres:async repeated IDs ($fo_dup > 0)" test "${fo_dup:-0}" -gt 0
+    check "report: the failover section's sentence" \
+      grep -q 'postgres async ([0-9,]* IDs) handed out IDs twice' "$tmp/r/report.md"
+  fi
   cli_done
   exit
 fi
@@ -226,6 +243,7 @@ run 0 "plot re-renders" -- "$IDB" plot "$tmp/r"
 for p in $plots; do
   [ "$p" = wal_fpi ] && ! grep -q ',postgres,' "$tmp/r/insert.csv" && continue   # see above
   [ "$p" = counter_kill ] && [ ! -s "$tmp/r/counterkill.csv" ] && continue       # see above
+  [ "$p" = failover_dups ] && [ ! -s "$tmp/r/failover.csv" ] && continue         # see above
   check "plot re-made $p.png and .svg" test -s "$tmp/r/plots/$p.png" -a -s "$tmp/r/plots/$p.svg"
 done
 check "plot re-made report.md" test -s "$tmp/r/report.md"
