@@ -77,7 +77,7 @@ ncells=$(sed -n 's/^  "cells": \([0-9]*\),$/\1/p' "$tmp/r/meta.json")
 check "cells.csv has a row per cell ($ncells)" test "$(($(grep -c . "$tmp/r/cells.csv") - 1))" -eq "$ncells"
 check "cells.csv: kinds known, seconds numbers, cells numbered in order" awk -F, '
   NR == 1 { ok = $0 == "cell,kind,store,strategy,status,seconds,label"; next }
-  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill|read)$/ ||
+  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill|read|failover)$/ ||
     $6 !~ /^[0-9]+\.[0-9]+$/ { ok = 0 }
   END { exit !ok }' "$tmp/r/cells.csv"
 wall=$(sed -n 's/^  "wall_s": \([0-9.]*\),$/\1/p' "$tmp/r/meta.json")
@@ -404,6 +404,11 @@ bad "unknown key" "bad.ini:2:" $'[matrix]\nrepeats = 3'
 bad "not an integer" "bad.ini:3:" $'[matrix]\nseed = 1\nrepeat = three'
 bad "out of range" "bad.ini:2:" $'[matrix]\nrepeat = 0'
 bad "not a number" "bad.ini:2:" $'[generation]\nmin_time = fast'
+bad "a [faults.replicated] run" "bad.ini:3:" \
+  $'[faults.replicated]\nenabled = 1\nruns = postgres:async, redis:wait2'
+check "a [faults.replicated] run: says which runs there are" grep -qF \
+  "'redis:wait2' is not a replicated counter run (postgres:async, postgres:sync" "$tmp/err"
+bad "a [faults.replicated] lag" "bad.ini:2:" $'[faults.replicated]\nlag_ms = soon'
 bad "unknown strategy" "bad.ini:3:" $'[insert]\nstores = null\nstrategies = counter, nosuch'
 bad "unknown store" "bad.ini:2:" $'[insert]\nstores = sqlite, oracle'
 bad "empty list entry" "bad.ini:2:" $'[insert]\nsizes = 100,,200'
