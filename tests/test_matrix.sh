@@ -77,7 +77,7 @@ ncells=$(sed -n 's/^  "cells": \([0-9]*\),$/\1/p' "$tmp/r/meta.json")
 check "cells.csv has a row per cell ($ncells)" test "$(($(grep -c . "$tmp/r/cells.csv") - 1))" -eq "$ncells"
 check "cells.csv: kinds known, seconds numbers, cells numbered in order" awk -F, '
   NR == 1 { ok = $0 == "cell,kind,store,strategy,status,seconds,label"; next }
-  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill|read)$/ ||
+  $1 != NR - 1 || $2 !~ /^(generation|insert|openloop|curve|simulate|skew|claims|series|kill|read|failover)$/ ||
     $6 !~ /^[0-9]+\.[0-9]+$/ { ok = 0 }
   END { exit !ok }' "$tmp/r/cells.csv"
 wall=$(sed -n 's/^  "wall_s": \([0-9.]*\),$/\1/p' "$tmp/r/meta.json")
@@ -106,6 +106,12 @@ for p in $plots; do
   # counter_kill draws [counterkill] runs, off in --quick (they kill real servers)
   if [ "$p" = counter_kill ] && [ ! -s "$tmp/r/counterkill.csv" ]; then
     check "report says why counter_kill is not drawn" grep -q 'no counterkill.csv rows' \
+      "$tmp/r/report.md"
+    continue
+  fi
+  # failover_dups draws [faults.replicated] runs, off in the tiny matrix (real servers)
+  if [ "$p" = failover_dups ] && [ ! -s "$tmp/r/failover.csv" ]; then
+    check "report says why failover_dups is not drawn" grep -q 'no failover.csv rows' \
       "$tmp/r/report.md"
     continue
   fi
@@ -210,6 +216,17 @@ if [ "$PART" = quick ]; then
   echo "quick matrix: $(( $(date +%s) - start )) s"
   results_ok quick
   openloop_ok
+  # [faults.replicated] under --quick: the postgres:async run only, and it repeated IDs
+  if command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+    fo_dup=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "duplicate_ids") c = i }
+      NR > 1 && $1 == "postgres:async" { print $c }' "$tmp/r/failover.csv" 2>/dev/null)
+    check "failover.csv has the postgres:async row" test -n "$fo_dup"
+    check "failover.csv: postgres:async only under --quick" \
+      test "$(tail -n +2 "$tmp/r/failover.csv" | wc -l)" -eq 1
+    check "failover.csv: postgres:async repeated IDs ($fo_dup > 0)" test "${fo_dup:-0}" -gt 0
+    check "report: the failover section's sentence" \
+      grep -q 'postgres async ([0-9,]* IDs) handed out IDs twice' "$tmp/r/report.md"
+  fi
   cli_done
   exit
 fi
@@ -226,6 +243,7 @@ run 0 "plot re-renders" -- "$IDB" plot "$tmp/r"
 for p in $plots; do
   [ "$p" = wal_fpi ] && ! grep -q ',postgres,' "$tmp/r/insert.csv" && continue   # see above
   [ "$p" = counter_kill ] && [ ! -s "$tmp/r/counterkill.csv" ] && continue       # see above
+  [ "$p" = failover_dups ] && [ ! -s "$tmp/r/failover.csv" ] && continue         # see above
   check "plot re-made $p.png and .svg" test -s "$tmp/r/plots/$p.png" -a -s "$tmp/r/plots/$p.svg"
 done
 check "plot re-made report.md" test -s "$tmp/r/report.md"
@@ -386,6 +404,11 @@ bad "unknown key" "bad.ini:2:" $'[matrix]\nrepeats = 3'
 bad "not an integer" "bad.ini:3:" $'[matrix]\nseed = 1\nrepeat = three'
 bad "out of range" "bad.ini:2:" $'[matrix]\nrepeat = 0'
 bad "not a number" "bad.ini:2:" $'[generation]\nmin_time = fast'
+bad "a [faults.replicated] run" "bad.ini:3:" \
+  $'[faults.replicated]\nenabled = 1\nruns = postgres:async, redis:wait2'
+check "a [faults.replicated] run: says which runs there are" grep -qF \
+  "'redis:wait2' is not a replicated counter run (postgres:async, postgres:sync" "$tmp/err"
+bad "a [faults.replicated] lag" "bad.ini:2:" $'[faults.replicated]\nlag_ms = soon'
 bad "unknown strategy" "bad.ini:3:" $'[insert]\nstores = null\nstrategies = counter, nosuch'
 bad "unknown store" "bad.ini:2:" $'[insert]\nstores = sqlite, oracle'
 bad "empty list entry" "bad.ini:2:" $'[insert]\nsizes = 100,,200'

@@ -1,7 +1,7 @@
 /* test_matrix_file.c — reading matrix files (matrix_file.c) through the key parser: the
  * built-in defaults, a named block inheriting what it does not set, [quick] applied only
- * with --quick, later files overriding earlier ones, and bad values refused as
- * "FILE:LINE: KEY ..." in the one wording of keys.h. */
+ * with --quick, later files overriding earlier ones, the fault block [faults.replicated],
+ * and bad values refused as "FILE:LINE: KEY ..." in the one wording of keys.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "server.h"
 
 #define PATH_LEN 64
 
@@ -372,6 +373,86 @@ static void test_read_block(void **state)
     free(m);
 }
 
+/* [faults.replicated] (issue 26): its defaults (off, the four runs), its keys read and a
+ * cell per run whose server is installed (once, not per repeat, with the block's orders),
+ * its runs under --quick from [quick], and every bad value refused as FILE:LINE. */
+static void test_faults_replicated(void **state)
+{
+    (void)state;
+    idb_matrix *m = malloc(sizeof *m);
+    mx_defaults(m);
+    assert_int_equal(m->repl_enabled, 0);
+    assert_string_equal(m->repl_store, "sqlite");
+    assert_string_equal(m->repl_runs, "postgres:async, postgres:sync, redis:nowait, redis:wait1");
+    assert_int_equal(m->repl_orders, 4000);
+    assert_int_equal(m->repl_lag_at, 1000);
+    assert_int_equal(m->repl_lag_ms, 100);
+    assert_int_equal(m->repl_timeout_ms, 300);
+    const mx_repl_run *w = mx_repl_run_find("redis:wait1");
+    assert_non_null(w);
+    assert_string_equal(w->opts[0], "replicas=2");
+    assert_string_equal(w->opts[1], "wait_replicas=1");
+    assert_string_equal(mx_repl_run_find("postgres:sync")->opts[1], "replication=sync");
+    assert_null(mx_repl_run_find("postgres"));
+    idb_err err = { 0 };
+    char path[PATH_LEN], want[512], version[128];
+    const char *text = "[matrix]\nrepeat = 3\n[generation]\nenabled = 0\n[insert]\n"
+                       "enabled = 0\n[curve]\nenabled = 0\n[openloop]\nenabled = 0\n"
+                       "[simulate]\nenabled = 0\n[claims]\nenabled = 0\n"
+                       "[faults.replicated]\nenabled = 1\nruns = postgres:sync, redis:wait1\n"
+                       "orders = 300\nlag_at = 50\nlag_ms = 20\ntimeout_ms = 70\n"
+                       "[quick]\nfaults.replicated.runs = postgres:async\n";
+    if (load(m, text, 0, path, &err) != 0) fail_msg("%s", err.msg);
+    assert_string_equal(m->repl_runs, "postgres:sync, redis:wait1");
+    assert_int_equal(m->repl_orders, 300);
+    assert_int_equal(m->repl_lag_at, 50);
+    assert_int_equal(m->repl_lag_ms, 20);
+    assert_int_equal(m->repl_timeout_ms, 70);
+    static const char *const runs[] = { "postgres:sync", "redis:wait1" };
+    mx_plan p;
+    assert_int_equal(mx_plan_make(m, &p, &err), 0);
+    int k = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char kind[16];
+        snprintf(kind, sizeof kind, "%.*s", (int)strcspn(runs[i], ":"), runs[i]);
+        if (idb_server_installed(kind, version, sizeof version, &err) != 0) continue;
+        assert_true(k < p.n);                        /* once each, not 3 repeats */
+        assert_int_equal(p.cells[k].kind, MX_FAILOVER);
+        assert_string_equal(p.cells[k].kill_run, runs[i]);
+        assert_int_equal(p.cells[k].ids, 300);
+        assert_string_equal(p.cells[k].store->name, "sqlite");
+        k++;
+    }
+    assert_int_equal(p.n, k);
+    mx_plan_free(&p);
+    if (load(m, text, 1, path, &err) != 0) fail_msg("%s", err.msg);
+    assert_string_equal(m->repl_runs, "postgres:async");
+    static const struct { const char *text, *msg; } bad[] = {
+        { "[faults.replicated]\nruns = postgres:async, redis:wait2\n", ":2: 'redis:wait2' is "
+          "not a replicated counter run (postgres:async, postgres:sync, redis:nowait, "
+          "redis:wait1)" },
+        { "[faults.replicated]\nruns = postgres\n", ":2: 'postgres' is not a replicated "
+          "counter run (postgres:async, postgres:sync, redis:nowait, redis:wait1)" },
+        { "[faults.replicated]\nruns =\n", ":2: runs: expected at least one entry" },
+        { "[faults.replicated]\nlag_ms = -1\n", ":2: lag_ms = -1 is out of range 0..3600000" },
+        { "[faults.replicated]\norders = 1\n", ":2: orders = 1 is out of range 2..1000000000" },
+        { "[faults.replicated]\nenabled = yes\n", ":2: enabled = 'yes': expected one of 0|1" },
+        { "[faults.replicated]\nstore = nosuch\n", ":2: unknown store 'nosuch' (stores: " },
+        { "[faults.replicated]\nkill_at = 5\n", ":2: unknown key 'kill_at' in "
+          "[faults.replicated] (keys: enabled, store, orders, lag_at, lag_ms, timeout_ms, runs)" },
+        { "[faults]\nenabled = 1\n", ":2: unknown section [faults] (sections: " },
+        { "[quick]\nfaults.replicated.runs = redis:none\n", ":2: 'redis:none' is not a "
+          "replicated counter run (postgres:async, postgres:sync, redis:nowait, redis:wait1)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(load(m, bad[i].text, 0, path, &err), IDB_EINPUT);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        if (strncmp(err.msg, want, strlen(want)) != 0)
+            fail_msg("case %zu: got '%s', want '%s...'", i, err.msg, want);
+    }
+    free(m);
+}
+
 /* A block's store_set (issue 25): store options of its own runs only, after [store.NAME]'s,
  * not inherited; runs that differ only by it are runs of their own (a configuration each),
  * a run that it leaves as another block's is made once; refused before anything runs:
@@ -455,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_runs_checked),
         cmocka_unit_test(test_shards_checked),
         cmocka_unit_test(test_store_set),
+        cmocka_unit_test(test_faults_replicated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

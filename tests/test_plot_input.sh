@@ -58,6 +58,11 @@ spoiled "a row one field short" generation.csv 'echo "strategy,counter,1,6.5,6.4
 spoiled "an unterminated quote" generation.csv 'echo "\"strategy,counter,1,6.5,6.4,6.8,3" >>"$f"'
 spoiled "a missing column (ids)" insert.csv 'sed -i "1s/,ids,/,idz,/" "$f"'
 spoiled "a missing column (failed_orders)" timeline.csv 'sed -i "1s/failed_orders/failed/" "$f"'
+spoiled "a negative duplicate_ids" failover.csv 'printf "%s\n%s\n" \
+  run,backend,mode,store,ids,failed_orders,duplicate_ids,lost_ids,failover_ms \
+  postgres:async,postgres,async,sqlite,4000,1,-5,0,500 >"$f"'
+check "a negative duplicate_ids: says the line and column" \
+  grep -qF "failover.csv:2: duplicate_ids: '-5' is out of range" "$tmp/err"
 spoiled "an empty ids field" insert.csv 'setcol "$f" ids ""'
 spoiled "an empty shards field" insert.csv 'setcol "$f" shards "" 5'
 spoiled "a huge number (1e24)" insert.csv 'setcol "$f" inserts_per_s 1e24'

@@ -165,41 +165,52 @@ static const char *sim_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, i
     return bufs[b];
 }
 
-#define KILL_BATCH "100"                         /* [counterkill] runs' rows per commit */
+#define KILL_BATCH "100"                         /* fault blocks' runs: rows per commit */
 
-/* argv of a [counterkill] cell c into av from k on (strings live in bufs); returns the
- * stdout path. */
-static const char *kill_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, int k)
+/* argv of a [counterkill] or [faults.replicated] cell c into av from k on (strings live in
+ * bufs): the counter on its server (a kill and restart), or on a replicated server (its
+ * run's options) with a failover from a lagging replica. Returns the stdout path. */
+static const char *fault_argv(run *r, const mx_cell *c, char **av, argbuf *bufs, int k)
 {
     const idb_matrix *m = r->x.m;
-    int b = 0;
+    int b = 0, kill = c->kind == MX_KILL;
     const char *dur = strchr(c->kill_run, ':');
+    const mx_repl_run *rr = kill ? NULL : mx_repl_run_find(c->kill_run);  /* checked */
     const char *fixed[] = { "insert", "--strategy", "counter", "--batch", KILL_BATCH,
                             "--store", c->store->name, "-o" };
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) av[k++] = (char *)fixed[i];
     snprintf(bufs[b], sizeof bufs[b], "backend=%.*s", (int)strcspn(c->kill_run, ":"),
              c->kill_run);
     av[k++] = bufs[b++];
-    if (dur) {
+    if (kill && dur) {
         av[k++] = "-o";
         snprintf(bufs[b], sizeof bufs[b], "durability=%s", dur + 1);
         av[k++] = bufs[b++];
     }
+    for (size_t i = 0; rr && i < sizeof rr->opts / sizeof *rr->opts && rr->opts[i]; i++) {
+        av[k++] = "-o";
+        av[k++] = (char *)rr->opts[i];
+    }
     av[k++] = "-o";
-    snprintf(bufs[b], sizeof bufs[b], "timeout_ms=%lld", (long long)m->kill_timeout_ms);
+    snprintf(bufs[b], sizeof bufs[b], "timeout_ms=%lld",
+             (long long)(kill ? m->kill_timeout_ms : m->repl_timeout_ms));
     av[k++] = bufs[b++];
     av[k++] = "-n";
-    snprintf(bufs[b], sizeof bufs[b], "%lld", (long long)m->kill_orders);
+    snprintf(bufs[b], sizeof bufs[b], "%lld", (long long)(kill ? m->kill_orders : m->repl_orders));
     av[k++] = bufs[b++];
     av[k++] = "--seed";
     snprintf(r->seed, sizeof r->seed, "%lld", (long long)m->seed);
     av[k++] = r->seed;
     av[k++] = "--fault";
-    snprintf(bufs[b], sizeof bufs[b], "kill-counter@%lld:%lld", (long long)m->kill_at,
-             (long long)m->kill_restart_ms);
+    if (kill)
+        snprintf(bufs[b], sizeof bufs[b], "kill-counter@%lld:%lld", (long long)m->kill_at,
+                 (long long)m->kill_restart_ms);
+    else
+        snprintf(bufs[b], sizeof bufs[b], "failover-lagged@%lld:%lld",
+                 (long long)m->repl_lag_at, (long long)m->repl_lag_ms);
     av[k++] = bufs[b++];
     av[k] = NULL;
-    snprintf(bufs[b], sizeof bufs[b], "%s/counterkill.csv", r->x.scratch);
+    snprintf(bufs[b], sizeof bufs[b], "%s/%s.csv", r->x.scratch, kill ? "counterkill" : "failover");
     return bufs[b];
 }
 
@@ -227,8 +238,8 @@ static const char *cell_argv(run *r, const mx_cell *c, char **av, argbuf *bufs)
         return bufs[b];
     case MX_SIM: case MX_SKEW:
         return sim_argv(r, c, av, bufs, k);
-    case MX_KILL:
-        return kill_argv(r, c, av, bufs, k);
+    case MX_KILL: case MX_FAILOVER:
+        return fault_argv(r, c, av, bufs, k);
     case MX_CLAIMS:
         av[k++] = "claims";
         if (m->claims_quick) av[k++] = "--quick";
@@ -309,6 +320,17 @@ static int collect(run *r, mx_cell *c, const char *out)
         rc = mx_append_csv(path, out, "run", c->kill_run, &c->err);
         unlink(out);
         break;
+    case MX_FAILOVER: {                          /* its row into failover.csv: run, backend,
+                                                  * mode, then insert's row */
+        char val[3 * sizeof c->kill_run];
+        int nb = (int)strcspn(c->kill_run, ":");
+        snprintf(path, sizeof path, "%s/failover.csv", r->x.dir);
+        snprintf(val, sizeof val, "%s,%.*s,%s", c->kill_run, nb, c->kill_run,
+                 c->kill_run[nb] ? c->kill_run + nb + 1 : "");
+        rc = mx_append_csv(path, out, "run,backend,mode", val, &c->err);
+        unlink(out);
+        break;
+    }
     case MX_CLAIMS:
         snprintf(path, sizeof path, "%s/claims.md", r->x.dir);
         if (rename(out, path) != 0)

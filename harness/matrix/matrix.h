@@ -160,6 +160,13 @@ typedef struct idb_matrix {
     char kill_store[32];
     int64_t kill_orders, kill_at, kill_restart_ms, kill_timeout_ms;
     char kill_runs[256];                         /* comma-separated BACKEND[:DURABILITY] */
+    /* [faults.replicated]: `idbench insert --strategy counter` on a replicated counter
+     * server (mx_repl_run's options) with `--fault failover-lagged@LAG_AT:LAG_MS`, once per
+     * entry of repl_runs ("postgres:async", "redis:wait1"), into failover.csv */
+    int repl_enabled;
+    char repl_store[32];
+    int64_t repl_orders, repl_lag_at, repl_lag_ms, repl_timeout_ms;
+    char repl_runs[256];                         /* comma-separated BACKEND:MODE */
 
     /* Bookkeeping. */
     int quick;                                   /* --quick given: [quick] applied */
@@ -190,6 +197,18 @@ int mx_then_parse(const char *text, const idb_strategy **s, int64_t *n, idb_err 
  * block's text). Returns how many. */
 int mx_block_set(const mx_block *b, const idb_store *s, char *buf, size_t len);
 
+/* matrix_faults.c (the fault blocks' keys) ------------------------------------------------ */
+
+/* A run of [faults.replicated]: its name BACKEND:MODE and the counter options (-o) that
+ * make it, besides backend=BACKEND (NULL-padded). */
+typedef struct mx_repl_run {
+    const char *name;
+    const char *opts[2];
+} mx_repl_run;
+
+/* The run of [faults.replicated] called name ("postgres:async"), or NULL. Static storage. */
+const mx_repl_run *mx_repl_run_find(const char *name);
+
 /* matrix_check.c ----------------------------------------------------------------------- */
 
 /* After the last file: apply the [quick] overrides when quick, let named blocks inherit
@@ -203,7 +222,7 @@ int mx_finish(idb_matrix *m, int quick, idb_err *err);
 /* matrix_cells.c ----------------------------------------------------------------------- */
 
 enum mx_kind { MX_GEN, MX_INSERT, MX_CURVE, MX_SIM, MX_SKEW, MX_CLAIMS, MX_SERIES,
-              MX_KILL, MX_READ, MX_KINDS };
+              MX_KILL, MX_READ, MX_FAILOVER, MX_KINDS };
 
 /* Where a cell stands: not run yet, run and its results kept, or failed (err says why). */
 enum mx_status { MX_FAILED = -1, MX_PENDING = 0, MX_DONE = 1 };
@@ -235,7 +254,8 @@ typedef struct mx_cell {
     int timeline;                                /* MX_SIM: also write the timeline */
     int range;                                   /* MX_SIM: of [simulate.range] (range.csv) */
     double skew_ms;                              /* MX_SKEW */
-    char kill_run[32];                           /* MX_KILL: BACKEND[:DURABILITY] */
+    char kill_run[32];                           /* MX_KILL: BACKEND[:DURABILITY];
+                                                  * MX_FAILOVER: BACKEND:MODE */
     char label[MX_LABEL_MAX];                    /* for progress and the report */
     /* Filled by running. */
     enum mx_status status;
@@ -509,6 +529,7 @@ typedef struct mx_results {
     mx_table ins, pos, curve, gen, skew, tl, sim;   /* insert.csv, positions.csv, ... */
     mx_table series;                             /* series.csv */
     mx_table kill;                               /* counterkill.csv */
+    mx_table failover;                           /* failover.csv ([faults.replicated]) */
     mx_table range;                              /* range.csv ([simulate.range]) */
     mx_table read;                               /* read.csv ([read] blocks) */
     mx_table cells;                              /* cells.csv (each cell's wall time) */

@@ -269,14 +269,14 @@ static int add_sims(const idb_matrix *m, mx_plan *p, int *cap)
 }
 
 /* 1 when the counter server of run ("postgres", "redis:none") is installed here; else a
- * note says why its cell is skipped. */
-static int kill_backend_ok(const char *run)
+ * note says why its cell (of block) is skipped. */
+static int kill_backend_ok(const char *block, const char *run)
 {
     char kind[sizeof ((mx_cell *)0)->kill_run], version[128];
     snprintf(kind, sizeof kind, "%.*s", (int)strcspn(run, ":"), run);
     idb_err why = { 0 };
     if (idb_server_installed(kind, version, sizeof version, &why) == 0) return 1;
-    mx_progress_note(NULL, "counterkill %s skipped: %s", run, why.msg);
+    mx_progress_note(NULL, "%s %s skipped: %s", block, run, why.msg);
     return 0;
 }
 
@@ -290,7 +290,7 @@ static int add_kills(const idb_matrix *m, mx_plan *p, int *cap)
     snprintf(runs, sizeof runs, "%s", m->kill_runs);
     for (char *save = NULL, *t = strtok_r(runs, ", \t", &save); t;
          t = strtok_r(NULL, ", \t", &save)) {
-        if (!kill_backend_ok(t)) continue;
+        if (!kill_backend_ok("counterkill", t)) continue;
         mx_cell *c = add_cell(p, cap, MX_KILL);
         if (!c) return IDB_ENOMEM;
         c->store = store;
@@ -299,6 +299,29 @@ static int add_kills(const idb_matrix *m, mx_plan *p, int *cap)
         snprintf(c->label, sizeof c->label, "counterkill %s %s n=%lld kill-counter@%lld:%lld",
                  store->name, t, (long long)m->kill_orders, (long long)m->kill_at,
                  (long long)m->kill_restart_ms);
+    }
+    return 0;
+}
+
+/* Add a cell per run of [faults.replicated] whose server and store are here (once, not per
+ * repeat: each is one failover). Returns 0 or IDB_ENOMEM. */
+static int add_failovers(const idb_matrix *m, mx_plan *p, int *cap)
+{
+    char runs[sizeof m->repl_runs];
+    const idb_store *store = idb_store_find(m->repl_store);
+    if (!store || !store_ok(m, p, store)) return 0;
+    snprintf(runs, sizeof runs, "%s", m->repl_runs);
+    for (char *save = NULL, *t = strtok_r(runs, ", \t", &save); t;
+         t = strtok_r(NULL, ", \t", &save)) {
+        if (!kill_backend_ok("faults.replicated", t)) continue;
+        mx_cell *c = add_cell(p, cap, MX_FAILOVER);
+        if (!c) return IDB_ENOMEM;
+        c->store = store;
+        c->ids = m->repl_orders;
+        snprintf(c->kill_run, sizeof c->kill_run, "%s", t);
+        snprintf(c->label, sizeof c->label, "faults.replicated %s %s n=%lld "
+                 "failover-lagged@%lld:%lld", store->name, t, (long long)m->repl_orders,
+                 (long long)m->repl_lag_at, (long long)m->repl_lag_ms);
     }
     return 0;
 }
@@ -329,6 +352,7 @@ int mx_plan_make(const idb_matrix *m, mx_plan *p, idb_err *err)
         for (int b = 0; !rc && b < m->n_openloop; b++)
             if (m->openloop[b].enabled) rc = add_block(m, p, &cap, &m->openloop[b], open, rep);
     if (!rc && m->kill_enabled) rc = add_kills(m, p, &cap);
+    if (!rc && m->repl_enabled) rc = add_failovers(m, p, &cap);
     if (!rc && m->sim_enabled) rc = add_sims(m, p, &cap);
     if (!rc && m->claims_enabled) {
         if (!(c = add_cell(p, &cap, MX_CLAIMS))) rc = IDB_ENOMEM;

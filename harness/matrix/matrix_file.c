@@ -21,8 +21,7 @@
  *                 skew_ms
  *   [simulate.range]  enabled, workloads, set: workloads routed by ID, into range.csv
  *   [claims]      enabled, quick
- *   [counterkill] enabled, store, orders, kill_at, restart_ms, timeout_ms, runs: the counter
- *                 server killed during an insert, once per entry of runs
+ *   [counterkill], [faults.replicated]  the fault blocks: their keys are matrix_faults.c's
  *   [quick]       SECTION.KEY = VALUE overrides, applied only with --quick
  * Lists are comma-separated; `strategies = all` means every strategy in `idbench list`
  * order, `stores = all` every store. Workload paths are relative to the file naming them.
@@ -46,7 +45,6 @@
 #include "matrix_file_int.h"
 
 #define STORE_PREFIX "store."
-#define STORE_LIST_MAX 256       /* "sqlite, lmdb, ..." for messages */
 
 static int strategy_entry(const idb_key *k, void *base, void *ctx, int i, const char *text,
                           idb_err *err);
@@ -60,11 +58,7 @@ static int names_value(const idb_key *k, void *base, void *ctx, int i, const cha
                        idb_err *err);
 static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                       idb_err *err);
-static int kill_store_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
-                            idb_err *err);
 static int store_set_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
-                           idb_err *err);
-static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                            idb_err *err);
 static int then_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                       idb_err *err);
@@ -149,30 +143,19 @@ static const idb_key keys[] = {
       .hook = sets_value, M(range_set) },
     BOOL("claims", "enabled", "1", M(claims_enabled)),
     BOOL("claims", "quick", "0", M(claims_quick)),
-    BOOL("counterkill", "enabled", "0", M(kill_enabled)),
-    { .section = "counterkill", .name = "store", .type = IDB_KEY_STR, .def = "sqlite",
-      .hook = kill_store_value, M(kill_store) },
-    { .section = "counterkill", .name = "orders", .type = IDB_KEY_INT, .def = "1200", .min = 2,
-      .max = 1000000000, M(kill_orders) },
-    { .section = "counterkill", .name = "kill_at", .type = IDB_KEY_INT, .def = "400", .min = 1,
-      .max = 1000000000, M(kill_at) },
-    { .section = "counterkill", .name = "restart_ms", .type = IDB_KEY_INT, .def = "500",
-      .min = 0, .max = 3600000, M(kill_restart_ms) },
-    { .section = "counterkill", .name = "timeout_ms", .type = IDB_KEY_INT, .def = "100",
-      .min = 1, .max = 3600000, M(kill_timeout_ms) },
-    { .section = "counterkill", .name = "runs", .type = IDB_KEY_STR,
-      .def = "postgres, redis:none, redis:always", .hook = kill_runs_value, M(kill_runs) },
     { 0 },
 };
 #undef M
 #undef B
 #undef BOOL
 
-/* The sections holding keys of the table; blocks may also be named (insert.NAME). */
-static const struct { const char *name; int block; } sections[] = {
-    { "matrix", 0 }, { "generation", 0 }, { "insert", 1 }, { "curve", 1 }, { "openloop", 1 },
-    { "series", 1 }, { "read", 1 }, { "simulate", 0 }, { "simulate.range", 0 }, { "claims", 0 },
-    { "counterkill", 0 },
+/* The sections holding keys of the table (or of mx_fault_keys); blocks may also be named
+ * (insert.NAME). */
+static const struct { const char *name; int block; const idb_key *keys; } sections[] = {
+    { "matrix", 0, keys }, { "generation", 0, keys }, { "insert", 1, keys },
+    { "curve", 1, keys }, { "openloop", 1, keys }, { "series", 1, keys }, { "read", 1, keys },
+    { "simulate", 0, keys }, { "simulate.range", 0, keys }, { "claims", 0, keys },
+    { "counterkill", 0, mx_fault_keys }, { "faults.replicated", 0, mx_fault_keys },
 };
 
 /* Where the [curve] and [openloop] blocks' defaults differ from [insert]'s. */
@@ -241,8 +224,8 @@ int mx_is_block_key(const idb_key *k)
     return 0;
 }
 
-/* The names of every store, ", "-separated, into buf. */
-static const char *store_names(char *buf, size_t len)
+/* The names of every store, ", "-separated, into buf (see matrix_file_int.h). */
+const char *mx_store_names(char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = 0;
@@ -255,12 +238,14 @@ static const char *store_names(char *buf, size_t len)
 void mx_defaults(idb_matrix *m)
 {
     static const char *const top[] = { "matrix", "generation", "simulate", "simulate.range",
-                                       "claims", "counterkill" };
+                                       "claims" };
     idb_err err = { 0 };
     memset(m, 0, sizeof *m);
     int rc = 0;
     for (size_t i = 0; i < sizeof top / sizeof *top; i++)
         rc |= idb_keys_defaults(keys, top[i], m, NULL, &err);
+    for (const char *const *f = mx_fault_sections; *f; f++)
+        rc |= idb_keys_defaults(mx_fault_keys, *f, m, NULL, &err);
     for (size_t i = 0; i < N_BLOCK_KINDS; i++) {
         const block_kind *bk = &block_kinds[i];
         int *n;
@@ -311,9 +296,9 @@ static int store_entry(const idb_key *k, void *base, void *ctx, int i, const cha
         return n;
     }
     if (!(out[i] = idb_store_find(text))) {
-        char names[STORE_LIST_MAX];
+        char names[MX_STORE_LIST_MAX];
         return idb_fail(err, IDB_EINPUT, "unknown store '%s' (stores: %s)", text,
-                        store_names(names, sizeof names));
+                        mx_store_names(names, sizeof names));
     }
     return 0;
 }
@@ -386,49 +371,6 @@ static int sets_value(const idb_key *k, void *base, void *ctx, int i, const char
     return 0;
 }
 
-/* Hook of [counterkill] store: a store's name. */
-static int kill_store_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
-                            idb_err *err)
-{
-    (void)k, (void)base, (void)ctx, (void)i;
-    char names[STORE_LIST_MAX];
-    return idb_store_find(text) ? 0 : idb_fail(err, IDB_EINPUT, "unknown store '%s' (stores: "
-                                               "%s)", text, store_names(names, sizeof names));
-}
-
-/* The counter servers [counterkill] runs may name, with a durability (redis) or not. */
-static const struct { const char *backend; int durability; } kill_backends[] = {
-    { "postgres", 0 }, { "redis", 1 },
-};
-static const char *const redis_durabilities[] = { "none", "everysec", "always" };
-
-/* Check one entry of [counterkill] runs: BACKEND or BACKEND:DURABILITY. */
-static int kill_run_entry(void *ctx, int i, const char *run, idb_err *err)
-{
-    (void)ctx, (void)i;
-    const char *colon = strchr(run, ':');
-    size_t n = colon ? (size_t)(colon - run) : strlen(run);
-    for (size_t b = 0; b < sizeof kill_backends / sizeof *kill_backends; b++) {
-        if (strlen(kill_backends[b].backend) != n || strncmp(run, kill_backends[b].backend, n))
-            continue;
-        if (!colon) return 0;
-        for (size_t d = 0; kill_backends[b].durability && d < sizeof redis_durabilities /
-                                                               sizeof *redis_durabilities; d++)
-            if (!strcmp(colon + 1, redis_durabilities[d])) return 0;
-    }
-    return idb_fail(err, IDB_EINPUT, "'%s' is not a counter server run (postgres, or "
-                    "redis:none|everysec|always)", run);
-}
-
-/* Hook of [counterkill] runs: comma-separated BACKEND[:DURABILITY] entries. */
-static int kill_runs_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
-                           idb_err *err)
-{
-    (void)base, (void)ctx, (void)i;
-    int n = idb_key_each(k, text, MX_LIST_MAX, kill_run_entry, NULL, err);
-    return n < 0 ? n : 0;
-}
-
 /* The block called section in list (creating it, up to MX_BLOCKS_MAX), or NULL (err). */
 static mx_block *find_block(mx_block *list, int *n, const char *section, idb_err *err)
 {
@@ -481,9 +423,9 @@ static int store_set_entry(void *ctx, int i, const char *entry, idb_err *err)
     snprintf(name, sizeof name, "%.*s", (int)(dot - entry), entry);
     const idb_store *s = idb_store_find(name);
     if (!s) {
-        char names[STORE_LIST_MAX];
+        char names[MX_STORE_LIST_MAX];
         return idb_fail(err, IDB_EINPUT, "store_set: unknown store '%s' in '%s' (stores: %s)",
-                        name, entry, store_names(names, sizeof names));
+                        name, entry, mx_store_names(names, sizeof names));
     }
     return store_kv_ok(s, dot + 1, err);
 }
@@ -534,9 +476,9 @@ static int apply_store_option(idb_matrix *m, const char *store, const char *key,
     const idb_store *s = idb_store_find(store);
     char kv[sizeof m->store_opts[0].kv[0]];
     if (!s) {
-        char names[STORE_LIST_MAX];
+        char names[MX_STORE_LIST_MAX];
         return idb_fail(err, IDB_EINPUT, "unknown store '%s' in [%s%s] (stores: %s)", store,
-                        STORE_PREFIX, store, store_names(names, sizeof names));
+                        STORE_PREFIX, store, mx_store_names(names, sizeof names));
     }
     if ((size_t)snprintf(kv, sizeof kv, "%s=%s", key, value) >= sizeof kv)
         return idb_fail(err, IDB_EINPUT, "%s: value too long (at most %zu bytes)", key,
@@ -577,11 +519,11 @@ static const idb_key *find_key(int kind, const char *section, const char *key, i
 {
     const char *sect = sections[kind].name;
     int more_keys = sections[kind].block && strcmp(sect, "insert") != 0;  /* curve, openloop */
-    const idb_key *k = idb_keys_find(keys, sect, key);
+    const idb_key *k = idb_keys_find(sections[kind].keys, sect, key);
     if (!k && more_keys) k = idb_keys_find(keys, "insert", key);
     if (k) return k;
-    char names[STORE_LIST_MAX], more[STORE_LIST_MAX];
-    idb_keys_names(keys, more_keys ? "insert" : sect, names, sizeof names);
+    char names[MX_STORE_LIST_MAX], more[MX_STORE_LIST_MAX];
+    idb_keys_names(sections[kind].keys, more_keys ? "insert" : sect, names, sizeof names);
     if (more_keys) idb_keys_names(keys, sect, more, sizeof more);
     idb_fail(err, IDB_EINPUT, "unknown key '%s' in [%s] (keys: %s%s%s)", key, section, names,
              more_keys ? ", " : "", more_keys ? more : "");
@@ -610,7 +552,8 @@ int mx_apply(idb_matrix *m, const char *file, mx_where at, const char *section,
         return idb_fail(err, IDB_EINPUT, "unknown section [%s] (sections: matrix, generation, "
                         "insert, insert.NAME, curve, curve.NAME, openloop, openloop.NAME, "
                         "series, series.NAME, read, read.NAME, store.NAME, simulate, "
-                        "simulate.range, claims, counterkill, quick)", section);
+                        "simulate.range, claims, counterkill, faults.replicated, quick)",
+                        section);
     const idb_key *k = find_key(kind, section, key, err);
     if (!k) return IDB_EINPUT;
     if (!sections[kind].block) return idb_key_set(k, m, (void *)file, value, err);

@@ -1,6 +1,7 @@
 /* matrix_file_int.h — inside harness/matrix only: what matrix_file.c (the keys and
  * sections of a matrix file) shares with matrix_check.c (mx_finish: the [quick] overrides,
- * block inheritance and the checks of every run).
+ * block inheritance and the checks of every run) and matrix_faults.c (the fault blocks'
+ * keys).
  */
 #ifndef IDB_MATRIX_FILE_INT_H
 #define IDB_MATRIX_FILE_INT_H
@@ -38,5 +39,15 @@ int mx_read_patterns_value(const idb_key *k, void *base, void *ctx, int i, const
                            idb_err *err);
 int mx_read_cache_value(const idb_key *k, void *base, void *ctx, int i, const char *text,
                         idb_err *err);
+
+#define MX_STORE_LIST_MAX 256                    /* "sqlite, lmdb, ..." for messages */
+
+/* The names of every store, ", "-separated, into buf (len bytes); returns buf. */
+const char *mx_store_names(char *buf, size_t len);
+
+/* The keys of the fault blocks ([counterkill], [faults.replicated]: matrix_faults.c), ended
+ * by a zeroed entry, and their sections (NULL-terminated): fields of idb_matrix. */
+extern const idb_key mx_fault_keys[];
+extern const char *const mx_fault_sections[];
 
 #endif

@@ -123,6 +123,12 @@ static const col_spec counterkill_cols[] = {
     NAME("run"), NAME("store"), IDS, INT("failed_orders", 0, COUNT_MAX),
     INT("duplicate_ids", 0, COUNT_MAX), END,
 };
+static const col_spec failover_cols[] = {       /* failover_ms: empty when the fault did
+                                                  * not complete within the run */
+    NAME("run"), NAME("backend"), NAME("mode"), NAME("store"), IDS,
+    INT("failed_orders", 0, COUNT_MAX), INT("duplicate_ids", 0, COUNT_MAX),
+    INT("lost_ids", 0, COUNT_MAX), MEASURE("failover_ms"), END,
+};
 static const col_spec cells_cols[] = {
     INT("cell", 1, COUNT_MAX), NAME("kind"), NAME("store"), NAME("strategy"), NAME("status"),
     NUM("seconds", 0, SECONDS_MAX), TEXT("label"), END,
@@ -142,6 +148,7 @@ static const struct {
     { "simulate.csv", offsetof(mx_results, sim), simulate_cols },
     { "series.csv", offsetof(mx_results, series), series_cols },
     { "counterkill.csv", offsetof(mx_results, kill), counterkill_cols },
+    { "failover.csv", offsetof(mx_results, failover), failover_cols },
     { "range.csv", offsetof(mx_results, range), range_cols },
     { "read.csv", offsetof(mx_results, read), read_cols },
     { "cells.csv", offsetof(mx_results, cells), cells_cols },

@@ -2,10 +2,10 @@
  * wall time) and the report's "Where the time went" section read back from it.
  *
  * cells.csv  cell (1-based, the plan's order), kind (generation, insert, openloop, curve,
- *            simulate, skew, claims, series, kill, read), store and strategy ("-" where the kind
- *            has none), status (done | failed), seconds (the cell's wall time, child start
- *            to end, as measured by matrix_cells.c: startup of its servers included), label
- *            (the progress line's; commas written as ';').
+ *            simulate, skew, claims, series, kill, read, failover), store and strategy ("-"
+ *            where the kind has none), status (done | failed), seconds (the cell's wall
+ *            time, child start to end, as measured by matrix_cells.c: startup of its
+ *            servers included), label (the progress line's; commas written as ';').
  * It is rewritten after every cell (through a temporary name), so a killed run keeps the
  * times of the cells that ended. The report groups the rows by kind and store: cells,
  * seconds, share of the whole and seconds per cell, the largest first.
@@ -26,6 +26,7 @@ static const char *const kind_names[MX_KINDS] = {
     [MX_GEN] = "generation", [MX_INSERT] = "insert", [MX_CURVE] = "curve",
     [MX_SIM] = "simulate", [MX_SKEW] = "skew", [MX_CLAIMS] = "claims",
     [MX_SERIES] = "series", [MX_KILL] = "kill", [MX_READ] = "read",
+    [MX_FAILOVER] = "failover",
 };
 
 static const char *kind_name(const mx_cell *c)

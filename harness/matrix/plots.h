@@ -112,13 +112,18 @@ void mx_report_storage(const mx_results *r, struct mx_doc *d);
  * uuidv4 -> uuidv4 control, whether v7 keeps its advantage. Nothing without such rows. */
 void mx_report_then(const mx_results *r, struct mx_doc *d);
 
+/* plots_failover.c: the table of the failover_dups section (failover.csv, a row per run:
+ * backend, mode, orders, duplicate_ids, lost_ids, failed_orders, failover_ms; "—" for an
+ * unknown failover_ms). Nothing without rows; cannot fail. */
+void mx_report_failover(const mx_results *r, struct mx_doc *d);
+
 /* The plot table ------------------------------------------------------------------------ */
 
 /* Every plot, in report order: one X(NAME, TITLE) line each. NAME is its file names
  * (plots/NAME.gp draws DIR/plots/NAME.png and .svg), TITLE its section in report.md; its
  * functions are mx_prep_NAME and mx_say_NAME (see mx_plot in matrix.h), defined in
- * plots_insert.c, plots_other.c, plots_counter.c, plots_clients.c, plots_range.c,
- * plots_then.c or plots_read.c. plots.c
+ * plots_insert.c, plots_other.c, plots_counter.c, plots_failover.c, plots_clients.c,
+ * plots_range.c, plots_then.c or plots_read.c. plots.c
  * makes mx_plots[] of these lines. */
 #define MX_PLOT_TABLE(X)                                                    \
     X(generation, "ID generation: time per ID")                             \
@@ -138,6 +143,7 @@ void mx_report_then(const mx_results *r, struct mx_doc *d);
     X(cliff, "The cache cliff: throughput relative to counter")             \
     X(counter_server, "ID cost on a real counter server")                  \
     X(counter_kill, "Orders failed and IDs handed out twice around a counter-server kill") \
+    X(failover_dups, "Duplicates after a counter failover, by backend and replication mode") \
     X(clients, "Throughput and p99 against writers per shard (clients)")   \
     X(clients_wait, "Lock wait per order against writers per shard (clients)") \
     X(hot_share, "Share of inserts on the busiest shard (range and hash routing)") \

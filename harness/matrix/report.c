@@ -241,8 +241,16 @@ static char *plot_sentences(const mx_results *r, const mx_plot *p, int *nomem)
     return text;
 }
 
-/* A section per entry of the plot table: its image and sentences, or why it is missing.
- * Returns 0 or IDB_ENOMEM. */
+/* Tables written in a plot's section after its image and sentences (drawn or not). */
+static const struct {
+    const char *plot;
+    void (*table)(const mx_results *r, mx_doc *d);
+} plot_tables[] = {
+    { "failover_dups", mx_report_failover },
+};
+
+/* A section per entry of the plot table: its image and sentences, or why it is missing,
+ * then its table (plot_tables). Returns 0 or IDB_ENOMEM. */
 static int report_plots(mx_doc *d)
 {
     for (int i = 0; i < mx_n_plots; i++) {
@@ -254,14 +262,16 @@ static int report_plots(mx_doc *d)
             const char *why = d->r->why_not[i].msg;
             snprintf(line, sizeof line, "Not drawn: %s.", why[0] ? why : "no data");
             d->ops->para(d, line);
-            continue;
+        } else {
+            d->ops->plot(d, i);
+            int nomem;
+            char *text = plot_sentences(d->r, p, &nomem);
+            if (nomem) return IDB_ENOMEM;
+            d->ops->para(d, text ? text : "(No figure: the data for this plot is incomplete.)");
+            free(text);
         }
-        d->ops->plot(d, i);
-        int nomem;
-        char *text = plot_sentences(d->r, p, &nomem);
-        if (nomem) return IDB_ENOMEM;
-        d->ops->para(d, text ? text : "(No figure: the data for this plot is incomplete.)");
-        free(text);
+        for (size_t j = 0; j < sizeof plot_tables / sizeof *plot_tables; j++)
+            if (!strcmp(plot_tables[j].plot, p->name)) plot_tables[j].table(d->r, d);
     }
     return 0;
 }
