@@ -625,6 +625,7 @@ int idb_insert_run_then(const idb_insert_config *cfg, idb_insert_result *res,
     rc = r.rec ? idb_readrec_create(r.rec, cfg->dir, &head, err) : 0;
     if (!rc) rc = start_counter(&r, err);
     if (!rc) rc = idb_wlease_start(cfg, &r.wl, err);     /* generators: before any store */
+    r.special_ids = idb_run_special_ids(&r);
     if (!rc) rc = make_instances(&r, err);
     if (!rc) rc = make_ahead(&r, &res->store_opts, err);
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);

@@ -56,6 +56,11 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     return rc;
 }
 
+int idb_run_special_ids(const run *r)
+{
+    return r->wl || fault_at(r->cfg) || r->cfg->strategy->store_assigned;
+}
+
 /* Order i's ID into *id on a run with a fault, leased workers or keys the store assigns
  * (see insert_int.h). Leased workers: from the shard's generator
  * (wlease.h), where a generator that lost its lease (on_lease_lost=stop) is a failed

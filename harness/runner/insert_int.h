@@ -55,6 +55,7 @@ typedef struct run {
     idb_id points[IDB_SPLIT_PARTS_MAX];   /* the parts - 1 split points */
     struct idb_readrec_writer *rec;    /* cfg->record: the insert record (readrec.h) */
     struct idb_wlease *wl;             /* leased workers' generators (wlease.h), or NULL */
+    int special_ids;                   /* idb_run_special_ids(): set once, before the loop */
 } run;
 
 /* Shard k's strategy options into kv: the user's -o options, plus what the harness fills
@@ -70,15 +71,16 @@ int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int 
  * run. 0 or the strategy's error. */
 int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err);
 
+/* Whether r's orders take their IDs through idb_run_order_id_special: a fault (any row of
+ * insert_fault.c's), leased workers (r->wl) or keys the store assigns (insert_fault.c). */
+int idb_run_special_ids(const run *r);
+
 /* Order i's ID (shard k's instance) into *id: the strategy's next() inline on the insert
  * loop's path, idb_run_order_id_special for the runs above. */
 static inline int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)
 {
-    const idb_insert_config *cfg = r->cfg;
-    if (r->wl || cfg->kill_counter_at || cfg->failover_counter_at ||
-        cfg->strategy->store_assigned)
-        return idb_run_order_id_special(r, i, k, id, err);
-    return cfg->strategy->next(r->shards[k].inst, id, err);
+    if (r->special_ids) return idb_run_order_id_special(r, i, k, id, err);
+    return r->cfg->strategy->next(r->shards[k].inst, id, err);
 }
 
 /* The store options of cfg into o and the keys' width into *width (store.h:
