@@ -272,6 +272,7 @@ int idb_ctrsrv_failover(idb_ctrsrv *cs, idb_err *err)
 #define SENTINEL_DOWN_MS 200          /* down-after-milliseconds: a detector's delay */
 #define SENTINEL_FAILOVER_MS 1000     /* failover-timeout */
 #define SENTINEL_SETTINGS 4
+#define SWITCH_WAIT_MS 5000           /* the report waits this long for +switch-master */
 
 /* SENTINEL ARG idbench on the Sentinel: its reply (the caller frees it) or NULL. */
 static redisReply *sentinel_ask(idb_ctrsrv *cs, const char *arg, idb_err *err)
@@ -346,12 +347,18 @@ static long long calls(const char *text, const char *name)
 int idb_ctrsrv_sentinel_report(idb_ctrsrv *cs, char *line, size_t len, idb_err *err)
 {
     if (!cs->sentinel) return idb_fail(err, IDB_EIO, "sentinel: none was started");
-    redisReply *r = sentinel_ask(cs, "master", err);
-    if (!r) return IDB_EIO;
-    const char *p = field(r, "port"), *e = field(r, "config-epoch");
-    int port = p ? atoi(p) : -1, who = -1;
-    long long epoch = e ? atoll(e) : -1;
-    freeReplyObject(r);
+    int port = -1, who = -1, old = idb_server_port(cs->group[cs->primary]);
+    long long epoch = -1;
+    for (long waited = 0; waited < SWITCH_WAIT_MS * 1000000L; waited += POLL_NS) {
+        redisReply *r = sentinel_ask(cs, "master", err);   /* the switch, once it ends */
+        if (!r) return IDB_EIO;
+        const char *p = field(r, "port"), *e = field(r, "config-epoch");
+        port = p ? atoi(p) : -1;
+        epoch = e ? atoll(e) : -1;
+        freeReplyObject(r);
+        if (port != old) break;
+        nap();
+    }
     for (int i = 0; i < cs->ngroup; i++)
         if (idb_server_port(cs->group[i]) == port) who = i;
     if (who < 0) return idb_fail(err, IDB_EIO, "sentinel: names port %d, not the group's", port);
