@@ -126,10 +126,10 @@ int idb_ctrsrv_sentinel_start(idb_ctrsrv *cs, const char *secret, idb_err *err);
 
 /* After a failover with Sentinel: which server Sentinel names as the primary once its
  * failover ended (+switch-master, which waits for the other replicas' reconfiguration:
- * polled for at most 5 s), what it did, into line (len bytes): "the primary is
+ * polled for at most 5 s) and what it did, into line (len bytes): "the primary is
  * replica-I (port P): promoted by Sentinel at config-epoch E; SLAVEOF calls on it: S,
- * REPLICAOF calls: T" (Sentinel sends SLAVEOF, idbench REPLICAOF), and cs->srv / cs->primary set to it. 0 or IDB_EIO (no Sentinel, or
- * it did not answer). */
+ * REPLICAOF calls: T" (Sentinel sends SLAVEOF, idbench REPLICAOF); cs->srv and
+ * cs->primary set to it. 0 or IDB_EIO (no Sentinel, or it did not answer). */
 int idb_ctrsrv_sentinel_report(idb_ctrsrv *cs, char *line, size_t len, idb_err *err);
 
 /* Stop the server (if any) and remove dir's server files. Safe to call twice. */
