@@ -40,6 +40,8 @@ enum idb_backend { IDB_BACKEND_LOCAL, IDB_BACKEND_POSTGRES, IDB_BACKEND_REDIS, I
 #define IDB_REMOTE_RTT_MAX 1000000         /* us: a second */
 #define IDB_REMOTE_REPLICAS_MAX 3          /* standbys / replicas of a counter server */
 #define IDB_REMOTE_CACHE_MAX 1000000       /* a sequence's CACHE */
+#define IDB_REMOTE_SENTINEL_MASTER "idbench" /* the name Sentinel monitors the primary by */
+#define IDB_REMOTE_SENTINEL_PREFIX "sentinel:"  /* a url entry that is a Sentinel's address */
 
 /* What a take() asks of the server. */
 enum idb_remote_mode {
@@ -51,7 +53,8 @@ typedef struct idb_remote_conf {
     enum idb_backend backend;  /* IDB_BACKEND_POSTGRES or IDB_BACKEND_REDIS */
     enum idb_remote_mode mode;
     const char *addr;          /* postgres: a libpq conninfo; redis: unix:PATH | HOST:PORT,
-                                  or several, comma-separated: the one whose ROLE is master */
+                                  or several, comma-separated: the one whose ROLE is master,
+                                  or with a sentinel:ADDR entry the one that Sentinel names */
     const char *name;          /* the counter's name: A-Z a-z 0-9 _ only */
     int timeout_ms;            /* deadline of one round trip, retries included */
     int rtt_us;                /* emulated network delay per round trip; 0 = none */
@@ -67,12 +70,14 @@ typedef struct idb_remote idb_remote;
 
 /* The shared option declarations (no terminator), for a strategy's own table: dsn, url,
  * timeout_ms, rtt_us, durability, transport, secret_file, replicas, replication,
- * wait_replicas. */
+ * wait_replicas, sentinel. */
 #define IDB_REMOTE_OPTIONS \
     { .name = "dsn", .type = IDB_OPT_STR, .def = "", \
       .help = "backend=postgres: the server's libpq conninfo (default: idbench starts one)" }, \
     { .name = "url", .type = IDB_OPT_STR, .def = "", \
-      .help = "backend=redis: unix:PATH or HOST:PORT (default: idbench starts one)" }, \
+      .help = "backend=redis: unix:PATH or HOST:PORT, or several comma-separated, one of " \
+              "them sentinel:ADDR (ask that Sentinel for the primary) (default: idbench " \
+              "starts one)" }, \
     { .name = "timeout_ms", .type = IDB_OPT_INT, .def = IDB_REMOTE_TIMEOUT_DEFAULT, .min = 1, \
       .max = IDB_REMOTE_TIMEOUT_MAX, \
       .help = "deadline of one round trip to the counter server, retries included" }, \
@@ -98,7 +103,10 @@ typedef struct idb_remote idb_remote;
     { .name = "wait_replicas", .type = IDB_OPT_INT, .def = "0", .min = 0, \
       .max = IDB_REMOTE_REPLICAS_MAX, \
       .help = "backend=redis: WAIT K timeout after each INCRBY; fewer than K replicas " \
-              "acknowledging it fails the order (its number is never used)" },
+              "acknowledging it fails the order (its number is never used)" }, \
+    { .name = "sentinel", .type = IDB_OPT_INT, .def = "0", .min = 0, .max = 1, \
+      .help = "backend=redis with replicas: 1 starts a Redis Sentinel that promotes a " \
+              "replica when the primary dies; the clients ask it for the primary" },
 
 /* Read the shared options of opts into *c (addr from dsn or url by backend, secret_file;
  * name and mode are the caller's). Returns 0, or IDB_EINPUT when the backend's address is

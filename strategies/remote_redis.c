@@ -10,7 +10,11 @@
  * several of them comma-separated (a replicated group, replicas=R): a new connection tries
  * each in turn and keeps the first whose ROLE is master, so that after a failover the
  * clients find the promoted replica by themselves. wait_replicas=K: WAIT K after each
- * INCRBY; fewer than K acknowledgements fail the take (redis_wait).
+ * INCRBY; fewer than K acknowledgements fail the take (redis_wait). An entry
+ * sentinel:ADDR (replicas=R with sentinel=1) is a Redis Sentinel: a new connection asks it
+ * `SENTINEL get-master-addr-by-name idbench`, and as the servers' TCP addresses are inside
+ * the run's network namespace, maps the port it names to the listed server whose INFO says
+ * that tcp_port, connects there and checks its ROLE is master (redis_start_sentinel).
  * With a password (secret_file=, read by remote.c) every new connection sends AUTH first.
  * The connection and every reply have the deadline as hiredis's connect and command
  * timeouts. hiredis writes with write(): to a server that was killed that raises SIGPIPE,
@@ -21,6 +25,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +80,19 @@ static int addr_at(const char *addr, int i, char *one, size_t len)
     return 0;
 }
 
+/* 1 when the address list's entry one is a Sentinel's (sentinel:ADDR). */
+static int is_sentinel(const char *one)
+{
+    return strncmp(one, IDB_REMOTE_SENTINEL_PREFIX, strlen(IDB_REMOTE_SENTINEL_PREFIX)) == 0;
+}
+
 static int redis_check(const idb_remote_conf *c, idb_err *err)
 {
     char host[HOST_MAX], one[HOST_MAX + 16];
     int port, rc = 0;
     for (int i = 0; !rc && addr_at(c->addr, i, one, sizeof one) == 0; i++)
-        rc = parse_url(one, host, sizeof host, &port, err);
+        rc = parse_url(one + (is_sentinel(one) ? strlen(IDB_REMOTE_SENTINEL_PREFIX) : 0), host,
+                       sizeof host, &port, err);
     if (!rc && addr_at(c->addr, 0, one, sizeof one) != 0)
         rc = idb_fail(err, IDB_EINPUT, "url '%.64s': an address too long", c->addr);
     return rc;
@@ -159,11 +171,18 @@ static int is_master(redisContext *ctx, idb_err *err)
 static int redis_start_one(const idb_remote_conf *c, const char *addr, int64_t deadline,
                            void **out, idb_err *err);
 
+static int redis_start_sentinel(const idb_remote_conf *c, const char *sentinel,
+                                int64_t deadline, void **out, idb_err *err);
+
 static int redis_start(const idb_remote_conf *c, int64_t deadline, void **out, idb_err *err)
 {
     char one[HOST_MAX + 16];
     *out = NULL;
     if (!strchr(c->addr, ',')) return redis_start_one(c, c->addr, deadline, out, err);
+    for (int i = 0; addr_at(c->addr, i, one, sizeof one) == 0; i++)
+        if (is_sentinel(one))
+            return redis_start_sentinel(c, one + strlen(IDB_REMOTE_SENTINEL_PREFIX), deadline,
+                                        out, err);
     int rc = idb_fail(err, IDB_EUNAVAIL, "redis: no primary among %s", c->addr);
     for (int i = 0; addr_at(c->addr, i, one, sizeof one) == 0; i++) {
         idb_err why = { 0 };
@@ -207,6 +226,73 @@ static int redis_start_one(const idb_remote_conf *c, const char *addr, int64_t d
     }
     *out = ctx;
     return 0;
+}
+
+/* One command (printf-like) on ctx with SIGPIPE blocked: its reply (the caller frees it),
+ * or NULL with the connection's failure in err (conn_fail). */
+static redisReply *command(redisContext *ctx, idb_err *err, const char *fmt, ...)
+{
+    sigset_t old;
+    int was;
+    va_list ap;
+    va_start(ap, fmt);
+    block_pipe(&old, &was);
+    redisReply *r = redisvCommand(ctx, fmt, ap);
+    unblock_pipe(&old, was);
+    va_end(ap);
+    if (!r) conn_fail(ctx, fmt, err);
+    return r;
+}
+
+/* The port Sentinel names as the primary's (get-master-addr-by-name), or a failure code
+ * (negated): IDB_EUNAVAIL while it names none. */
+static int sentinel_port(const idb_remote_conf *c, const char *sentinel, int64_t deadline,
+                         idb_err *err)
+{
+    void *s;
+    int rc = redis_start_one(c, sentinel, deadline, &s, err);
+    if (rc) return -rc;
+    redisReply *r = command(s, err, "SENTINEL get-master-addr-by-name "
+                            IDB_REMOTE_SENTINEL_MASTER);
+    int port = !r ? -IDB_EUNAVAIL
+             : r->type == REDIS_REPLY_ARRAY && r->elements == 2
+               && r->element[1]->type == REDIS_REPLY_STRING ? atoi(r->element[1]->str)
+             : -idb_fail(err, IDB_EUNAVAIL, "redis: Sentinel %s names no primary", sentinel);
+    freeReplyObject(r);
+    redisFree(s);
+    return port;
+}
+
+/* The TCP port the server of ctx listens on (INFO server's tcp_port), or -1. */
+static int server_port(redisContext *ctx)
+{
+    idb_err why = { 0 };
+    redisReply *r = command(ctx, &why, "INFO server");
+    const char *p = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "tcp_port:") : NULL;
+    int port = p ? atoi(p + strlen("tcp_port:")) : -1;
+    freeReplyObject(r);
+    return port;
+}
+
+/* A connection to the primary Sentinel names: its port mapped to the listed server that
+ * listens on it (each asked on its own address, a Unix socket), kept if its ROLE is master
+ * (a client checks: Sentinel may still name a dead or demoted one). IDB_EUNAVAIL until
+ * then, retried by the caller until the deadline. */
+static int redis_start_sentinel(const idb_remote_conf *c, const char *sentinel,
+                                int64_t deadline, void **out, idb_err *err)
+{
+    char one[HOST_MAX + 16];
+    int port = sentinel_port(c, sentinel, deadline, err);
+    if (port < 0) return -port;
+    for (int i = 0; addr_at(c->addr, i, one, sizeof one) == 0; i++) {
+        idb_err why = { 0 };
+        if (is_sentinel(one) || redis_start_one(c, one, deadline, out, &why) != 0) continue;
+        if (server_port(*out) == port && is_master(*out, &why) == 1) return 0;
+        redisFree(*out);
+        *out = NULL;
+    }
+    return idb_fail(err, IDB_EUNAVAIL, "redis: the primary Sentinel names (port %d) is not "
+                    "a live master among %s", port, c->addr);
 }
 
 /* WAIT K ms after an INCRBY (wait_replicas=K; ms: what is left of the deadline, at least

@@ -3,7 +3,8 @@
 # starting any server (default suite, fast): replicas=R without a server idbench starts,
 # failover-counter and failover-lagged without replicas, replication=sync without
 # standbys, replication= on redis, wait_replicas on postgres or above R, cache= off
-# postgres, transport=tcp with replicas and R above its maximum are each refused with
+# postgres, transport=tcp with replicas, R above its maximum, and sentinel=1 off redis,
+# without replicas, on a user's server or sentinel=2 are each refused with
 # exit 2, one line, and nothing started or left in TMPDIR; the faults' forms are listed;
 # lost_ids and failover_ms are columns of insert, empty without a counter server.
 # Usage: test_failover_opts.sh IDBENCH
@@ -51,6 +52,14 @@ refused "failover-counter@N at the run's end" "N must be" -- counter -o backend=
   -o replicas=1 --fault failover-counter@100
 refused "failover-counter with kill-counter" "one fault" -- counter -o backend=postgres \
   -o replicas=1 --fault failover-counter@10 --fault kill-counter@20
+
+refused "sentinel on postgres" "sentinel=1" -- counter -o backend=postgres -o replicas=1 \
+  -o sentinel=1
+refused "sentinel on the local backend" "sentinel=1" -- counter -o sentinel=1
+refused "sentinel without replicas" "sentinel=1" -- counter -o backend=redis -o sentinel=1
+refused "sentinel on a user's server" "sentinel=1" -- counter -o backend=redis \
+  -o url=unix:/nowhere -o sentinel=1
+refused "sentinel=2" "sentinel" -- counter -o backend=redis -o replicas=1 -o sentinel=2
 
 refused "failover-lagged without replicas" "replicas=R" -- counter -o backend=redis \
   --fault failover-lagged@10

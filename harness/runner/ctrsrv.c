@@ -79,6 +79,9 @@ static void group_address(idb_ctrsrv *cs)
 {
     int redis = cs->backend == IDB_BACKEND_REDIS;
     size_t n = (size_t)snprintf(cs->kv, sizeof cs->kv, redis ? "url=" : "dsn=host=");
+    if (cs->sentinel)
+        n += (size_t)snprintf(cs->kv + n, sizeof cs->kv - n, IDB_REMOTE_SENTINEL_PREFIX
+                              "unix:%s,", idb_server_socket(cs->sentinel));
     for (int i = 0; i < cs->ngroup && n < sizeof cs->kv; i++)
         n += (size_t)snprintf(cs->kv + n, sizeof cs->kv - n, "%s%s%s", i ? "," : "",
                               redis ? "unix:" : "", redis ? idb_server_socket(cs->group[i])
@@ -152,8 +155,8 @@ static int redis_group_prep(char *secret, idb_err *err)
         return idb_fail(err, IDB_EIO, "replicas: no private network namespace: %s", why.msg);
     if (geteuid() != 0)
         fprintf(stderr, "idbench: redis replicas: not root, so no private network namespace: "
-                "replication on loopback TCP with a per-run password (requirepass, "
-                "masterauth)\n");
+                "replication (and Sentinel, sentinel=1) on loopback TCP with a per-run "
+                "password (requirepass, masterauth)\n");
     return idb_server_secret_new(secret, SECRET_LEN, err);
 }
 
@@ -217,6 +220,10 @@ int idb_ctrsrv_check(const idb_strategy *s, const char *const *user, int nuser, 
     if (r > 0 && (b == IDB_BACKEND_LOCAL || *user_value(user, nuser, addr, "")))
         return refuse(err, "replicas=R needs a counter server idbench starts: -o "
                       "backend=postgres|redis, without dsn=/url=");
+    if (atoi(user_value(user, nuser, "sentinel", "0")) > 0
+        && (b != IDB_BACKEND_REDIS || r == 0 || *user_value(user, nuser, addr, "")))
+        return refuse(err, "sentinel=1 needs backend=redis and replicas=R (R >= 1) on "
+                      "servers idbench starts (no url=)");
     if (r > 0 && choice(s, user, nuser, "transport") == 1)
         return refuse(err, "replicas=R: the clients reach the group on its Unix sockets "
                       "(transport=unix)");
@@ -253,6 +260,8 @@ int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
     for (int i = 0; i < cs->ngroup && !rc; i++)
         rc = start_member(cs, i, choice(s, user, nuser, "transport") == 1, secret, &e);
     if (!rc && cs->ngroup > 1) rc = idb_ctrsrv_wait_streaming(cs, &e);
+    if (!rc && atoi(user_value(user, nuser, "sentinel", "0")) > 0)
+        rc = idb_ctrsrv_sentinel_start(cs, secret, &e);
     explicit_bzero(secret, sizeof secret);
     if (rc) {
         idb_ctrsrv_stop(cs);
@@ -305,6 +314,8 @@ void idb_ctrsrv_stop(idb_ctrsrv *cs)
 {
     for (int i = 0; i < cs->nlag; i++) kill(cs->lag_pid[i], SIGCONT);   /* let them stop */
     cs->nlag = 0;
+    idb_server_stop(cs->sentinel);                 /* first: no failover while they stop */
+    cs->sentinel = NULL;
     if (cs->ngroup == 0) idb_server_stop(cs->srv);
     for (int i = cs->ngroup - 1; i >= 0; i--) idb_server_stop(cs->group[i]);
     memset(cs->group, 0, sizeof cs->group);

@@ -19,6 +19,12 @@
  * requirepass through the ACL file, masterauth). Each has its own directory DIR/replica-I
  * and socket; the address handed out lists every server of the group, so that clients
  * find the primary after idb_ctrsrv_failover.
+ *
+ * Sentinel (redis, replicas=R, sentinel=1): one Redis Sentinel in DIR/sentinel, in the same
+ * namespace, monitoring the primary with quorum 1 (down-after 200 ms, failover-timeout
+ * 1000 ms), asking the group's password and holding it; the address handed out starts with
+ * sentinel:unix:ITS_SOCKET, so clients ask it for the primary, and the failover faults
+ * leave the promotion to it (idb_ctrsrv_failover is not called).
  */
 #ifndef IDB_CTRSRV_H
 #define IDB_CTRSRV_H
@@ -34,6 +40,7 @@
 #define IDB_CTRSRV_GROUP_MAX 4         /* a primary and IDB_REMOTE_REPLICAS_MAX (remote.h) */
 
 typedef struct idb_ctrsrv {
+    struct idb_server *sentinel;       /* sentinel=1: the Redis Sentinel, or NULL */
     struct idb_server *srv;            /* the primary (after a failover: the promoted one);
                                           NULL when no server was started */
     struct idb_server *group[IDB_CTRSRV_GROUP_MAX];   /* replicas=R: group[0] the first
@@ -111,6 +118,19 @@ int idb_ctrsrv_lag(idb_ctrsrv *cs, idb_err *err);
 /* Wait (at most 30 s) until every standby/replica of the group streams from the primary
  * (ctrsrv_repl.c; called by idb_ctrsrv_start). 0 or IDB_EIO. */
 int idb_ctrsrv_wait_streaming(idb_ctrsrv *cs, idb_err *err);
+
+/* sentinel=1 (ctrsrv_repl.c, called by idb_ctrsrv_start once the group streams): start
+ * Sentinel in DIR/sentinel with the group's password secret, monitoring the primary, and
+ * wait (at most 30 s) until it knows every replica. 0 or IDB_EIO. */
+int idb_ctrsrv_sentinel_start(idb_ctrsrv *cs, const char *secret, idb_err *err);
+
+/* After a failover with Sentinel: which server Sentinel names as the primary once its
+ * failover ended (+switch-master, which waits for the other replicas' reconfiguration:
+ * polled for at most 5 s) and what it did, into line (len bytes): "the primary is
+ * replica-I (port P): promoted by Sentinel at config-epoch E; SLAVEOF calls on it: S,
+ * REPLICAOF calls: T" (Sentinel sends SLAVEOF, idbench REPLICAOF); cs->srv and
+ * cs->primary set to it. 0 or IDB_EIO (no Sentinel, or it did not answer). */
+int idb_ctrsrv_sentinel_report(idb_ctrsrv *cs, char *line, size_t len, idb_err *err);
 
 /* Stop the server (if any) and remove dir's server files. Safe to call twice. */
 void idb_ctrsrv_stop(idb_ctrsrv *cs);

@@ -9,7 +9,8 @@
  * ALTER SYSTEM SET primary_conninfo and pg_reload_conf() (recovery_target_timeline is
  * 'latest' by default: they follow the new timeline). Redis: the position is
  * slave_repl_offset (INFO replication), the promotion REPLICAOF NO ONE, the others follow
- * with REPLICAOF 127.0.0.1 PORT.
+ * with REPLICAOF 127.0.0.1 PORT. With sentinel=1 the promotion is Redis Sentinel's: it is
+ * started and asked here (idb_ctrsrv_sentinel_start, idb_ctrsrv_sentinel_report).
  */
 #include "ctrsrv.h"
 
@@ -262,5 +263,115 @@ int idb_ctrsrv_failover(idb_ctrsrv *cs, idb_err *err)
     if (rc) return rc;
     cs->primary = best;
     cs->srv = cs->group[best];
+    return 0;
+}
+
+/* Sentinel ------------------------------------------------------------------------------ */
+
+#define SENTINEL_QUORUM 1             /* one Sentinel: its own vote decides */
+#define SENTINEL_DOWN_MS 200          /* down-after-milliseconds: a detector's delay */
+#define SENTINEL_FAILOVER_MS 1000     /* failover-timeout */
+#define SENTINEL_SETTINGS 4
+#define SWITCH_WAIT_MS 5000           /* the report waits this long for +switch-master */
+
+/* SENTINEL ARG idbench on the Sentinel: its reply (the caller frees it) or NULL. */
+static redisReply *sentinel_ask(idb_ctrsrv *cs, const char *arg, idb_err *err)
+{
+    redisContext *c = rd_open(cs->sentinel, err);
+    if (!c) return NULL;
+    redisReply *r = redisCommand(c, "SENTINEL %s " IDB_REMOTE_SENTINEL_MASTER, arg);
+    if (!r || r->type != REDIS_REPLY_ARRAY) {
+        idb_fail(err, IDB_EIO, "sentinel: SENTINEL %s: %s", arg,
+                 r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr[0] ? c->errstr
+                 : "not a list");
+        freeReplyObject(r);
+        r = NULL;
+    }
+    redisFree(c);
+    return r;
+}
+
+/* The value of field name in a flat [name, value, ...] reply, or NULL. */
+static const char *field(const redisReply *r, const char *name)
+{
+    for (size_t i = 0; i + 1 < r->elements; i += 2)
+        if (r->element[i]->type == REDIS_REPLY_STRING && strcmp(r->element[i]->str, name) == 0
+            && r->element[i + 1]->type == REDIS_REPLY_STRING)
+            return r->element[i + 1]->str;
+    return NULL;
+}
+
+/* Start Sentinel (see ctrsrv.h). Its config (DIR/sentinel/sentinel.conf, 0600, the redis
+ * user's: it rewrites it) monitors the primary's loopback port inside the namespace. */
+int idb_ctrsrv_sentinel_start(idb_ctrsrv *cs, const char *secret, idb_err *err)
+{
+    char dir[PATH_MAX + 16], set[SENTINEL_SETTINGS][SQL_MAX];
+    const char *settings[SENTINEL_SETTINGS];
+    const char *m = IDB_REMOTE_SENTINEL_MASTER;
+    snprintf(set[0], SQL_MAX, "sentinel=monitor %s 127.0.0.1 %d %d", m,
+             idb_server_port(cs->srv), SENTINEL_QUORUM);
+    snprintf(set[1], SQL_MAX, "sentinel=auth-pass %s %s", m, secret);
+    snprintf(set[2], SQL_MAX, "sentinel=down-after-milliseconds %s %d", m, SENTINEL_DOWN_MS);
+    snprintf(set[3], SQL_MAX, "sentinel=failover-timeout %s %d", m, SENTINEL_FAILOVER_MS);
+    for (int i = 0; i < SENTINEL_SETTINGS; i++) settings[i] = set[i];
+    snprintf(dir, sizeof dir, "%s/sentinel", cs->dir);
+    idb_server_conf conf = { .kind = "sentinel", .dir = dir, .settings = settings,
+                             .nsettings = SENTINEL_SETTINGS, .tcp = 1, .secret = secret };
+    int rc = idb_server_start(&conf, &cs->sentinel, err);
+    explicit_bzero(set, sizeof set);
+    if (rc) return rc;
+    long long known = 0;
+    for (long waited = 0; waited < STREAM_WAIT_MS * 1000000L; waited += POLL_NS) {
+        idb_err why = { 0 };
+        redisReply *r = sentinel_ask(cs, "master", &why);
+        const char *v = r ? field(r, "num-slaves") : NULL;
+        known = v ? atoll(v) : 0;
+        freeReplyObject(r);
+        if (known >= cs->ngroup - 1) return 0;
+        nap();
+    }
+    return idb_fail(err, IDB_EIO, "sentinel knows %lld of %d replicas after %d s", known,
+                    cs->ngroup - 1, STREAM_WAIT_MS / 1000);
+}
+
+/* The calls of command name in INFO commandstats text ("cmdstat_NAME:calls=N"), or 0. */
+static long long calls(const char *text, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "cmdstat_%s:calls=", name);
+    const char *p = strstr(text, key);
+    return p ? atoll(p + strlen(key)) : 0;
+}
+
+/* What Sentinel did (see ctrsrv.h). */
+int idb_ctrsrv_sentinel_report(idb_ctrsrv *cs, char *line, size_t len, idb_err *err)
+{
+    if (!cs->sentinel) return idb_fail(err, IDB_EIO, "sentinel: none was started");
+    int port = -1, who = -1, old = idb_server_port(cs->group[cs->primary]);
+    long long epoch = -1;
+    for (long waited = 0; waited < SWITCH_WAIT_MS * 1000000L; waited += POLL_NS) {
+        redisReply *r = sentinel_ask(cs, "master", err);   /* the switch, once it ends */
+        if (!r) return IDB_EIO;
+        const char *p = field(r, "port"), *e = field(r, "config-epoch");
+        port = p ? atoi(p) : -1;
+        epoch = e ? atoll(e) : -1;
+        freeReplyObject(r);
+        if (port != old) break;
+        nap();
+    }
+    for (int i = 0; i < cs->ngroup; i++)
+        if (idb_server_port(cs->group[i]) == port) who = i;
+    if (who < 0) return idb_fail(err, IDB_EIO, "sentinel: names port %d, not the group's", port);
+    char stats[8192] = "";
+    const char *argv[] = { "INFO", "commandstats" };
+    if (idb_server_alive(cs->group[who]) &&
+        rd_exec(cs->group[who], argv, 2, stats, sizeof stats, err))
+        return IDB_EIO;
+    snprintf(line, len, "the primary is %s%d (port %d): promoted by Sentinel at config-epoch "
+             "%lld; SLAVEOF calls on it: %lld, REPLICAOF calls: %lld",
+             who ? "replica-" : "server ", who, port, epoch, calls(stats, "slaveof"),
+             calls(stats, "replicaof"));
+    cs->primary = who;
+    cs->srv = cs->group[who];
     return 0;
 }

@@ -4,6 +4,7 @@
  * replicas stopped receiving for LAG_MS), ticked before each order, and each order's
  * ID, where an unavailable counter server is a failed order while a fault is asked. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ctrsrv.h"
 #include "insert_int.h"
@@ -43,7 +44,7 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     } else if ((r->fault == 0 && i == fault_at(cfg))
                || (r->fault == 3 && t0 - r->kill_ns >= cfg->failover_lag_ms * NS_PER_MS)) {
         rc = idb_ctrsrv_kill(&r->cs, err);
-        r->fault = 1;
+        r->fault = failover && r->cs.sentinel ? 2 : 1;   /* Sentinel promotes, not idbench */
         r->kill_ns = idb_mono_ns();
     } else if (r->fault == 1 && t0 - r->kill_ns >= wait_ms * NS_PER_MS) {
         rc = failover ? idb_ctrsrv_failover(&r->cs, err) : idb_ctrsrv_restart(&r->cs, err);
@@ -79,4 +80,16 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     }
     if (!rc && r->fault == 2 && !r->served_ns) r->served_ns = idb_mono_ns();
     return rc;
+}
+
+/* Sentinel's failover said (see insert_int.h). */
+void idb_run_fault_report(run *r)
+{
+    char line[256];
+    idb_err why = { 0 };
+    if (!r->cs.sentinel || r->fault != 2) return;
+    if (idb_ctrsrv_sentinel_report(&r->cs, line, sizeof line, &why) == 0)
+        fprintf(stderr, "idbench: sentinel: %s\n", line);
+    else
+        fprintf(stderr, "idbench: sentinel: %s\n", why.msg);
 }

@@ -75,6 +75,11 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
  * insert_fault.c's), leased workers (r->wl) or keys the store assigns (insert_fault.c). */
 int idb_run_special_ids(const run *r);
 
+/* After the timed part of a run whose failover Sentinel made (sentinel=1): one line on
+ * stderr, "idbench: sentinel: the primary is ...", from Sentinel's and the new primary's
+ * own state (idb_ctrsrv_sentinel_report), so that who promoted is seen. Nothing otherwise. */
+void idb_run_fault_report(run *r);
+
 /* Order i's ID (shard k's instance) into *id: the strategy's next() inline on the insert
  * loop's path, idb_run_order_id_special for the runs above. */
 static inline int idb_run_order_id(run *r, int64_t i, int k, idb_id *id, idb_err *err)

@@ -27,7 +27,8 @@
 #define READY_POLL_NS 10000000L        /* 10 ms between readiness checks */
 #define NS_PER_MS 1000000L
 
-static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb, &srv_redis, &srv_etcd };
+static const srv_kind *const kinds[] = { &srv_postgres, &srv_mariadb, &srv_redis, &srv_etcd,
+                                        &srv_sentinel };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
 static idb_server *started;            /* every server started and not stopped */

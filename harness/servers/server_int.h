@@ -106,6 +106,7 @@ struct srv_kind {
 extern const srv_kind srv_postgres;
 extern const srv_kind srv_mariadb;
 extern const srv_kind srv_redis;
+extern const srv_kind srv_sentinel;
 extern const srv_kind srv_etcd;
 
 /* proc.c ---------------------------------------------------------------------------- */

@@ -3,7 +3,9 @@
  * setting asks; the settings, e.g. appendonly/appendfsync, as given) with its paths and
  * listen settings on the command line too; with TCP the run's password in DIR/users.acl;
  * ready when it answers PING with PONG (-NOAUTH with TCP; not while it loads its
- * append-only file).
+ * append-only file). The sentinel kind is the same binary in Sentinel mode (`redis-server
+ * DIR/sentinel.conf --sentinel`, no other package): the same listen settings, the
+ * settings as given ("sentinel=monitor NAME ..." lines), a config file Sentinel rewrites.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -66,13 +68,15 @@ static int rd_acl(idb_server *s, idb_err *err)
     return srv_write_private(s, path, text, err);
 }
 
-/* DIR/redis.conf: foreground, paths, where it listens (rd_listen), then the settings as
- * "name value"; and the ACL file (rd_acl). */
+/* DIR/FILE (the kind's conf_file): foreground, paths, where it listens (rd_listen), then
+ * the settings as "name value"; and the ACL file (rd_acl). */
 static int rd_conf(idb_server *s, idb_err *err)
 {
+    int sentinel = strcmp(s->kind->name, "sentinel") == 0;
     char text[REDIS_CONF_LEN], path[PATH_MAX + 16], name[128], value[PATH_MAX + 16];
     int n = snprintf(text, sizeof text, "# written by idbench at every start\n"
-                     "daemonize no\nsupervised no\nlogfile \"\"\nsave \"\"\n");
+                     "daemonize no\nsupervised no\nlogfile \"\"\n%s", sentinel ? ""
+                     : "save \"\"\n");
     for (int i = 0; i < RD_LISTEN && n < (int)sizeof text; i++) {
         rd_listen(s, i, value, sizeof value);
         if (value[0])
@@ -86,18 +90,20 @@ static int rd_conf(idb_server *s, idb_err *err)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s %s\n", name, v);
     }
     if (n >= (int)sizeof text) return idb_fail(err, IDB_EINPUT, "redis: too many settings");
-    snprintf(path, sizeof path, "%s/redis.conf", s->dir);
+    snprintf(path, sizeof path, "%s/%s", s->dir, s->kind->conf_file);
     int rc = srv_write_file(s, path, text, err);
     return rc ? rc : rd_acl(s, err);
 }
 
-/* redis-server DIR/redis.conf --NAME VALUE... (rd_listen's), in the foreground. */
+/* redis-server DIR/redis.conf --NAME VALUE... (rd_listen's), in the foreground; the
+ * sentinel kind: redis-server DIR/sentinel.conf --sentinel --NAME VALUE... */
 static void rd_argv(idb_server *s, const char **argv, size_t max)
 {
     size_t n = 0, a = 1;
-    snprintf(s->arg[0], sizeof s->arg[0], "%s/redis.conf", s->dir);
+    snprintf(s->arg[0], sizeof s->arg[0], "%s/%s", s->dir, s->kind->conf_file);
     argv[n++] = s->bin[0];
     argv[n++] = s->arg[0];
+    if (strcmp(s->kind->name, "sentinel") == 0) argv[n++] = "--sentinel";
     for (int i = 0; i < RD_LISTEN && a < SRV_ARGS_MAX && n + 1 < max; i++) {
         rd_listen(s, i, s->arg[a], sizeof s->arg[a]);
         if (!s->arg[a][0]) continue;
@@ -139,6 +145,25 @@ const srv_kind srv_redis = {
     .version_marker = "v=",
     .product = "Redis",
     .conf_file = "redis.conf",
+    .socket_path = rd_socket_path,
+    .init = NULL,
+    .conf = rd_conf,
+    .argv = rd_argv,
+    .ready = rd_ready,
+};
+
+/* Redis Sentinel (counter replicas=R with sentinel=1, runner/ctrsrv_repl.c). */
+const srv_kind srv_sentinel = {
+    .name = "sentinel",
+    .user = "redis",
+    .db_user = "default",
+    .package = "redis-server",
+    .bins = { { "IDBENCH_REDIS_SENTINEL", "/usr/bin/redis-server" } },
+    .stop_signal = SIGTERM,
+    .min_free_bytes = REDIS_MIN_FREE_BYTES,
+    .version_marker = "v=",
+    .product = "Redis",
+    .conf_file = "sentinel.conf",
     .socket_path = rd_socket_path,
     .init = NULL,
     .conf = rd_conf,
