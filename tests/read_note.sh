@@ -7,7 +7,8 @@
 #   2. `idbench insert -n ROWS -s key_bytes=16 --then uuidv7:ROWS` into a fresh D (every
 #      key 16 bytes, so uuidv7 fits a counter's or snowflake's table): the second phase's pages
 #      written per row, index growth (pages), leaf_fill_touched (pagesim only) and the ID
-#      index's fill after it, beside the main run's pages per row.
+#      index's fill after it, beside the main run's pages per row; and the control,
+#      uuidv4 then uuidv4:ROWS (what the second phase would cost had the scheme not changed).
 # It prints two markdown tables (with the date, the load average before and after, and the
 # commands) on stdout and keeps every command's CSV under OUT_DIR. Counts are exact; the
 # machine's other work moves only times, which it does not print. A record, not a test: it
@@ -18,6 +19,8 @@
 #           start private servers (as root, OUT_DIR must be enterable by their user).
 #   ROWS    rows of each insert and of the second phase (default 200000)
 #   LOOKUPS -n of each read (default 20000)
+# With READ_NOTE_REPORT_ONLY=1 it runs nothing and prints the tables from the CSVs already in
+# OUT_DIR (e.g. several runs' OUT_DIRs copied into one), with no header.
 set -eu
 IDB=${1:?usage: read_note.sh IDBENCH OUT_DIR [STORES [ROWS [LOOKUPS]]]}
 OUT=${2:?usage: read_note.sh IDBENCH OUT_DIR [STORES [ROWS [LOOKUPS]]]}
@@ -39,7 +42,9 @@ run() {
   fi
 }
 
+REPORT_ONLY=${READ_NOTE_REPORT_ONLY:-0}
 for st in ${STORES//,/ }; do
+  [ "$REPORT_ONLY" = 1 ] && break
   for g in $STRATS; do
     d=$OUT/d-$st-$g
     rm -rf "$d" && mkdir -p "$d" && chmod 1777 "$d"
@@ -53,16 +58,22 @@ for st in ${STORES//,/ }; do
       -s key_bytes=16 --then "$THEN:$ROWS"
     rm -rf "$d"
   done
+  d=$OUT/d-$st-control
+  rm -rf "$d" && mkdir -p "$d" && chmod 1777 "$d"
+  run "control-$st" "$IDB" insert --store "$st" --strategy uuidv4 -n "$ROWS" --dir "$d" \
+    -s key_bytes=16 --then "uuidv4:$ROWS"
+  rm -rf "$d"
 done
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-cat <<HEAD
+[ "$REPORT_ONLY" = 1 ] || cat <<HEAD
 Measured $started ($(nproc) cores, shared; load average $load_before before, $load_after
 after), \`tests/read_note.sh IDBENCH OUT $STORES $ROWS $LOOKUPS\`: per store S and strategy G,
 \`idbench insert --store S --strategy G -n $ROWS --dir D\` (default options), then
 \`idbench read --store S --dir D -n $LOOKUPS --pattern recent:5|uniform --cache cold --seed 1\`;
 and in a fresh D \`idbench insert --store S --strategy G -n $ROWS --dir D -s key_bytes=16
---then $THEN:$ROWS\` (every key padded to 16 bytes, so $THEN fits each table).
+--then $THEN:$ROWS\` (every key padded to 16 bytes, so $THEN fits each table), and the
+control \`... --strategy uuidv4 ... --then uuidv4:$ROWS\`.
 
 HEAD
 python3 - "$OUT" "$STORES" "$STRATS" "$THEN" <<'PY'
@@ -89,15 +100,19 @@ for st in stores:
               f"| {num(rd['recent']['misses_per_lookup'], '.4f')} "
               f"| {num(rd['uniform']['misses_per_lookup'], '.4f')} |")
 print()
-print(f"| store | first strategy | first: pages/row | then {then}: pages/row "
+print("| store | first → second | first phase: pages/row | second phase: pages/row "
       "| index growth (pages) | leaf_fill_touched | fill after |")
 print("|---|---|---|---|---|---|---|")
+def per(x):
+    return num(float(x["pages_written"]) / float(x["ids"]), ".3f") \
+        if x["pages_written"] and float(x["ids"]) > 0 else "—"
+
 for st in stores:
-    for g in strats:
-        r = {x["phase"]: x for x in rows(f"then-{st}-{g}")}
+    for g, name, second in [(g, f"then-{st}-{g}", then) for g in strats] + \
+            [("uuidv4", f"control-{st}", "uuidv4")]:
+        r = {x["phase"]: x for x in rows(name)}
         m, t = r["main"], r["then"]
-        per = lambda x: num(float(x["pages_written"]) / float(x["ids"]), ".3f") \
-            if x["pages_written"] and float(x["ids"]) > 0 else "—"
-        print(f"| {st} | {g} | {per(m)} | {per(t)} | {t['index_growth_pages'] or '—'} "
+        print(f"| {st} | {g} → {second} | {per(m)} | {per(t)} "
+              f"| {t['index_growth_pages'] or '—'} "
               f"| {num(t['leaf_fill_touched'], '.3f')} | {num(t['fill_factor'], '.3f')} |")
 PY
