@@ -6,8 +6,10 @@
 #      insert row's bytes per row (the ID's width, table, ID index, total);
 #   2. `idbench insert -n ROWS -s key_bytes=16 --then uuidv7:ROWS` into a fresh D (every
 #      key 16 bytes, so uuidv7 fits a counter's or snowflake's table): the second phase's pages
-#      written per row, index growth (pages), leaf_fill_touched (pagesim only) and the ID
-#      index's fill after it, beside the main run's pages per row; and the control,
+#      written per row (postgres counts none), pages missed per row (the store's
+#      cache_misses), WAL bytes per row, index growth (pages), leaf_fill_touched (pagesim
+#      only) and the ID index's fill after it, beside the main run's pages per row; and the
+#      control,
 #      uuidv4 then uuidv4:ROWS (what the second phase would cost had the scheme not changed).
 # It prints two markdown tables (with the date, the load average before and after, and the
 # commands) on stdout and keeps every command's CSV under OUT_DIR. Counts are exact; the
@@ -101,11 +103,12 @@ for st in stores:
               f"| {num(rd['uniform']['misses_per_lookup'], '.4f')} |")
 print()
 print("| store | first → second | first phase: pages/row | second phase: pages/row "
-      "| index growth (pages) | leaf_fill_touched | fill after |")
-print("|---|---|---|---|---|---|---|")
-def per(x):
-    return num(float(x["pages_written"]) / float(x["ids"]), ".3f") \
-        if x["pages_written"] and float(x["ids"]) > 0 else "—"
+      "| second phase: misses/row | second phase: WAL bytes/row | index growth (pages) "
+      "| leaf_fill_touched | fill after |")
+print("|---|---|---|---|---|---|---|---|---|")
+def per(x, col="pages_written", fmt=".3f"):
+    return num(float(x[col]) / float(x["ids"]), fmt) \
+        if x[col] and float(x["ids"]) > 0 else "—"
 
 for st in stores:
     for g, name, second in [(g, f"then-{st}-{g}", then) for g in strats] + \
@@ -113,6 +116,7 @@ for st in stores:
         r = {x["phase"]: x for x in rows(name)}
         m, t = r["main"], r["then"]
         print(f"| {st} | {g} → {second} | {per(m)} | {per(t)} "
+              f"| {per(t, 'cache_misses', '.4f')} | {num(t['wal_bytes_per_id'], '.1f')} "
               f"| {t['index_growth_pages'] or '—'} "
               f"| {num(t['leaf_fill_touched'], '.3f')} | {num(t['fill_factor'], '.3f')} |")
 PY
