@@ -50,6 +50,13 @@ expect 2 "no --pattern" -- "$bin" read --store sqlite --dir "$d" -n 10
 expect 2 "-n 0" -- "$bin" read --store sqlite --dir "$d" -n 0 --pattern uniform
 expect 2 "unknown store" -- "$bin" read --store nosuch --dir "$d" -n 10 --pattern uniform
 expect 2 "a store that cannot read" -- "$bin" read --store null --dir "$d" -n 10 --pattern uniform
+# spider and galera have no read side (a spider read would go through its coordinator, a
+# galera read to a node: not made): refused in one line naming the stores that read.
+for st in spider galera; do
+  expect 2 "store $st refused" -- "$bin" read --store "$st" --dir "$d" -n 10 --pattern uniform
+  check "store $st: the line says why and which stores read" grep -qx "idbench: read: store \
+$st has no read side (idbench read serves sqlite, lmdb, pagesim, postgres, mariadb)" "$tmp/err"
+done
 expect 2 "no record of that store" -- "$bin" read --store lmdb --dir "$d" -n 10 --pattern uniform
 expect 2 "strategy not the record's" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --strategy uuidv4
 expect 2 "unknown strategy" -- "$bin" read --store sqlite --dir "$d" -n 10 --pattern uniform --strategy nosuch

@@ -41,7 +41,7 @@ const char *const cmp_verdicts[CMP_VERDICTS] = {
     [CMP_ONLY_A] = "only in A", [CMP_ONLY_B] = "only in B",
 };
 
-#define KEYS_MAX 12                              /* key columns of a source */
+#define KEYS_MAX 14                              /* key columns of a source */
 
 /* A key column of a cell, and how the cell's label shows it (NULL: not shown). */
 typedef struct key_col {
@@ -50,8 +50,11 @@ typedef struct key_col {
 
 /* Key columns with a default: their value in a file without the column (or with it
  * empty); a value equal to it is left out of the label (clients: 1, the one writer of the
- * runs made before insert --clients). */
-static const struct { const char *col, *def; } key_defaults[] = { { "clients", "1" } };
+ * runs made before insert --clients; phase: main and first_strategy: none, a run's own row
+ * and every row of the files made before insert --then). */
+static const struct { const char *col, *def; } key_defaults[] = {
+    { "clients", "1" }, { "phase", "main" }, { "first_strategy", "" },
+};
 
 /* The default of key column col (see key_defaults), or NULL. */
 static const char *key_default(const char *col)
@@ -72,11 +75,13 @@ static const source sources[] = {
     { "insert_runs.csv", "closed", 1,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
         { "key_bytes", "key=" }, { "clients", "clients=" }, { "batch", NULL },
-        { "shops", NULL }, { "store_options", NULL }, { NULL, NULL } } },
+        { "shops", NULL }, { "store_options", NULL }, { "phase", "phase=" },
+        { "first_strategy", "into=" }, { NULL, NULL } } },
     { "openloop_runs.csv", "open", 0,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
         { "key_bytes", "key=" }, { "rate_per_s", "rate=" }, { "commit_ms", "commit_ms=" },
-        { "batch", NULL }, { "shops", NULL }, { "store_options", NULL }, { NULL, NULL } } },
+        { "batch", NULL }, { "shops", NULL }, { "store_options", NULL }, { "phase", "phase=" },
+        { "first_strategy", "into=" }, { NULL, NULL } } },
 };
 #define N_SOURCES ((int)(sizeof sources / sizeof *sources))
 

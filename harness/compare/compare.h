@@ -3,8 +3,10 @@
  * test over the repeats (utest.h).
  *
  * A cell is one configuration of insert_runs.csv (closed loop) or openloop_runs.csv (open
- * loop): the same strategy, store, shards, IDs, key width, batch, shops and store options
- * (and rate and commit_ms in the open loop). Each metric is one entry of cmp_metrics: its
+ * loop): the same strategy, store, shards, IDs, key width, batch, shops, store options,
+ * phase and first_strategy (an `insert --then` second phase is a cell of its own, apart from
+ * a run's row; a file without the two columns keys as phase main, no first strategy), and
+ * rate and commit_ms in the open loop. Each metric is one entry of cmp_metrics: its
  * column, what it is divided by, and which way is better; nothing about a metric is decided
  * anywhere else. A change is judged:
  *   better / worse   the U test's p < alpha, in that direction;
