@@ -71,11 +71,7 @@ int claim_failover(const claim_ctx *c, claim_row *r, idb_err *err)
         claim_app(r->experiment, "%s%s", i ? ", " : "", modes[i].name);
     claim_app(r->experiment, "; checks: the failover completed, the asynchronous modes "
               "repeat IDs (duplicate_ids > 0), the waiting modes none");
-    if (c->no_failover) {
-        snprintf(r->unknown, sizeof r->unknown, "not run (no_failover)");
-        claim_app(r->measured, "%s (not measured)", r->unknown);
-        return 0;
-    }
+    if (c->no_failover) return claim_not_run(r, "no_failover");
     idb_insert_result *res = malloc(sizeof *res);
     if (!res) return idb_fail(err, IDB_ENOMEM, "out of memory");
     int rc = 0, ran = 0;

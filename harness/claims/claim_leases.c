@@ -55,11 +55,7 @@ int claim_leases(const claim_ctx *c, claim_row *r, idb_err *err)
     for (size_t i = 0; i < n; i++) claim_app(r->experiment, " %s", sources[i].kv);
     claim_app(r->experiment, "; checks: continue repeats IDs (duplicate_ids > 0), stop "
               "repeats none and fails orders");
-    if (c->no_failover) {
-        snprintf(r->unknown, sizeof r->unknown, "not run (no_failover)");
-        claim_app(r->measured, "%s (not measured)", r->unknown);
-        return 0;
-    }
+    if (c->no_failover) return claim_not_run(r, "no_failover");
     idb_insert_result *res = malloc(sizeof *res);
     if (!res) return idb_fail(err, IDB_ENOMEM, "out of memory");
     int rc = 0, ran = 0;

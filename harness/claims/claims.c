@@ -155,6 +155,14 @@ int claims_run_one(int no, const claims_opts *o, claim_row *r, idb_err *err)
     return rc;
 }
 
+/* See claims_int.h. */
+int claim_not_run(claim_row *r, const char *option)
+{
+    snprintf(r->unknown, sizeof r->unknown, "not run (%s)", option);
+    claim_app(r->measured, "%s" NOT_MEASURED, r->unknown);
+    return 0;
+}
+
 /* Every claim's experiment in order; stops at the first that cannot run (see claims.h). */
 int claims_run(const claims_opts *o, claim_row rows[CLAIMS_N], idb_err *err)
 {

@@ -49,6 +49,10 @@ const idb_strategy *claim_need(const char *name, idb_err *err);
  * after) into *res (the caller's, zeroed). Returns 0 or the run's IDB_E* code. */
 int claim_insert(idb_insert_config *c, idb_insert_result *res, idb_err *err);
 
+/* A claim left out by an option: r unknown, "not run (OPTION)", and measured says so.
+ * Returns 0. */
+int claim_not_run(claim_row *r, const char *option);
+
 /* The experiments, one per claim (claims.c lists them). Each returns 0, or an IDB_E* code
  * with err filled when it could not run. */
 int claim_counter(const claim_ctx *c, claim_row *r, idb_err *err);
