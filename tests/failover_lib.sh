@@ -23,6 +23,7 @@ run=0
 one() {
   local name=$1 strategy=$2; shift 2
   local opts=() d="$tmp/run$((run += 1))"
+  dup=""
   for o in "$@"; do opts+=(-o "$o"); done
   expect 0 "$name: ${FAULT:-failover at $((N / 2))}" -- "$IDB" insert --store sqlite --strategy \
     "$strategy" -n $N --batch 100 --dir "$d" -o timeout_ms=300 "${opts[@]}" \

@@ -6,7 +6,10 @@
 # its figures checked against the stored keys (failover_lib.sh), and then: asynchronous
 # replication (postgres async, redis without WAIT) repeats IDs (duplicate_ids > 0: what
 # the primary acknowledged during the lag never reached the promoted replica), while
-# postgres replication=sync and redis wait_replicas=1 repeat none. No server is left.
+# postgres replication=sync and redis wait_replicas=1 repeat none. A lag longer than the
+# orders take still ends in the kill (halfway through the orders left, after sleeping out the
+# lag), so the failover completes and IDs repeat; a fault the orders cannot complete (the
+# last order) is one line and status 2, leaving no DIR. No server is left.
 # Needs PostgreSQL 15, redis-server and sqlite3 (slow suite: ~10 s a run).
 # Usage: test_failover_lag.sh IDBENCH
 set -u
@@ -30,5 +33,18 @@ one "redis, no WAIT" counter backend=redis replicas=1
 repeats "redis, no WAIT"
 one "redis, WAIT 1 of 2 replicas" counter backend=redis replicas=2 wait_replicas=1
 none "redis, WAIT 1 of 2 replicas"
+FAULT="failover-lagged@$((N / 4)):3000"     # far longer than the 3,000 orders left take
+start=$(date +%s%N)
+one "redis, a lag longer than the run" counter backend=redis replicas=1
+repeats "redis, a lag longer than the run"
+check "redis, a lag longer than the run: the lag was slept out ($(( ($(date +%s%N) - start) \
+  / 1000000 )) ms >= 3000)" test $(( ($(date +%s%N) - start) / 1000000 )) -ge 3000
+FAULT="failover-lagged@$((N - 1)):100"
+expect 2 "failover-lagged at the last order: the fault cannot complete" -- "$IDB" insert \
+  --store sqlite --strategy counter -n $N --dir "$tmp/lastorder" -o backend=redis \
+  -o replicas=1 --fault "$FAULT"
+check "failover-lagged at the last order: says the orders ran out" grep -q "orders ran out" \
+  "$tmp/err"
+check "failover-lagged at the last order: no DIR left" test ! -e "$tmp/lastorder"
 check "no server left, nothing left in TMPDIR" none_left
 cli_done

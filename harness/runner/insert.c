@@ -631,7 +631,7 @@ int idb_insert_run_then(const idb_insert_config *cfg, idb_insert_result *res,
     if (!rc) rc = open_stores(&r, &rd, &res->store_opts, err);
     if (!rc) rc = give_bounds(&r, err);
     if (!rc) rc = measure(&r, res, then, err);
-    if (!rc) idb_run_fault_report(&r);
+    if (!rc) rc = idb_run_fault_end(&r, err);
     if (!rc && r.rec) rc = idb_readrec_finish(r.rec, 0, err);   /* renamed into place */
     idb_random_unseed();
     close_run(&r);

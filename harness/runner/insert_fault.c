@@ -5,6 +5,7 @@
  * ID, where an unavailable counter server is a failed order while a fault is asked. */
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "ctrsrv.h"
 #include "insert_int.h"
@@ -21,12 +22,44 @@ static int64_t fault_at(const idb_insert_config *cfg)
          : cfg->failover_counter_at ? cfg->failover_counter_at : cfg->failover_lag_at;
 }
 
+/* Sleep until ns (monotonic) has come: a wait the orders would not have covered. */
+static void sleep_until(int64_t ns)
+{
+    for (int64_t now = idb_mono_ns(); now < ns; now = idb_mono_ns()) {
+        struct timespec t = { .tv_sec = (ns - now) / 1000000000,
+                              .tv_nsec = (ns - now) % 1000000000 };
+        nanosleep(&t, NULL);
+    }
+}
+
+/* Whether the wait of state 1 or 3 (wait_ms from kill_ns) ends before order i: at the first
+ * order after it, or at r->step_at (halfway through the orders left when the state began),
+ * having slept out the rest of the wait, so that a run whose orders go faster than the
+ * wait still sees the fault complete and orders served after it. */
+static int wait_over(run *r, int64_t i, int64_t wait_ms)
+{
+    int64_t end = r->kill_ns + wait_ms * NS_PER_MS;
+    if (idb_mono_ns() >= end) return 1;
+    if (i < r->step_at) return 0;
+    sleep_until(end);
+    return 1;
+}
+
+/* Enter state (1 killed, 2 done, 3 lagging) at order i: its clock and its last order. */
+static void enter(run *r, int state, int64_t i)
+{
+    r->fault = state;
+    r->kill_ns = idb_mono_ns();
+    r->step_at = i + (r->cfg->ids - i) / 2;
+}
+
 /* The fault before order i: SIGKILL the counter server (the primary) at the fault's order
  * (failover-lagged: first the replicas stop receiving, and the kill comes at the first
  * order lag_ms later), then at the first order restart_ms (kill-counter) or detect_ms
  * (failover-counter; LAG_DETECT_MS for failover-lagged) later start it again, or promote a
- * replica (from this thread: the one that started them). The time it takes is kept in
- * fault_ns, apart from the timing. */
+ * replica (from this thread: the one that started them); each wait ends by halfway through
+ * the orders left (wait_over). The time it takes is kept in fault_ns, apart from the
+ * timing. */
 static int fault_tick(run *r, int64_t i, idb_err *err)
 {
     const idb_insert_config *cfg = r->cfg;
@@ -39,14 +72,12 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     int rc = 0;
     if (r->fault == 0 && i == fault_at(cfg) && lagged) {
         rc = idb_ctrsrv_lag(&r->cs, err);
-        r->fault = 3;
-        r->kill_ns = idb_mono_ns();
+        enter(r, 3, i);
     } else if ((r->fault == 0 && i == fault_at(cfg))
-               || (r->fault == 3 && t0 - r->kill_ns >= cfg->failover_lag_ms * NS_PER_MS)) {
+               || (r->fault == 3 && wait_over(r, i, cfg->failover_lag_ms))) {
         rc = idb_ctrsrv_kill(&r->cs, err);
-        r->fault = failover && r->cs.sentinel ? 2 : 1;   /* Sentinel promotes, not idbench */
-        r->kill_ns = idb_mono_ns();
-    } else if (r->fault == 1 && t0 - r->kill_ns >= wait_ms * NS_PER_MS) {
+        enter(r, failover && r->cs.sentinel ? 2 : 1, i);   /* Sentinel promotes, not idbench */
+    } else if (r->fault == 1 && wait_over(r, i, wait_ms)) {
         rc = failover ? idb_ctrsrv_failover(&r->cs, err) : idb_ctrsrv_restart(&r->cs, err);
         r->fault = 2;
         r->down_ns = idb_mono_ns() - r->kill_ns;
@@ -82,14 +113,29 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* Sentinel's failover said (see insert_int.h). */
-void idb_run_fault_report(run *r)
+/* The fault's name for a message. */
+static const char *fault_name(const idb_insert_config *cfg)
+{
+    return cfg->kill_counter_at ? "kill-counter"
+         : cfg->failover_counter_at ? "failover-counter" : "failover-lagged";
+}
+
+/* Whether the run's fault completed (see insert_int.h); then Sentinel's failover said. */
+int idb_run_fault_end(run *r, idb_err *err)
 {
     char line[256];
     idb_err why = { 0 };
-    if (!r->cs.sentinel || r->fault != 2) return;
+    if (!fault_at(r->cfg)) return 0;
+    if (r->fault != 2 || !r->served_ns)
+        return idb_fail(err, IDB_EINPUT, "--fault %s@%lld: the run's orders ran out before "
+                        "%s; ask for more orders (-n) or an earlier fault",
+                        fault_name(r->cfg), (long long)fault_at(r->cfg),
+                        r->fault != 2 ? "the fault completed"
+                                      : "the counter served an order after it");
+    if (!r->cs.sentinel) return 0;
     if (idb_ctrsrv_sentinel_report(&r->cs, line, sizeof line, &why) == 0)
         fprintf(stderr, "idbench: sentinel: %s\n", line);
     else
         fprintf(stderr, "idbench: sentinel: %s\n", why.msg);
+    return 0;
 }

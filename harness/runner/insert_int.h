@@ -42,6 +42,8 @@ typedef struct run {
                                         * 1 killed, 2 restarted / a replica promoted;
                                         * failover-lagged: 3 the replicas lagging */
     int64_t kill_ns;                   /* when it was killed (3: when the lag began) */
+    int64_t step_at;                   /* the order by which states 1 and 3 end (see
+                                        * insert_fault.c): halfway through the rest */
     int64_t served_ns;                 /* the first order served after fault 2, or 0 */
     int64_t down_ns;                   /* from the kill to the restart's end */
     int64_t fault_ns;                  /* time spent killing and restarting: not timed */
@@ -75,10 +77,12 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
  * insert_fault.c's), leased workers (r->wl) or keys the store assigns (insert_fault.c). */
 int idb_run_special_ids(const run *r);
 
-/* After the timed part of a run whose failover Sentinel made (sentinel=1): one line on
- * stderr, "idbench: sentinel: the primary is ...", from Sentinel's and the new primary's
- * own state (idb_ctrsrv_sentinel_report), so that who promoted is seen. Nothing otherwise. */
-void idb_run_fault_report(run *r);
+/* After the timed part of a run with a fault: IDB_EINPUT when it did not complete (the
+ * orders ran out before the restart or promotion, or none was served after it), so no run
+ * reports a fault that did not happen; then, when Sentinel made the failover (sentinel=1),
+ * one line on stderr, "idbench: sentinel: the primary is ...", from Sentinel's and the new
+ * primary's own state (idb_ctrsrv_sentinel_report), so that who promoted is seen. */
+int idb_run_fault_end(run *r, idb_err *err);
 
 /* Order i's ID (shard k's instance) into *id: the strategy's next() inline on the insert
  * loop's path, idb_run_order_id_special for the runs above. */
