@@ -4,7 +4,8 @@
 # failover-counter and failover-lagged without replicas, replication=sync without
 # standbys, replication= on redis, wait_replicas on postgres or above R, cache= off
 # postgres, transport=tcp with replicas, R above its maximum, and sentinel=1 off redis,
-# without replicas, on a user's server or sentinel=2 are each refused with
+# without replicas, on a user's server or sentinel=2, and kill-counter with sentinel=1
+# (idbench's restart beside Sentinel's promotion: two primaries) are each refused with
 # exit 2, one line, and nothing started or left in TMPDIR; the faults' forms are listed;
 # lost_ids and failover_ms are columns of insert, empty without a counter server.
 # Usage: test_failover_opts.sh IDBENCH
@@ -36,6 +37,8 @@ refused "failover-counter on the local backend" "counter server" -- counter \
   --fault failover-counter@10
 refused "replication=sync without standbys" "replication=sync" -- counter -o backend=postgres \
   -o replication=sync
+refused "kill-counter with sentinel=1" "failover-counter" -- counter -o backend=redis \
+  -o replicas=1 -o sentinel=1 --fault kill-counter@10
 refused "replication= on redis" "replication=" -- counter -o backend=redis -o replicas=1 \
   -o replication=async
 refused "wait_replicas on postgres" "wait_replicas" -- counter -o backend=postgres \

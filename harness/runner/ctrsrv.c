@@ -204,6 +204,12 @@ int idb_ctrsrv_replicas(const idb_strategy *s, const char *const *user, int nuse
     return atoi(user_value(user, nuser, "replicas", "0"));
 }
 
+int idb_ctrsrv_sentinel(const idb_strategy *s, const char *const *user, int nuser)
+{
+    if (!idb_opts_declared(s->options, "sentinel")) return 0;
+    return atoi(user_value(user, nuser, "sentinel", "0")) > 0;
+}
+
 /* One refusal of idb_ctrsrv_check: IDB_EINPUT with why. */
 static int refuse(idb_err *err, const char *why)
 {
@@ -220,7 +226,7 @@ int idb_ctrsrv_check(const idb_strategy *s, const char *const *user, int nuser, 
     if (r > 0 && (b == IDB_BACKEND_LOCAL || *user_value(user, nuser, addr, "")))
         return refuse(err, "replicas=R needs a counter server idbench starts: -o "
                       "backend=postgres|redis, without dsn=/url=");
-    if (atoi(user_value(user, nuser, "sentinel", "0")) > 0
+    if (idb_ctrsrv_sentinel(s, user, nuser)
         && (b != IDB_BACKEND_REDIS || r == 0 || *user_value(user, nuser, addr, "")))
         return refuse(err, "sentinel=1 needs backend=redis and replicas=R (R >= 1) on "
                       "servers idbench starts (no url=)");
@@ -260,7 +266,7 @@ int idb_ctrsrv_start(const idb_strategy *s, const char *const *user, int nuser,
     for (int i = 0; i < cs->ngroup && !rc; i++)
         rc = start_member(cs, i, choice(s, user, nuser, "transport") == 1, secret, &e);
     if (!rc && cs->ngroup > 1) rc = idb_ctrsrv_wait_streaming(cs, &e);
-    if (!rc && atoi(user_value(user, nuser, "sentinel", "0")) > 0)
+    if (!rc && idb_ctrsrv_sentinel(s, user, nuser))
         rc = idb_ctrsrv_sentinel_start(cs, secret, &e);
     explicit_bzero(secret, sizeof secret);
     if (rc) {

@@ -94,6 +94,9 @@ int idb_ctrsrv_check(const idb_strategy *s, const char *const *user, int nuser, 
 /* The replicas=R the options ask for (0: none). */
 int idb_ctrsrv_replicas(const idb_strategy *s, const char *const *user, int nuser);
 
+/* Whether the user's options ask for Redis Sentinel (sentinel=1), unchecked. */
+int idb_ctrsrv_sentinel(const idb_strategy *s, const char *const *user, int nuser);
+
 /* A fault: SIGKILL the server (idb_server_kill), then start it again on the same data
  * (idb_server_restart; call from the thread that started it). 0 or IDB_EIO. */
 int idb_ctrsrv_kill(idb_ctrsrv *cs, idb_err *err);

@@ -155,6 +155,10 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
         && idb_ctrsrv_replicas(cfg->strategy, kv, n) < 1)
         return idb_fail(err, IDB_EINPUT, "--fault %s needs replicas to promote: "
                         "-o replicas=R (R >= 1)", name);
+    if (cfg->kill_counter_at && idb_ctrsrv_sentinel(cfg->strategy, kv, n))
+        return idb_fail(err, IDB_EINPUT, "--fault kill-counter restarts the primary on its "
+                        "data while Sentinel (sentinel=1) promotes a replica: two primaries; "
+                        "use --fault failover-counter with sentinel=1");
     if (at < 1 || at >= cfg->ids || cfg->kill_restart_ms < 0 || cfg->failover_detect_ms < 0
         || cfg->failover_lag_ms < 0)
         return idb_fail(err, IDB_EINPUT, "--fault %s@N: N must be 1 .. %lld (below "
