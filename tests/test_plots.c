@@ -24,6 +24,7 @@
 #include "matrix.h"
 #include "plots.h"
 #include "tmpdir.h"
+#include "results_fixture.h"
 
 /* The table entry named name, or NULL. */
 static const mx_plot *entry(const char *name)
@@ -100,11 +101,7 @@ static const char other_columns[] =
 
 static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
 {
-    assert_int_equal(idb_tmpdir_make(dir, len), 0);
-    char path[MX_FILE_MAX];
-    snprintf(path, sizeof path, "%s/insert.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    FILE *f = fixture_create(dir, len, "insert.csv");
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
                "inserts_per_s_min,inserts_per_s_max,repeats,pages_written,%s\n", other_columns);
     for (int i = 0; i < n; i++) {
@@ -114,8 +111,7 @@ static void load(mx_results *r, char *dir, size_t len, const row *rows, int n)
                 rows[i].strategy, rows[i].store, rows[i].fill, rows[i].tail, rows[i].ips,
                 rows[i].ips_min, rows[i].ips_max, pages, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,");
     }
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(mx_results_load(r, dir, NULL), 0);
+    fixture_load(r, dir, f);
 }
 
 /* The sentences of plot name for r, in a malloc'd string. */

@@ -20,6 +20,7 @@
 #include "plots.h"
 #include "plots_clients.h"
 #include "tmpdir.h"
+#include "results_fixture.h"
 
 /* The table entry named name. */
 static const mx_plot *entry(const char *name)
@@ -51,11 +52,7 @@ static const char other_columns[] =
  * saying cores (none when 0), loaded into r. */
 static void load(mx_results *r, char *dir, size_t len, const row *rows, int n, int cores)
 {
-    assert_int_equal(idb_tmpdir_make(dir, len), 0);
-    char path[MX_FILE_MAX];
-    snprintf(path, sizeof path, "%s/insert.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    FILE *f = fixture_create(dir, len, "insert.csv");
     fprintf(f, "strategy,store,shards,ids,key_bytes,clients,inserts_per_s,lat_p99_ns,"
                "wait_ns_per_order,wait_share,repeats,%s\n", other_columns);
     for (int i = 0; i < n; i++) {
@@ -67,6 +64,7 @@ static void load(mx_results *r, char *dir, size_t len, const row *rows, int n, i
     }
     assert_int_equal(fclose(f), 0);
     if (cores) {
+        char path[MX_FILE_MAX];
         snprintf(path, sizeof path, "%s/meta.json", dir);
         f = fopen(path, "w");
         assert_non_null(f);

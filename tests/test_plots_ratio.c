@@ -15,6 +15,7 @@
 #include "matrix.h"
 #include "plots.h"
 #include "tmpdir.h"
+#include "results_fixture.h"
 
 /* A row of the ratio fixture: figures as text, "" when unknown. */
 typedef struct ratio_row {
@@ -35,11 +36,7 @@ static const char ratio_empty[] =
 /* A results directory whose insert.csv holds rows (1000 IDs, 1 shard), loaded into r. */
 static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *rows, int n)
 {
-    assert_int_equal(idb_tmpdir_make(dir, len), 0);
-    char path[MX_FILE_MAX];
-    snprintf(path, sizeof path, "%s/insert.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    FILE *f = fixture_create(dir, len, "insert.csv");
     fprintf(f, "strategy,store,shards,ids,fill_factor,tail_insert_frac,inserts_per_s,"
                "inserts_per_s_min,inserts_per_s_max,repeats,key_bytes,batch,shops,"
                "pages_written,file_bytes,wal_bytes_per_id,fpi,fpi_per_id,%s\n", ratio_empty);
@@ -51,8 +48,7 @@ static void load_ratio(mx_results *r, char *dir, size_t len, const ratio_row *ro
         for (int c = 0; c < RATIO_EMPTY_COLS; c++) fputc(',', f);
         fputc('\n', f);
     }
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(mx_results_load(r, dir, NULL), 0);
+    fixture_load(r, dir, f);
 }
 
 /* mx_say_ratio's paragraph for a results directory holding rows, in a malloc'd string

@@ -19,6 +19,7 @@
 #include "plots.h"
 #include "report_doc.h"
 #include "tmpdir.h"
+#include "results_fixture.h"
 
 #define W 1000                                   /* rows per window */
 #define CACHE 1000000                            /* cache bytes; index 100 bytes a row */
@@ -53,17 +54,11 @@ typedef void (*fill_fn)(FILE *f);
 /* A results directory holding series.csv written by fill, loaded into r. */
 static void load(mx_results *r, char *dir, size_t len, fill_fn fill)
 {
-    assert_int_equal(idb_tmpdir_make(dir, len), 0);
-    char path[MX_FILE_MAX];
-    snprintf(path, sizeof path, "%s/series.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    FILE *f = fixture_create(dir, len, "series.csv");
     fputs("block,strategy,store,rows,index_bytes,inserts_per_s,cache_misses,pages_written,"
           "read_pages,lat_p99_ns,cache_bytes,modelled_inserts_per_s\n", f);
     fill(f);
-    assert_int_equal(fclose(f), 0);
-    idb_err err = { 0 };
-    assert_int_equal(mx_results_load(r, dir, &err), 0);
+    fixture_load(r, dir, f);
 }
 
 /* The sentences of plot name, or the report's scale tables (name NULL), for the series.csv
