@@ -623,6 +623,7 @@ int cmd_matrix(int argc, char **argv)
     r->x.m = m;
     r->x.dir = dir;
     start_meta(r, command, quick);
+    mx_templates_make(&r->plan, r->x.scratch);   /* removed with the scratch directory */
     int failures = run_matrix(r, dir, !out);
     idb_tmpdir_remove(r->x.scratch);
     mx_owner_release();                          /* after the scratch directory went */

@@ -152,6 +152,19 @@ int idb_run_lock(const char *dir, int *fd, idb_err *err);
 /* Release the lock idb_run_lock took on dir (fd) and remove its file. */
 void idb_run_unlock(const char *dir, int fd);
 
+/* Server data templates (template.c, docs/servers.md "Templates"): the environment variable
+ * naming a template root; a start of a fitting kind (postgres, mariadb) copies ROOT/KIND/data
+ * instead of running initdb / mariadb-install-db. The root and the template are checked as
+ * a server directory is (owner, mode, no symlink): a bad one fails the start (IDB_EINPUT). */
+#define IDB_SERVER_TEMPLATES_ENV "IDBENCH_SERVER_TEMPLATES"
+
+/* Make in root (made 0711/0700 when missing; must be idbench's, writable by it alone) the
+ * template of kind: a server started with settings in root/KIND (initialised there), then
+ * stopped; root/KIND.settings records the settings the init baked in. Returns 0,
+ * IDB_EINPUT (no templates for kind, root untrusted, a bad setting) or IDB_EIO. */
+int idb_server_template_make(const char *root, const char *kind, const char *const *settings,
+                             int nsettings, idb_err *err);
+
 /* Tests only: 1 makes later starts skip PR_SET_PDEATHSIG, so a test can SIGKILL its process
  * and leave a stale server for idb_servers_clean to find. */
 void idb_servers_test_no_deathsig(int on);

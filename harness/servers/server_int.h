@@ -92,6 +92,11 @@ struct srv_kind {
                                            holds the password set when it was made
                                            (postgres: data/PG_VERSION): the secret file
                                            beside it is reused; NULL: a new one each start */
+    int templated;                      /* 1: a start may copy a template's data (template.c) */
+    int template_tcp;                   /*   also a TCP start (the password is set at every
+                                           start, not baked into the data) */
+    const char *const *baked;           /*   settings the init bakes into the data: a start
+                                           copies only a template made with the same values */
     int (*socket_path)(idb_server *s);  /* fill s->socket from s->sockdir and s->port */
     int (*init)(idb_server *s, idb_err *err);
     int (*conf)(idb_server *s, idb_err *err);
@@ -262,6 +267,15 @@ int srv_preflight(const idb_server_conf *c, const srv_kind **kind, srv_cred *cre
  * that exists (secret_kept), the one kept beside it. Without TCP both are "". Returns 0,
  * IDB_EINPUT or IDB_EIO (kept data without a usable secret file: one line saying so). */
 int srv_secret_prepare(idb_server *s, idb_err *err);
+
+/* template.c ---------------------------------------------------------------------- */
+
+/* For a kind's init on a new data directory: when IDB_SERVER_TEMPLATES_ENV names a template
+ * root and s fits its template of s's kind, copy the template's data into DIR/data (through
+ * DIR/data.partial, as the server user, no symlink followed) and set *used. *used = 0: no
+ * template (initialise as usual). Returns 0, IDB_EINPUT (a template another user could have
+ * written, or holding a symlink: refused) or IDB_EIO. */
+int srv_template_copy(idb_server *s, int *used, idb_err *err);
 
 /* Small helpers (server.c) ----------------------------------------------------------- */
 

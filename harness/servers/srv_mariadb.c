@@ -116,8 +116,9 @@ static int my_init(idb_server *s, idb_err *err)
         return idb_fail(err, IDB_EINPUT, "mariadb: %s holds half-made data (an interrupted "
                         "start): run `idbench clean DIR` to remove it", s->dir);
     }
-    int rc = my_conf(s, err);
-    if (rc) return rc;
+    int used = 0, rc = srv_template_copy(s, &used, err);    /* an install's copy */
+    if (rc || used) return rc;
+    if ((rc = my_conf(s, err))) return rc;
     snprintf(data, sizeof data, "%s/" MY_PARTIAL, s->dir);
     snprintf(s->arg[0], sizeof s->arg[0], "--defaults-file=%s/my.cnf", s->dir);
     snprintf(s->arg[1], sizeof s->arg[1], "--datadir=%s", data);
@@ -151,6 +152,13 @@ static void my_argv(idb_server *s, const char **argv, size_t max)
 /* Ready when the socket accepts a connection (mariadbd makes it once it can serve). */
 static int my_ready(idb_server *s) { return srv_socket_accepts(s->socket); }
 
+/* Settings mariadb-install-db bakes into the data (InnoDB's page size and system
+ * tablespace, name case) or that make a Galera node (wsrep): a template made without them, or
+ * with other values, is not copied. */
+static const char *const my_baked[] = { "innodb_page_size", "innodb_data_file_path",
+                                        "innodb_undo_tablespaces", "lower_case_table_names",
+                                        "wsrep_on", NULL };
+
 const srv_kind srv_mariadb = {
     .name = "mariadb",
     .user = "mysql",
@@ -163,6 +171,9 @@ const srv_kind srv_mariadb = {
     .version_marker = "Ver ",
     .product = "MariaDB",
     .conf_file = "my.cnf",
+    .templated = 1,
+    .template_tcp = 1,                 /* the TCP password: my_init_file at every start */
+    .baked = my_baked,
     .socket_path = my_socket_path,
     .init = my_init,
     .conf = my_conf,

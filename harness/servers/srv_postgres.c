@@ -156,10 +156,12 @@ static int pg_init(idb_server *s, idb_err *err)
     }
     snprintf(data, sizeof data, "%s/" PG_PARTIAL, s->dir);
     if (s->clone_of[0]) return pg_clone(s, data, err);
+    int used = 0, rc = srv_template_copy(s, &used, err);    /* initdb's copy (template.c) */
+    if (rc || used) return rc;
     snprintf(pwfile, sizeof pwfile, "%s/" PG_PWFILE, s->dir);
     const char *argv[] = { s->bin[1], "-D", data, "-U", PG_DB_USER, "-E", "UTF8",
                            "--locale=C", "--no-sync", NULL, NULL, NULL, NULL };
-    int rc = pg_init_auth(s, pwfile, pwarg, sizeof pwarg, argv + 9, err);
+    rc = pg_init_auth(s, pwfile, pwarg, sizeof pwarg, argv + 9, err);
     if (!rc) rc = srv_run(&s->cred, argv, s->log, "initdb", err);
     unlinkat(s->dfd, PG_PWFILE, 0);
     snprintf(probe, sizeof probe, "%s/postgresql.conf", data);
@@ -274,6 +276,7 @@ const srv_kind srv_postgres = {
     .product = "PostgreSQL",
     .secret_kept = "data/PG_VERSION",  /* the password is set by initdb, kept in the data */
     .conf_file = "data/idbench.conf",
+    .templated = 1,                    /* not with TCP: initdb sets the password */
     .socket_path = pg_socket_path,
     .init = pg_init,
     .conf = pg_conf,

@@ -1,0 +1,185 @@
+/* test_templates.c — server data templates (harness/servers/template.c): a server started
+ * from a template serves (a row written and read back) without running its initialiser, two
+ * copies of one template are independent, a start that does not fit (postgres with TCP)
+ * initialises as before, and a template another user could have written (the root or the
+ * kind's directory open to others, a wrong owner, a symlink in its data) is refused with one
+ * message and nothing started. Per kind: postgres, mariadb (skipped when not installed).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "tmpdir.h"
+
+#define CMD_LEN 4096
+#define OUT_LEN 256
+#define PSQL "psql -X -q -At -h SOCKDIR -U idbench -d postgres -c "
+#define MYSQL "mariadb -S SOCKET -u root -N -B -e "
+
+/* Per kind: the settings the template and starts use, client commands (SOCKDIR, SOCKET
+ * replaced), and a line only its initialiser writes to the server log. */
+typedef struct kind_case {
+    const char *kind;
+    const char *setting;
+    const char *write, *read, *absent;      /* absent: prints nothing where no table */
+    const char *init_line;
+    const char *data_file;                  /* a file of data/ a symlink replaces */
+} kind_case;
+
+static const kind_case cases[] = {
+    { "postgres", "shared_buffers=16MB",
+      PSQL "'create table t(v int); insert into t values (42)'", PSQL "'select v from t'",
+      PSQL "\"select count(*) from pg_class where relname = 't'\"",
+      "The files belonging to this database system", "PG_VERSION" },
+    { "mariadb", "innodb_page_size=16384",
+      MYSQL "'create database d; create table d.t(v int primary key) engine=InnoDB; "
+      "insert into d.t values (42)'", MYSQL "'select v from d.t'",
+      MYSQL "\"select count(*) from information_schema.tables where table_name = 't'\"",
+      "Installing MariaDB/MySQL system tables", "mysql/db.frm" },
+};
+
+static char base[1024], root[1100];
+
+/* The first line the client command fmt prints against s, into out; its exit status. */
+static int client(const idb_server *s, const char *fmt, char *out)
+{
+    char cmd[CMD_LEN], full[CMD_LEN + 16];
+    size_t o = 0;
+    while (*fmt && o + 1 < sizeof cmd) {
+        const char *v = !strncmp(fmt, "SOCKDIR", 7) ? idb_server_socket_dir(s)
+                        : !strncmp(fmt, "SOCKET", 6) ? idb_server_socket(s) : NULL;
+        if (!v) { cmd[o++] = *fmt++; continue; }
+        o += (size_t)snprintf(cmd + o, sizeof cmd - o, "%s", v);
+        fmt += !strncmp(fmt, "SOCKDIR", 7) ? 7 : 6;
+    }
+    cmd[o] = 0;
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    out[0] = 0;
+    if (!p) return -1;
+    if (fgets(out, OUT_LEN, p)) out[strcspn(out, "\n")] = 0;
+    while (fgetc(p) != EOF) {}
+    return pclose(p);
+}
+
+/* 1 when the server log in dir holds line. */
+static int log_has(const char *dir, const char *line)
+{
+    char cmd[CMD_LEN];
+    snprintf(cmd, sizeof cmd, "grep -qF '%s' '%s/server.log'", line, dir);
+    return system(cmd) == 0;
+}
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[CMD_LEN];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    return system(cmd);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (idb_tmpdir_make(base, sizeof base) != 0) return -1;
+    snprintf(root, sizeof root, "%s/templates", base);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    idb_servers_stop_all();
+    idb_tmpdir_remove(base);
+    unsetenv(IDB_SERVER_TEMPLATES_ENV);
+    return 0;
+}
+
+/* A start from c's template: 0 or its error, the message in err. */
+static int start(const kind_case *c, const char *name, int tcp, idb_server **s, idb_err *err)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/%s-%s", base, c->kind, name);
+    const char *set[] = { c->setting };
+    idb_server_conf conf = { .kind = c->kind, .dir = dir, .settings = set, .nsettings = 1,
+                             .tcp = tcp };
+    *s = NULL;
+    return idb_server_start(&conf, s, err);
+}
+
+/* A start refused for the template's state: IDB_EINPUT, one line naming why, no server. */
+static void refused(const kind_case *c, const char *name, const char *why)
+{
+    idb_server *s = NULL;
+    idb_err err = { 0 };
+    assert_int_equal(start(c, name, 0, &s, &err), IDB_EINPUT);
+    assert_null(strchr(err.msg, '\n'));
+    if (!strstr(err.msg, why)) fail_msg("%s: '%s' lacks '%s'", c->kind, err.msg, why);
+    assert_null(s);
+}
+
+static void test_kind(const kind_case *c)
+{
+    char version[128], out[OUT_LEN], kdir[1200], path[1300];
+    idb_err err = { 0 };
+    if (idb_server_installed(c->kind, version, sizeof version, &err) != 0) {
+        print_message("%s not installed: skipped\n", c->kind);
+        return;
+    }
+    const char *set[] = { c->setting };
+    assert_int_equal(idb_server_template_make(root, c->kind, set, 1, &err), 0);
+    setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);
+    idb_server *a, *b;
+    assert_int_equal(start(c, "a", 0, &a, &err), 0);
+    assert_int_equal(start(c, "b", 0, &b, &err), 0);
+    snprintf(path, sizeof path, "%s/%s-a", base, c->kind);
+    assert_false(log_has(path, c->init_line));           /* copied, not initialised */
+    assert_int_equal(client(a, c->write, out), 0);
+    assert_int_equal(client(a, c->read, out), 0);
+    assert_string_equal(out, "42");
+    assert_int_equal(client(b, c->absent, out), 0);      /* b: its own data */
+    assert_string_equal(out, "0");
+    idb_server_stop(a);
+    idb_server_stop(b);
+    if (!strcmp(c->kind, "postgres")) {                  /* TCP: initdb sets the password */
+        assert_int_equal(start(c, "tcp", 1, &a, &err), 0);
+        snprintf(path, sizeof path, "%s/%s-tcp", base, c->kind);
+        assert_true(log_has(path, c->init_line));
+        idb_server_stop(a);
+    }
+    snprintf(kdir, sizeof kdir, "%s/%s", root, c->kind);
+    assert_int_equal(sh("chmod 0770 '%s'%s", kdir, ""), 0);
+    refused(c, "mode", "open to others");
+    assert_int_equal(sh("chmod 0700 '%s'%s", kdir, ""), 0);
+    assert_int_equal(sh("chown nobody '%s'%s", kdir, ""), 0);
+    refused(c, "owner", "not owned by uid");
+    assert_int_equal(sh("chown --reference='%s/data' '%s'", kdir, kdir), 0);
+    assert_int_equal(sh("chmod 0777 '%s'%s", root, ""), 0);
+    refused(c, "root", "writable by another user");
+    assert_int_equal(sh("chmod 0711 '%s'%s", root, ""), 0);
+    snprintf(path, sizeof path, "%s/data/%s", kdir, c->data_file);
+    assert_int_equal(sh("rm -f '%s' && ln -s /etc/shadow '%s'", path, path), 0);
+    refused(c, "link", "symlink");
+    snprintf(path, sizeof path, "%s/%s-link/data.partial", base, c->kind);
+    assert_int_not_equal(access(path, F_OK), 0);         /* the half copy went */
+    unsetenv(IDB_SERVER_TEMPLATES_ENV);
+}
+
+static void test_postgres(void **state) { (void)state; test_kind(&cases[0]); }
+static void test_mariadb(void **state) { (void)state; test_kind(&cases[1]); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_postgres, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mariadb, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
