@@ -144,7 +144,14 @@ static int copy_file(int sfd, int dfd, const char *name, mode_t mode)
     struct stat st;
     int rc = out < 0 || fstat(in, &st) != 0 ? COPY_IO : !S_ISREG(st.st_mode) ? COPY_UNSAFE
                                                                              : COPY_OK;
-    for (ssize_t n = 1; rc == COPY_OK && n > 0;) {
+    ssize_t n = 1;
+    while (rc == COPY_OK && n > 0)                  /* in the kernel, where it can */
+        n = copy_file_range(in, NULL, out, NULL, TPL_COPY_BUF * 16, 0);
+    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL) &&
+        lseek(in, 0, SEEK_SET) == 0 && ftruncate(out, 0) == 0)
+        n = 1;                                      /* else by read and write */
+    else if (n < 0) rc = COPY_IO;
+    while (rc == COPY_OK && n > 0) {
         n = read(in, buf, sizeof buf);
         if (n < 0 || (n > 0 && write(out, buf, (size_t)n) != n)) rc = COPY_IO;
     }
