@@ -216,6 +216,14 @@ if [ "$PART" = quick ]; then
   echo "quick matrix: $(( $(date +%s) - start )) s"
   results_ok quick
   openloop_ok
+  # the server data templates (issue 28): made once, before the cells, for the kinds used
+  for k in postgres:initdb mariadb:mariadb-install-db; do
+    if command -v "${k#*:}" >/dev/null || ls /usr/lib/postgresql/*/bin/"${k#*:}" >/dev/null 2>&1
+    then
+      check "matrix --quick: a ${k%%:*} template made once" \
+        test "$(grep -c "^matrix: ${k%%:*} template made in" "$tmp/err")" -eq 1
+    fi
+  done
   # [faults.replicated] under --quick: the postgres:async run only, and it repeated IDs
   if command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
     fo_dup=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "duplicate_ids") c = i }

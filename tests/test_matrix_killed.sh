@@ -40,6 +40,10 @@ killed() {
   check "$1: killed mid-run with $done_at_kill cells ended" test "$done_at_kill" -ge $ENDED_WANT
   check "$1: meta.json says running after the kill" grep -q '"status": "running"' "$d/meta.json"
   check "$1: its scratch directory is left after the kill" test -n "$(ls -A "$tmp/t.$1")"
+  if [ -n "$pg" ]; then     # made before the first cell: recovered() sees it go
+    check "$1: its postgres server template is left after the kill" \
+      test -f "$(echo "$tmp/t.$1"/idbench.*/templates)/postgres.settings"
+  fi
 }
 
 # recovered NAME N: meta.json of NAME says interrupted with N cells done, scratch gone.
@@ -53,6 +57,11 @@ recovered() {
   check "$1: index.html lists it as interrupted" \
     grep -qE "$1</a>.*<td>interrupted</td>|>$1</td>.*<td>interrupted</td>" "$tmp/results/index.html"
 }
+
+# The server templates a matrix makes (issue 28) live in its scratch directory: as root the
+# server user must reach it ($tmp is mktemp's 0700). pg: postgres is installed.
+pg=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -1)
+[ "$(id -u)" -eq 0 ] && chmod 0711 "$tmp"
 
 # --- plot DIR
 killed p

@@ -4,12 +4,15 @@
  * initialises as before, and a template another user could have written (the root or the
  * kind's directory open to others, a wrong owner, a symlink in its data) is refused with one
  * message and nothing started. Per kind: postgres, mariadb (skipped when not installed).
+ * `test_templates fast` (the default suite): the refusals alone, on a template made by hand
+ * (no server is started: a refused start fails before its server runs).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +81,14 @@ static int log_has(const char *dir, const char *line)
     return system(cmd) == 0;
 }
 
-static int sh(const char *fmt, const char *a, const char *b)
+/* Run the shell command fmt (printf arguments). Returns its status. */
+static int sh(const char *fmt, ...)
 {
     char cmd[CMD_LEN];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
     return system(cmd);
 }
 
@@ -155,15 +162,15 @@ static void test_kind(const kind_case *c)
         idb_server_stop(a);
     }
     snprintf(kdir, sizeof kdir, "%s/%s", root, c->kind);
-    assert_int_equal(sh("chmod 0770 '%s'%s", kdir, ""), 0);
+    assert_int_equal(sh("chmod 0770 '%s'", kdir), 0);
     refused(c, "mode", "open to others");
-    assert_int_equal(sh("chmod 0700 '%s'%s", kdir, ""), 0);
-    assert_int_equal(sh("chown nobody '%s'%s", kdir, ""), 0);
+    assert_int_equal(sh("chmod 0700 '%s'", kdir), 0);
+    assert_int_equal(sh("chown nobody '%s'", kdir), 0);
     refused(c, "owner", "not owned by uid");
     assert_int_equal(sh("chown --reference='%s/data' '%s'", kdir, kdir), 0);
-    assert_int_equal(sh("chmod 0777 '%s'%s", root, ""), 0);
+    assert_int_equal(sh("chmod 0777 '%s'", root), 0);
     refused(c, "root", "writable by another user");
-    assert_int_equal(sh("chmod 0711 '%s'%s", root, ""), 0);
+    assert_int_equal(sh("chmod 0711 '%s'", root), 0);
     snprintf(path, sizeof path, "%s/data/%s", kdir, c->data_file);
     assert_int_equal(sh("rm -f '%s' && ln -s /etc/shadow '%s'", path, path), 0);
     refused(c, "link", "symlink");
@@ -175,11 +182,67 @@ static void test_kind(const kind_case *c)
 static void test_postgres(void **state) { (void)state; test_kind(&cases[0]); }
 static void test_mariadb(void **state) { (void)state; test_kind(&cases[1]); }
 
-int main(void)
+/* A postgres template made by hand in root (owned by the server user), with a symlink in
+ * its data: each way another user could have written it is refused before a server runs. */
+static void test_refusals(void **state)
 {
-    const struct CMUnitTest tests[] = {
+    (void)state;
+    char version[128], kdir[1200], path[1300];
+    idb_err err = { 0 };
+    const char *user = getenv("IDBENCH_SERVER_USER");
+    struct passwd *pw = getpwnam(user && *user ? user : "postgres");
+    if (idb_server_installed("postgres", version, sizeof version, &err) != 0 ||
+        (geteuid() == 0 && !pw)) {
+        print_message("postgres not installed: skipped\n");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/postgres-link", base);
+    idb_server_conf probe = { .kind = "postgres", .dir = path };
+    if (idb_server_preflight(&probe, &err) != 0) {          /* a TMPDIR it cannot reach */
+        print_message("%s: skipped\n", err.msg);
+        return;
+    }
+    char uid[32];
+    snprintf(uid, sizeof uid, "%u", geteuid() == 0 ? (unsigned)pw->pw_uid : geteuid());
+    snprintf(kdir, sizeof kdir, "%s/postgres", root);
+    assert_int_equal(sh("mkdir -m 0711 '%s' && touch '%s.settings'", root, kdir), 0);
+    assert_int_equal(sh("chmod 0600 '%s.settings' && mkdir -p -m 0700 '%s/data'", kdir, kdir),
+                     0);
+    assert_int_equal(sh("echo 15 > '%s/data/PG_VERSION' && ln -s /etc/shadow '%s/data/x'",
+                        kdir, kdir), 0);
+    assert_int_equal(sh("chown -R %s '%s'", uid, kdir), 0);
+    setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);
+    refused(&cases[0], "link", "symlink");
+    snprintf(path, sizeof path, "%s/postgres-link/data.partial", base);
+    assert_int_not_equal(access(path, F_OK), 0);         /* the half copy went */
+    snprintf(path, sizeof path, "%s/postgres-link/data", base);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(sh("chmod 0750 '%s'", kdir), 0);
+    refused(&cases[0], "mode", "open to others");
+    assert_int_equal(sh("chmod 0700 '%s' && chown 0 '%s'", kdir, kdir), 0);
+    if (geteuid() == 0) refused(&cases[0], "owner", "not owned by uid");
+    assert_int_equal(sh("chown %s '%s'", uid, kdir), 0);
+    assert_int_equal(sh("rm '%s/data/x' && mv '%s' '%s.real'", kdir, kdir, kdir), 0);
+    assert_int_equal(sh("cd '%s' && ln -s postgres.real postgres", root), 0);
+    refused(&cases[0], "kindlink", "a symlink");            /* ROOT/KIND a symlink */
+    assert_int_equal(sh("cd '%s' && rm postgres && mv postgres.real postgres", root), 0);
+    assert_int_equal(sh("chmod 0620 '%s.settings'", kdir), 0);
+    refused(&cases[0], "record", "only it can write");
+    assert_int_equal(sh("chmod 0600 '%s.settings' && chmod 0777 '%s'", kdir, root), 0);
+    refused(&cases[0], "root", "writable by another user");
+    assert_int_equal(sh("chmod 0711 '%s'", root), 0);
+    unsetenv(IDB_SERVER_TEMPLATES_ENV);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest slow[] = {
         cmocka_unit_test_setup_teardown(test_postgres, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mariadb, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest fast[] = {
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+    };
+    if (argc > 1 && !strcmp(argv[1], "fast")) return cmocka_run_group_tests(fast, NULL, NULL);
+    return cmocka_run_group_tests(slow, NULL, NULL);
 }
