@@ -208,7 +208,7 @@ static void test_refusals(void **state)
     assert_int_equal(sh("mkdir -m 0711 '%s' && touch '%s.settings'", root, kdir), 0);
     assert_int_equal(sh("chmod 0600 '%s.settings' && mkdir -p -m 0700 '%s/data'", kdir, kdir),
                      0);
-    assert_int_equal(sh("echo 15 > '%s/data/PG_VERSION' && ln -s /etc/shadow '%s/data/x'",
+    assert_int_equal(sh("echo 15 > '%s/data/PG_VERSION' && ln -s /etc/passwd '%s/data/x'",
                         kdir, kdir), 0);
     assert_int_equal(sh("chown -R %s '%s'", uid, kdir), 0);
     setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);

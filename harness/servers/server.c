@@ -279,7 +279,7 @@ int idb_server_start(const idb_server_conf *c, idb_server **out, idb_err *err)
     int rc = srv_preflight(c, &s->kind, &s->cred, s->bin, err);
     if (!rc) rc = prepare(s, c, err);
     if (!rc && s->kind->init) rc = s->kind->init(s, err);
-    if (!rc) rc = launch(s, err);
+    if (!rc && !srv_init_only) rc = launch(s, err);
     if (rc) {
         idb_server_stop(s);
         return rc;
@@ -377,6 +377,8 @@ void idb_servers_stop_all(void)
 void idb_servers_test_no_deathsig(int on) { srv_no_deathsig = on; }
 
 int srv_truncate_conf;
+
+int srv_init_only;
 
 void idb_servers_test_truncate_conf(int on) { srv_truncate_conf = on; }
 

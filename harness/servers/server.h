@@ -159,8 +159,8 @@ void idb_run_unlock(const char *dir, int fd);
 #define IDB_SERVER_TEMPLATES_ENV "IDBENCH_SERVER_TEMPLATES"
 
 /* Make in root (made 0711/0700 when missing; must be idbench's, writable by it alone) the
- * template of kind: a server started with settings in root/KIND (initialised there), then
- * stopped; root/KIND.settings records the settings the init baked in. Returns 0,
+ * template of kind: the data a start with settings would initialise, in root/KIND (the
+ * server is not started); root/KIND.settings records the settings the init baked in. Returns 0,
  * IDB_EINPUT (no templates for kind, root untrusted, a bad setting) or IDB_EIO. */
 int idb_server_template_make(const char *root, const char *kind, const char *const *settings,
                              int nsettings, idb_err *err);

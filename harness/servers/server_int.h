@@ -180,6 +180,10 @@ extern int srv_no_deathsig;
 /* Tests: the kind's config file is emptied after it is written when this is set. */
 extern int srv_truncate_conf;
 
+/* template.c: 1 while a template is made: idb_server_start initialises and returns without
+ * starting the server (idb_server_stop then releases the record and socket directory). */
+extern int srv_init_only;
+
 /* pidfile.c ------------------------------------------------------------------------- */
 
 /* Open and lock s's record (s->pfd, s->recname: made when missing, refused unless it is a

@@ -1,5 +1,5 @@
 /* template.c — server data templates: a data directory initialised once (initdb,
- * mariadb-install-db, then one clean start and stop) that later starts of the same kind
+ * mariadb-install-db; no server is started) that later starts of the same kind
  * copy instead of initialising again (the matrix makes them once per run: issue 28).
  *
  * Layout, under a root directory idbench made (owned by root or idbench's user, not
@@ -275,10 +275,10 @@ int idb_server_template_make(const char *root, const char *kind, const char *con
     idb_server_conf c = { .kind = kind, .dir = dir, .settings = settings,
                           .nsettings = nsettings };
     idb_server *s = NULL;
-    making = 1;
-    int rc = idb_server_start(&c, &s, err);
-    making = 0;
-    idb_server_stop(s);                         /* a clean stop: data a copy starts on */
+    making = srv_init_only = 1;                 /* initdb / mariadb-install-db only: their */
+    int rc = idb_server_start(&c, &s, err);     /* servers end cleanly (a start and stop */
+    making = srv_init_only = 0;                 /* could race mariadbd's SIGTERM handling) */
+    idb_server_stop(s);
     if (!rc) rc = write_record(rfd, k, settings, nsettings, err);
     close(rfd);
     return rc;
