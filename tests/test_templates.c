@@ -173,7 +173,7 @@ static void test_kind(const kind_case *c)
     assert_int_equal(sh("chmod 0711 '%s'", root), 0);
     snprintf(path, sizeof path, "%s/data/%s", kdir, c->data_file);
     assert_int_equal(sh("rm -f '%s' && ln -s /etc/shadow '%s'", path, path), 0);
-    refused(c, "link", "symlink");
+    refused(c, "link", "holds a symlink");
     snprintf(path, sizeof path, "%s/%s-link/data.partial", base, c->kind);
     assert_int_not_equal(access(path, F_OK), 0);         /* the half copy went */
     unsetenv(IDB_SERVER_TEMPLATES_ENV);
@@ -210,9 +210,9 @@ static void test_refusals(void **state)
                      0);
     assert_int_equal(sh("echo 15 > '%s/data/PG_VERSION' && ln -s /etc/passwd '%s/data/x'",
                         kdir, kdir), 0);
-    assert_int_equal(sh("chown -R %s '%s'", uid, kdir), 0);
+    assert_int_equal(sh("chown -R %s '%s' && chmod 0700 '%s'", uid, kdir, kdir), 0);
     setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);
-    refused(&cases[0], "link", "symlink");
+    refused(&cases[0], "link", "holds a symlink");
     snprintf(path, sizeof path, "%s/postgres-link/data.partial", base);
     assert_int_not_equal(access(path, F_OK), 0);         /* the half copy went */
     snprintf(path, sizeof path, "%s/postgres-link/data", base);
@@ -224,7 +224,7 @@ static void test_refusals(void **state)
     assert_int_equal(sh("chown %s '%s'", uid, kdir), 0);
     assert_int_equal(sh("rm '%s/data/x' && mv '%s' '%s.real'", kdir, kdir, kdir), 0);
     assert_int_equal(sh("cd '%s' && ln -s postgres.real postgres", root), 0);
-    refused(&cases[0], "kindlink", "a symlink");            /* ROOT/KIND a symlink */
+    refused(&cases[0], "kindlink", "a symlink or not a directory");     /* ROOT/KIND */
     assert_int_equal(sh("cd '%s' && rm postgres && mv postgres.real postgres", root), 0);
     assert_int_equal(sh("chmod 0620 '%s.settings'", kdir), 0);
     refused(&cases[0], "record", "only it can write");

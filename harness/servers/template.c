@@ -124,11 +124,15 @@ static int open_template(const idb_server *s, const char *root, int *kfd, idb_er
     uid_t uid = s->cred.drop ? s->cred.uid : geteuid();
     int fd = openat(rfd, s->kind->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     close(rfd);
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077)) {
-        if (fd >= 0) close(fd);
-        return idb_fail(err, IDB_EINPUT, "server template %s/%s: a symlink, missing, not "
-                        "owned by uid %u or open to others: refused", root, s->kind->name,
-                        (unsigned)uid);
+    if (fd < 0)
+        return idb_fail(err, IDB_EINPUT, "server template %s/%s: %s: refused", root,
+                        s->kind->name, errno == ELOOP || errno == ENOTDIR
+                        ? "a symlink or not a directory" : strerror(errno));
+    if (fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 077)) {
+        close(fd);
+        return idb_fail(err, IDB_EINPUT, "server template %s/%s: not owned by uid %u or "
+                        "open to others (mode %03o): refused", root, s->kind->name,
+                        (unsigned)uid, (unsigned)(st.st_mode & 07777));
     }
     *kfd = fd;
     return 0;
