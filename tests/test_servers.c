@@ -25,6 +25,7 @@
 #include "secret.h"
 #include "server.h"
 #include "tmpdir.h"
+#include "shell_line.h"
 
 #define CMD_LEN 4096
 #define OUT_LEN 256
@@ -98,15 +99,9 @@ static void expand(const idb_server *s, const char *fmt, char *cmd, size_t len)
  * Returns its exit status. */
 static int client(const idb_server *s, const char *fmt, char *out)
 {
-    char cmd[CMD_LEN], full[CMD_LEN + 16];
+    char cmd[CMD_LEN];
     expand(s, fmt, cmd, sizeof cmd);
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    out[0] = 0;
-    if (!p) return -1;
-    if (fgets(out, OUT_LEN, p)) out[strcspn(out, "\n")] = 0;
-    while (fgetc(p) != EOF) {}
-    return pclose(p);
+    return shell_first_line(cmd, out, OUT_LEN);
 }
 
 /* 1 when pid is gone (or a zombie) within the grace time. */

@@ -21,6 +21,7 @@
 
 #include "server.h"
 #include "tmpdir.h"
+#include "shell_line.h"
 
 #define CMD_LEN 4096
 #define OUT_LEN 256
@@ -54,7 +55,7 @@ static char base[1024], root[1100];
 /* The first line the client command fmt prints against s, into out; its exit status. */
 static int client(const idb_server *s, const char *fmt, char *out)
 {
-    char cmd[CMD_LEN], full[CMD_LEN + 16];
+    char cmd[CMD_LEN];
     size_t o = 0;
     while (*fmt && o + 1 < sizeof cmd) {
         const char *v = !strncmp(fmt, "SOCKDIR", 7) ? idb_server_socket_dir(s)
@@ -64,13 +65,7 @@ static int client(const idb_server *s, const char *fmt, char *out)
         fmt += !strncmp(fmt, "SOCKDIR", 7) ? 7 : 6;
     }
     cmd[o] = 0;
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    out[0] = 0;
-    if (!p) return -1;
-    if (fgets(out, OUT_LEN, p)) out[strcspn(out, "\n")] = 0;
-    while (fgetc(p) != EOF) {}
-    return pclose(p);
+    return shell_first_line(cmd, out, OUT_LEN);
 }
 
 /* 1 when the server log in dir holds line. */
