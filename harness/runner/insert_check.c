@@ -139,10 +139,8 @@ static int check_fault(const idb_insert_config *cfg, idb_err *err)
     const char *const *kv = cfg->strategy_kv;
     int n = cfg->n_strategy_kv, b = idb_ctrsrv_backend(cfg->strategy, kv, n);
     int rc = idb_ctrsrv_check(cfg->strategy, kv, n, err);
-    int64_t at = cfg->kill_counter_at ? cfg->kill_counter_at
-               : cfg->failover_counter_at ? cfg->failover_counter_at : cfg->failover_lag_at;
-    const char *name = cfg->kill_counter_at ? "kill-counter"
-                     : cfg->failover_counter_at ? "failover-counter" : "failover-lagged";
+    int64_t at = idb_run_fault_at(cfg);
+    const char *name = idb_run_fault_name(cfg);
     if (rc || !at) return rc;
     int own = 0;
     for (int i = 0; i < n; i++)

@@ -5,31 +5,26 @@
  * ID, where an unavailable counter server is a failed order while a fault is asked. */
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "ctrsrv.h"
 #include "insert_int.h"
 #include "metrics.h"
+#include "openloop.h"
 #include "wlease.h"
 
 #define NS_PER_MS 1000000LL
 #define LAG_DETECT_MS 200     /* failover-lagged: from the kill to the promotion */
 
-/* The fault's order (kill_counter_at, failover_counter_at or failover_lag_at; 0: none). */
-static int64_t fault_at(const idb_insert_config *cfg)
+int64_t idb_run_fault_at(const idb_insert_config *cfg)
 {
     return cfg->kill_counter_at ? cfg->kill_counter_at
          : cfg->failover_counter_at ? cfg->failover_counter_at : cfg->failover_lag_at;
 }
 
-/* Sleep until ns (monotonic) has come: a wait the orders would not have covered. */
-static void sleep_until(int64_t ns)
+const char *idb_run_fault_name(const idb_insert_config *cfg)
 {
-    for (int64_t now = idb_mono_ns(); now < ns; now = idb_mono_ns()) {
-        struct timespec t = { .tv_sec = (ns - now) / 1000000000,
-                              .tv_nsec = (ns - now) % 1000000000 };
-        nanosleep(&t, NULL);
-    }
+    return cfg->kill_counter_at ? "kill-counter"
+         : cfg->failover_counter_at ? "failover-counter" : "failover-lagged";
 }
 
 /* Whether the wait of state 1 or 3 (wait_ms from kill_ns) ends before order i: at the first
@@ -41,7 +36,7 @@ static int wait_over(run *r, int64_t i, int64_t wait_ms)
     int64_t end = r->kill_ns + wait_ms * NS_PER_MS;
     if (idb_mono_ns() >= end) return 1;
     if (i < r->step_at) return 0;
-    sleep_until(end);
+    idb_sleep_until(end);
     return 1;
 }
 
@@ -65,15 +60,15 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
     const idb_insert_config *cfg = r->cfg;
     int lagged = cfg->failover_lag_at != 0;
     int failover = cfg->failover_counter_at != 0 || lagged;
-    if (!fault_at(cfg) || r->fault == 2) return 0;
+    if (!idb_run_fault_at(cfg) || r->fault == 2) return 0;
     int64_t t0 = idb_mono_ns();
     int64_t wait_ms = lagged ? LAG_DETECT_MS
                     : failover ? cfg->failover_detect_ms : cfg->kill_restart_ms;
     int rc = 0;
-    if (r->fault == 0 && i == fault_at(cfg) && lagged) {
+    if (r->fault == 0 && i == idb_run_fault_at(cfg) && lagged) {
         rc = idb_ctrsrv_lag(&r->cs, err);
         enter(r, 3, i);
-    } else if ((r->fault == 0 && i == fault_at(cfg))
+    } else if ((r->fault == 0 && i == idb_run_fault_at(cfg))
                || (r->fault == 3 && wait_over(r, i, cfg->failover_lag_ms))) {
         rc = idb_ctrsrv_kill(&r->cs, err);
         enter(r, failover && r->cs.sentinel ? 2 : 1, i);   /* Sentinel promotes, not idbench */
@@ -90,7 +85,7 @@ static int fault_tick(run *r, int64_t i, idb_err *err)
 
 int idb_run_special_ids(const run *r)
 {
-    return r->wl || fault_at(r->cfg) || r->cfg->strategy->store_assigned;
+    return r->wl || idb_run_fault_at(r->cfg) || r->cfg->strategy->store_assigned;
 }
 
 /* Order i's ID into *id on a run with a fault, leased workers or keys the store assigns
@@ -104,7 +99,7 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     int rc = fault_tick(r, i, err);
     if (!rc && r->cfg->strategy->store_assigned) *id = (idb_id){ .len = 8 };
     else if (!rc) rc = r->cfg->strategy->next(r->shards[k].inst, id, err);
-    if (rc == IDB_EUNAVAIL && fault_at(r->cfg)) {
+    if (rc == IDB_EUNAVAIL && idb_run_fault_at(r->cfg)) {
         r->failed++;
         id->len = 0;
         return 0;
@@ -113,23 +108,16 @@ int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err)
     return rc;
 }
 
-/* The fault's name for a message. */
-static const char *fault_name(const idb_insert_config *cfg)
-{
-    return cfg->kill_counter_at ? "kill-counter"
-         : cfg->failover_counter_at ? "failover-counter" : "failover-lagged";
-}
-
 /* Whether the run's fault completed (see insert_int.h); then Sentinel's failover said. */
 int idb_run_fault_end(run *r, idb_err *err)
 {
     char line[256];
     idb_err why = { 0 };
-    if (!fault_at(r->cfg)) return 0;
+    if (!idb_run_fault_at(r->cfg)) return 0;
     if (r->fault != 2 || !r->served_ns)
         return idb_fail(err, IDB_EINPUT, "--fault %s@%lld: the run's orders ran out before "
                         "%s; ask for more orders (-n) or an earlier fault",
-                        fault_name(r->cfg), (long long)fault_at(r->cfg),
+                        idb_run_fault_name(r->cfg), (long long)idb_run_fault_at(r->cfg),
                         r->fault != 2 ? "the fault completed"
                                       : "the counter served an order after it");
     if (!r->cs.sentinel) return 0;

@@ -73,6 +73,11 @@ int idb_insert_shard_kv(const idb_insert_config *cfg, const idb_ctrsrv *cs, int 
  * run. 0 or the strategy's error. */
 int idb_run_order_id_special(run *r, int64_t i, int k, idb_id *id, idb_err *err);
 
+/* The order of cfg's counter-server fault (kill_counter_at, failover_counter_at or
+ * failover_lag_at; 0: none) and its name as --fault spells it (insert_fault.c). */
+int64_t idb_run_fault_at(const idb_insert_config *cfg);
+const char *idb_run_fault_name(const idb_insert_config *cfg);
+
 /* Whether r's orders take their IDs through idb_run_order_id_special: a fault (any row of
  * insert_fault.c's), leased workers (r->wl) or keys the store assigns (insert_fault.c). */
 int idb_run_special_ids(const run *r);
