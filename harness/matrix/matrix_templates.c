@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "metrics.h"
 #include "server.h"
 #include "store.h"
 
@@ -42,14 +42,6 @@ static int cell_needs(const mx_cell *c, size_t i)
            (c->kill_run[bl] == 0 || c->kill_run[bl] == ':');
 }
 
-/* Seconds since t0. */
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 int mx_templates_make(const mx_plan *p, const char *scratch)
 {
     char root[MX_PATH_MAX], version[128];
@@ -61,15 +53,15 @@ int mx_templates_make(const mx_plan *p, const char *scratch)
         idb_err err = { 0 };
         if (!need || idb_server_installed(needs[i].kind, version, sizeof version, &err) != 0)
             continue;
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int64_t t0 = idb_mono_ns();
         if (idb_server_template_make(root, needs[i].kind, needs[i].settings,
                                      needs[i].nsettings, &err) != 0) {
             mx_progress_note(NULL, "no %s template (its cells initialise their own): %s",
                              needs[i].kind, err.msg);
             continue;
         }
-        mx_progress_note(NULL, "%s template made in %.1f s", needs[i].kind, since(&t0));
+        mx_progress_note(NULL, "%s template made in %.1f s", needs[i].kind,
+                         (double)(idb_mono_ns() - t0) / 1e9);
         made++;
     }
     if (made) setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);

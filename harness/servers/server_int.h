@@ -180,8 +180,9 @@ extern int srv_no_deathsig;
 /* Tests: the kind's config file is emptied after it is written when this is set. */
 extern int srv_truncate_conf;
 
-/* template.c: 1 while a template is made: idb_server_start initialises and returns without
- * starting the server (idb_server_stop then releases the record and socket directory). */
+/* template.c: 1 while a template is made: idb_server_start initialises (never from a
+ * template) and returns without starting the server (idb_server_stop then releases the
+ * record and socket directory). */
 extern int srv_init_only;
 
 /* pidfile.c ------------------------------------------------------------------------- */

@@ -39,8 +39,6 @@
 
 enum { COPY_OK, COPY_IO, COPY_UNSAFE };   /* the copying child's exit status */
 
-static int making;                      /* 1 while a template is made: no template used */
-
 /* The value of setting name in s's settings, or NULL. */
 static const char *setting_value(const idb_server *s, const char *name)
 {
@@ -221,7 +219,7 @@ int srv_template_copy(idb_server *s, int *used, idb_err *err)
     const char *root = getenv(IDB_SERVER_TEMPLATES_ENV);
     int kfd;
     *used = 0;
-    if (making || !root || !*root || !s->kind->templated) return 0;
+    if (srv_init_only || !root || !*root || !s->kind->templated) return 0;   /* making one */
     int rc = open_template(s, root, &kfd, err);
     if (rc || kfd < 0) return rc;
     int copied = copy_as_user(s, kfd);
@@ -279,9 +277,9 @@ int idb_server_template_make(const char *root, const char *kind, const char *con
     idb_server_conf c = { .kind = kind, .dir = dir, .settings = settings,
                           .nsettings = nsettings };
     idb_server *s = NULL;
-    making = srv_init_only = 1;                 /* initdb / mariadb-install-db only: their */
+    srv_init_only = 1;                          /* initdb / mariadb-install-db only: their */
     int rc = idb_server_start(&c, &s, err);     /* servers end cleanly (a start and stop */
-    making = srv_init_only = 0;                 /* could race mariadbd's SIGTERM handling) */
+    srv_init_only = 0;                          /* could race mariadbd's SIGTERM handling) */
     idb_server_stop(s);
     if (!rc) rc = write_record(rfd, k, settings, nsettings, err);
     close(rfd);
