@@ -68,7 +68,7 @@ static const kind_case cases[] = {
 static char base[BASE_LEN];            /* the test's scratch dir */
 static int wrong_secret;               /* 1: SECRET expands to a wrong password */
 
-/* Copy fmt into cmd with SOCKDIR, SOCKET and PORT replaced by s's. */
+/* Copy fmt into cmd with SOCKDIR, SOCKET, PORT and SECRET replaced by s's (shell_expand). */
 static void expand(const idb_server *s, const char *fmt, char *cmd, size_t len)
 {
     char port[16], secret[IDB_SECRET_MAX] = "none";
@@ -77,22 +77,11 @@ static void expand(const idb_server *s, const char *fmt, char *cmd, size_t len)
         assert_int_equal(idb_secret_read(idb_server_secret_file(s), secret, sizeof secret,
                                          NULL), 0);
     if (wrong_secret) snprintf(secret, sizeof secret, "wrong");
-    const struct { const char *word, *value; } subst[] = {
+    const shell_word subst[] = {
         { "SOCKDIR", idb_server_socket_dir(s) }, { "SOCKET", idb_server_socket(s) },
         { "PORT", port }, { "SECRET", secret },
     };
-    size_t o = 0;
-    while (*fmt && o + 1 < len) {
-        size_t i = 0, n = sizeof subst / sizeof *subst;
-        while (i < n && strncmp(fmt, subst[i].word, strlen(subst[i].word)) != 0) i++;
-        if (i == n) {
-            cmd[o++] = *fmt++;
-            continue;
-        }
-        o += (size_t)snprintf(cmd + o, len - o, "%s", subst[i].value);
-        fmt += strlen(subst[i].word);
-    }
-    cmd[o < len ? o : len - 1] = 0;
+    shell_expand(fmt, subst, sizeof subst / sizeof *subst, cmd, len);
 }
 
 /* Run the client command fmt against s and put the first line of its output into out.

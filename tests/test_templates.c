@@ -56,15 +56,10 @@ static char base[1024], root[1100];
 static int client(const idb_server *s, const char *fmt, char *out)
 {
     char cmd[CMD_LEN];
-    size_t o = 0;
-    while (*fmt && o + 1 < sizeof cmd) {
-        const char *v = !strncmp(fmt, "SOCKDIR", 7) ? idb_server_socket_dir(s)
-                        : !strncmp(fmt, "SOCKET", 6) ? idb_server_socket(s) : NULL;
-        if (!v) { cmd[o++] = *fmt++; continue; }
-        o += (size_t)snprintf(cmd + o, sizeof cmd - o, "%s", v);
-        fmt += !strncmp(fmt, "SOCKDIR", 7) ? 7 : 6;
-    }
-    cmd[o] = 0;
+    const shell_word subst[] = {
+        { "SOCKDIR", idb_server_socket_dir(s) }, { "SOCKET", idb_server_socket(s) },
+    };
+    shell_expand(fmt, subst, sizeof subst / sizeof *subst, cmd, sizeof cmd);
     return shell_first_line(cmd, out, OUT_LEN);
 }
 
