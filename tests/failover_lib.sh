@@ -30,7 +30,6 @@ one() {
     --fault "${FAULT:-failover-counter@$((N / 2)):$DETECT}"
   [ -s "$tmp/out" ] || return
   sqlite3 "$d"/shard-0/orders.sqlite 'SELECT id FROM orders' | sort -n >"$tmp/keys"
-  dup=""
   local rows failed lost fms stored distinct lo hi
   dup=$(out_field duplicate_ids) rows=$(out_field duplicate_rows)
   failed=$(out_field failed_orders) lost=$(out_field lost_ids) fms=$(out_field failover_ms)
