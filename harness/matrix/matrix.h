@@ -332,8 +332,8 @@ int mx_write_insert(const mx_ctx *x, const mx_plan *p, idb_err *err);
 int mx_write_curve(const mx_ctx *x, const mx_plan *p, idb_err *err);
 /* matrix_templates.c: make the server data templates the cells of p need (postgres,
  * mariadb) in SCRATCH/templates and name it in IDB_SERVER_TEMPLATES_ENV for the cells; a
- * template that cannot be made is said on stderr and left out. Returns how many were made. */
-int mx_templates_make(const mx_plan *p, const char *scratch);
+ * template that cannot be made is said on stderr and left out. */
+void mx_templates_make(const mx_plan *p, const char *scratch);
 
 /* cells.csv: every cell that ran, its kind, store, strategy, status and wall seconds
  * (matrix_time.c). Returns 0 or IDB_EIO. */

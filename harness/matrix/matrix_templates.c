@@ -42,11 +42,11 @@ static int cell_needs(const mx_cell *c, size_t i)
            (c->kill_run[bl] == 0 || c->kill_run[bl] == ':');
 }
 
-int mx_templates_make(const mx_plan *p, const char *scratch)
+void mx_templates_make(const mx_plan *p, const char *scratch)
 {
     char root[MX_PATH_MAX], version[128];
     int made = 0;
-    if (snprintf(root, sizeof root, "%s/templates", scratch) >= (int)sizeof root) return 0;
+    if (snprintf(root, sizeof root, "%s/templates", scratch) >= (int)sizeof root) return;
     for (size_t i = 0; i < NNEEDS; i++) {
         int need = 0;
         for (int c = 0; c < p->n && !need; c++) need = cell_needs(&p->cells[c], i);
@@ -65,5 +65,4 @@ int mx_templates_make(const mx_plan *p, const char *scratch)
         made++;
     }
     if (made) setenv(IDB_SERVER_TEMPLATES_ENV, root, 1);
-    return made;
 }
