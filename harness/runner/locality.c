@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "keysort.h"
 
 /* The keys of one index and how two of them compare (by their insertion numbers). */
 typedef struct keyset {
@@ -111,7 +111,7 @@ double idb_locality_tail_frac(const idb_locality *l)
 double idb_locality_pos_p50(idb_locality *l)
 {
     if (!l->inserts) return -1;
-    qsort(l->pos, (size_t)l->inserts, sizeof *l->pos, idb_cmp_double);
+    idb_double_sort(l->pos, l->inserts);
     return l->pos[(l->inserts - 1) / 2];
 }
 

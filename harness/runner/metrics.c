@@ -5,12 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* qsort order of int64. */
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+#include "keysort.h"
 
 int idb_cmp_double(const void *a, const void *b)
 {
@@ -23,7 +18,7 @@ int64_t idb_percentile(int64_t *v, int64_t n, double q)
     if (n <= 0) return 0;
     int sorted = 1;
     for (int64_t i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
-    if (!sorted) qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    if (!sorted) idb_i64_sort(v, n);
     int64_t rank = (int64_t)ceil(q * (double)n);      /* nearest rank, 1-based */
     if (rank < 1) rank = 1;
     if (rank > n) rank = n;

@@ -5,38 +5,7 @@
 #include <string.h>
 
 #include "id.h"
-
-/* Swap the width-byte keys at a and b. */
-static void swap_keys(uint8_t *a, uint8_t *b, size_t w)
-{
-    uint8_t t[IDB_ID_MAX];
-    memcpy(t, a, w);
-    memcpy(a, b, w);
-    memcpy(b, t, w);
-}
-
-/* Sift key i down the max-heap of the first n keys. */
-static void sift(uint8_t *k, int64_t i, int64_t n, size_t w)
-{
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && memcmp(k + (size_t)(c + 1) * w, k + (size_t)c * w, w) > 0) c++;
-        if (memcmp(k + (size_t)c * w, k + (size_t)i * w, w) <= 0) return;
-        swap_keys(k + (size_t)c * w, k + (size_t)i * w, w);
-        i = c;
-    }
-}
-
-void idb_keys_sort(uint8_t *keys, int64_t n, int width)
-{
-    size_t w = (size_t)width;
-    for (int64_t i = n / 2 - 1; i >= 0; i--) sift(keys, i, n, w);
-    for (int64_t end = n - 1; end > 0; end--) {
-        swap_keys(keys, keys + (size_t)end * w, w);
-        sift(keys, 0, end, w);
-    }
-}
+#include "keysort.h"
 
 /* The merge's state: each list's next key (pos), a min-heap of list numbers by that key. */
 typedef struct merge {

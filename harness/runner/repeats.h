@@ -1,13 +1,11 @@
-/* repeats.h — repeated keys (duplicate_ids): fixed-width keys sorted in place with no
- * allocation, and the repeats counted over several sorted lists (the run's shards). */
+/* repeats.h — repeated keys (duplicate_ids): the repeats counted over several lists of
+ * fixed-width keys, each sorted in place by idb_keys_sort (keysort.h, no allocation). */
 #ifndef IDB_REPEATS_H
 #define IDB_REPEATS_H
 
 #include <stdint.h>
 
-/* Sort the n keys of width bytes (1 .. IDB_ID_MAX) at keys[0 .. n * width) in memcmp order,
- * in place (heapsort: O(n log n), no memory taken, so counting adds none to a run's peak). */
-void idb_keys_sort(uint8_t *keys, int64_t n, int width);
+#include "keysort.h"
 
 /* The keys of nlists lists, each sorted (idb_keys_sort), lists[i] holding n[i] keys of
  * width bytes (NULL when n[i] is 0), that repeat a key before them in the merged order:
