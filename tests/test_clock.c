@@ -54,12 +54,35 @@ static void real_clock_wait_reaches_the_time(void **state)
     assert_true(idb_clock_now_ns(c) >= target);
 }
 
+/* A skipping clock reads the real time plus what its waits skipped: a wait of an hour
+ * returns at once (a clock that slept it would time the test out) and is counted. */
+static void skip_clock_jumps_instead_of_waiting(void **state)
+{
+    (void)state;
+    idb_clock c;
+    idb_clock_skip_init(&c);
+    int64_t real = idb_clock_now_ns(idb_clock_real()), now = idb_clock_now_ns(&c);
+    assert_true(now >= real && now - real < 60 * 1000000000LL);   /* offset 0: real time */
+    int64_t hour = 3600LL * 1000000000LL, target = now + hour;
+    assert_int_equal(idb_clock_wait_until(&c, now - 1), 0);       /* already there */
+    assert_int_equal(atomic_load(&c.waits), 0);
+    assert_int_equal(idb_clock_wait_until(&c, target), 0);
+    assert_true(idb_clock_now_ns(&c) >= target);
+    assert_true(idb_clock_now_ns(idb_clock_real()) < target - hour / 2);   /* it did not wait */
+    assert_int_equal(atomic_load(&c.waits), 1);
+    assert_true(atomic_load(&c.waited_ns) > hour - 60 * 1000000000LL);
+    assert_true(atomic_load(&c.waited_ns) <= hour);
+    int64_t a = idb_clock_now_ns(&c), b = idb_clock_now_ns(&c);      /* still moves on */
+    assert_true(b >= a && a >= target);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(manual_clock_moves_only_when_told),
         cmocka_unit_test(manual_wait_jumps_and_counts),
         cmocka_unit_test(real_clock_wait_reaches_the_time),
+        cmocka_unit_test(skip_clock_jumps_instead_of_waiting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,10 +70,18 @@ static int make_instances(run *r, idb_err *err)
         idb_harness_kv kv;
         rc = idb_insert_shard_kv(cfg, &r->cs, k, &kv, err);
         if (!rc)
-            rc = idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n, idb_clock_real(),
+            rc = idb_strategy_create_kv(cfg->strategy, kv.kv, kv.n,
+                                        idb_run_shard_clock(cfg->store, &r->shards[k]),
                                         &r->shards[k].inst, err);
     }
     return rc;
+}
+
+idb_clock *idb_run_shard_clock(const idb_store *st, shard *sh)
+{
+    if (!st->model) return idb_clock_real();
+    idb_clock_skip_init(&sh->clock);
+    return &sh->clock;
 }
 
 /* The options shard k's store opens with: the run's, plus its place when the store

@@ -21,7 +21,14 @@ typedef struct shard {
                                         * (locality, afterwards) */
     int64_t nkeys, cap;                /* keys kept; room (grows: see keep_key) */
     int64_t breaks;                    /* keys not above the shard's previous key */
+    idb_clock clock;                   /* the instance's clock on a model store (a skipping
+                                        * one: idb_run_shard_clock) */
 } shard;
+
+/* The clock shard sh's instance is made with: the real one, or on a model store (which
+ * measures no time, so a generator's wait at its rate cap measures nothing) sh's own
+ * skipping clock (clock.h): the same IDs, tick by tick, without the wait. */
+idb_clock *idb_run_shard_clock(const idb_store *st, shard *sh);
 
 typedef struct run {
     const idb_insert_config *cfg;

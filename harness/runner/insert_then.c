@@ -82,7 +82,8 @@ static int then_alloc(run *r, run *r2, idb_err *err)
         idb_harness_kv kv;
         rc = idb_insert_shard_kv(c2, NULL, k, &kv, err);
         if (!rc)
-            rc = idb_strategy_create_kv(c2->strategy, kv.kv, kv.n, idb_clock_real(),
+            rc = idb_strategy_create_kv(c2->strategy, kv.kv, kv.n,
+                                        idb_run_shard_clock(c2->store, &r2->shards[k]),
                                         &r2->shards[k].inst, err);
     }
     return rc;
