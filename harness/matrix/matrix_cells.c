@@ -382,6 +382,8 @@ enum {
 
 #define TICK_NS 200000000LL                      /* the tick callback's period */
 #define POLL_MS 20                               /* how often the parent looks at the child */
+#define EXIT_POLL_US 500                         /* ... once its pipe has ended, */
+#define EXIT_POLLS 200                           /* ... for up to 100 ms */
 
 /* What an insert child sends back. */
 typedef struct child_msg {
@@ -533,10 +535,12 @@ static void child_wait(const mx_ctx *x, child *ch, int64_t t0, void (*tick)(void
                        void *tick_ctx)
 {
     int reading = ch->fd >= 0, exited = 0;
+    int fast_polls = EXIT_POLLS;                 /* its pipe ended: it is exiting */
     int64_t next_tick = idb_mono_ns() + TICK_NS;
     for (;;) {
         if (!exited && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid) exited = 1;
         if (reading) reading = child_read(ch, exited ? -1 : POLL_MS);  /* once exited: to EOF */
+        else if (!exited && ch->fd >= 0 && fast_polls-- > 0) usleep(EXIT_POLL_US);
         else if (!exited) usleep(POLL_MS * 1000);
         if (exited) {
             if (!reading) return;
