@@ -63,9 +63,14 @@ no_sockdir() { local d; for d in $(sockdirs); do [ ! -e "$d" ] || return 1; done
 
 # no_shm: no System V shared memory segment made by a server of this test is left (a
 # postgres killed with SIGKILL leaves its segment: idbench ends postgres with SIGQUIT).
+# Segments that were there before the test are not its own, whatever their creator's pid
+# (pids are reused: another run's leftover can carry the pid of one of this test's servers).
+shm_ids() { ipcs -m -p | awk 'NR > 3 && $1 ~ /^[0-9]+$/ { print $1, $3 }'; }
+{ echo header; shm_ids | cut -d" " -f1; } >"$tmp/shm_before"  # never empty: awk below
 no_shm() {
   local left
-  left=$(ipcs -m -p | awk 'NR > 3 && $3 ~ /^[0-9]+$/ { print $3 }' | grep -xFf "$tmp/allpids")
+  left=$(shm_ids | awk 'NR == FNR { old[$1]; next } !($1 in old) { print $2 }' \
+         "$tmp/shm_before" - | grep -xFf "$tmp/allpids")
   [ -z "$left" ] || { echo "  segments of: $left"; return 1; }
 }
 
