@@ -321,6 +321,7 @@ int idb_server_alive(idb_server *s)
                        s->starttime);           /* a restart must not meet its old backends */
     idb_pid_unregister(s->pid);
     s->pid = 0;
+    if (s->kind->gone) s->kind->gone(s);
     return 0;
 }
 
@@ -331,6 +332,7 @@ int idb_server_kill(idb_server *s, idb_err *err)
     srv_kill_tree(s->pid, 1);
     idb_pid_unregister(s->pid);
     s->pid = 0;
+    if (s->kind->gone) s->kind->gone(s);
     return 0;
 }
 

@@ -138,6 +138,16 @@ static int pg_clone(idb_server *s, const char *data, idb_err *err)
     return rc;
 }
 
+/* A killed server's lock and segment released at once (a run that never restarts it, a
+ * failover's old primary, would otherwise leave its segment on the host). */
+static void pg_gone(idb_server *s)
+{
+    char data[PATH_MAX + 16];
+    idb_err ignored = { 0 };
+    snprintf(data, sizeof data, "%s/data", s->dir);
+    pg_stale_lock(data, s->cred.drop ? s->cred.uid : geteuid(), &ignored);
+}
+
 /* initdb into DIR/data.partial (with pg_init_auth's arguments), the include of
  * idbench.conf, then renamed DIR/data: a data directory is there only when complete.
  * Half-made data (a start killed during initdb) is refused: `idbench clean DIR` removes it.
@@ -283,4 +293,5 @@ const srv_kind srv_postgres = {
     .argv = pg_argv,
     .ready = pg_ready,
     .clean_partial = pg_clean_partial,
+    .gone = pg_gone,
 };
