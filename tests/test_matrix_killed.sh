@@ -85,6 +85,15 @@ TMPDIR=$tmp/t.live "$IDB" matrix --quick --out "$tmp/results/live" >/dev/null 2>
 live=$!
 k=0
 while [ ! -e "$tmp/results/live/matrix.lock" ] && [ $k -lt $LOOKS_MAX ]; do sleep 0.1; k=$((k + 1)); done
+# its meta.json says running before its server templates are made (they take seconds): a run
+# that holds its owner file is seen running
+if [ -n "$pg" ]; then
+  k=0
+  while [ -z "$(ls -d "$tmp/t.live"/idbench.*/templates 2>/dev/null)" ] && [ $k -lt $LOOKS_MAX ]
+  do sleep 0.05; k=$((k + 1)); done
+  check "live: meta.json says running once its templates are being made" \
+    grep -q '"status": "running"' "$tmp/results/live/meta.json"
+fi
 mkdir -p "$tmp/t.new"
 TMPDIR=$tmp/t.new "$IDB" matrix --quick --out "$tmp/results/new" >/dev/null 2>&1 &
 new=$!

@@ -556,7 +556,9 @@ static void say_end(const run *r, const char *dir, int failures)
 }
 
 /* Run the matrix into the results directory dir (made); returns the number of failures.
- * results/latest moves to dir only when the run is complete. */
+ * meta.json says "running" before the server templates are made (they take seconds), so a
+ * run that holds its owner file is seen running. results/latest moves to dir only when the
+ * run is complete. */
 static int run_matrix(run *r, const char *dir, int default_location)
 {
     idb_err err = { 0 };
@@ -564,6 +566,7 @@ static int run_matrix(run *r, const char *dir, int default_location)
         cli_fail_err(&err);
         return 1;
     }
+    mx_templates_make(&r->plan, r->x.scratch);   /* removed with the scratch directory */
     run_all(r);
     int failures = r->meta.n_failures + r->meta_unwritten;
     int complete = !strcmp(r->meta.status, MX_STATUS_COMPLETE) && !r->meta_unwritten;
@@ -623,7 +626,6 @@ int cmd_matrix(int argc, char **argv)
     r->x.m = m;
     r->x.dir = dir;
     start_meta(r, command, quick);
-    mx_templates_make(&r->plan, r->x.scratch);   /* removed with the scratch directory */
     int failures = run_matrix(r, dir, !out);
     idb_tmpdir_remove(r->x.scratch);
     mx_owner_release();                          /* after the scratch directory went */
