@@ -43,9 +43,9 @@ expect 0 "then vs plain: exit 0" -- "$IDB" compare "$tmp/then" "$tmp/plain" --fo
 check "then vs plain: no metric compared" \
   test "$(tail -n +2 "$tmp/out" | awk -F, '$3 != ""' | wc -l)" -eq 0
 check "then vs plain: the then cell only in A" \
-  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 phase=then into=uuidv4,.*only in A' "$tmp/out"
+  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 batch=100 phase=then into=uuidv4,.*only in A' "$tmp/out"
 check "then vs plain: the plain cell only in B" \
-  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16,.*only in B' "$tmp/out"
+  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 batch=100,.*only in B' "$tmp/out"
 
 # Two then rows into uuidv4 tables pair: the same figures are the same, a thousand times
 # the pages is worse.
@@ -53,11 +53,11 @@ results "$tmp/then2"
 rows "$tmp/then2" uuidv7 300000 then uuidv4
 expect 0 "then vs then: exit 0" -- "$IDB" compare "$tmp/then" "$tmp/then" --format csv
 check "then vs then: pages compared, same" \
-  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 phase=then into=uuidv4,pages_written_per_id,.*,same,0$' \
+  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 batch=100 phase=then into=uuidv4,pages_written_per_id,.*,same,0$' \
   "$tmp/out"
 expect 0 "then vs then x1000: exit 0" -- "$IDB" compare "$tmp/then" "$tmp/then2" --format csv
 check "then vs then x1000: pages worse" \
-  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 phase=then into=uuidv4,pages_written_per_id,.*,worse,0$' \
+  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 batch=100 phase=then into=uuidv4,pages_written_per_id,.*,worse,0$' \
   "$tmp/out"
 check "then vs then: nothing on one side only" bash -c "! grep -q 'only in' '$tmp/out'"
 
@@ -75,7 +75,7 @@ results "$tmp/old" old
 rows "$tmp/old" uuidv7 300
 expect 0 "old vs plain: exit 0" -- "$IDB" compare "$tmp/old" "$tmp/plain" --format csv
 check "old vs plain: paired, same" \
-  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16,pages_written_per_id,.*,same,0$' "$tmp/out"
+  grep -q '^closed,uuidv7 sqlite n=1000 shards=1 key=16 batch=100,pages_written_per_id,.*,same,0$' "$tmp/out"
 check "old vs plain: nothing on one side only" bash -c "! grep -q 'only in' '$tmp/out'"
 expect 0 "old vs then: exit 0" -- "$IDB" compare "$tmp/old" "$tmp/then" --format csv
 check "old vs then: not paired" test "$(grep -c 'only in [AB]' "$tmp/out")" -eq 2
@@ -88,9 +88,9 @@ rows "$tmp/within" uuidv4 300 main ""
 expect 0 "within: exit 0" -- "$IDB" compare --within "$tmp/within" --a uuidv7 --b uuidv4 \
   --format csv
 check "within: the then cells pair (uuidv4's pages worse)" \
-  grep -q '^closed,sqlite n=1000 shards=1 key=16 phase=then into=uuidv4,pages_written_per_id,.*,worse,0$' \
+  grep -q '^closed,sqlite n=1000 shards=1 key=16 batch=100 phase=then into=uuidv4,pages_written_per_id,.*,worse,0$' \
   "$tmp/out"
 check "within: uuidv4's main row on its side only" \
-  grep -q '^closed,sqlite n=1000 shards=1 key=16,.*only in B' "$tmp/out"
+  grep -q '^closed,sqlite n=1000 shards=1 key=16 batch=100,.*only in B' "$tmp/out"
 
 cli_done

@@ -50,10 +50,12 @@ typedef struct key_col {
 
 /* Key columns with a default: their value in a file without the column (or with it
  * empty); a value equal to it is left out of the label (clients: 1, the one writer of the
- * runs made before insert --clients; phase: main and first_strategy: none, a run's own row
- * and every row of the files made before insert --then). */
+ * runs made before insert --clients; batch: 1000, insert's default, so two cells that differ
+ * only in batch, as the matrix's clients block's (100) and its small block's, are told apart;
+ * phase: main and first_strategy: none, a run's own row and every row of the files made
+ * before insert --then). */
 static const struct { const char *col, *def; } key_defaults[] = {
-    { "clients", "1" }, { "phase", "main" }, { "first_strategy", "" },
+    { "clients", "1" }, { "batch", "1000" }, { "phase", "main" }, { "first_strategy", "" },
 };
 
 /* The default of key column col (see key_defaults), or NULL. */
@@ -74,13 +76,13 @@ typedef struct source {
 static const source sources[] = {
     { "insert_runs.csv", "closed", 1,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
-        { "key_bytes", "key=" }, { "clients", "clients=" }, { "batch", NULL },
+        { "key_bytes", "key=" }, { "clients", "clients=" }, { "batch", "batch=" },
         { "shops", NULL }, { "store_options", NULL }, { "phase", "phase=" },
         { "first_strategy", "into=" }, { NULL, NULL } } },
     { "openloop_runs.csv", "open", 0,
       { { "strategy", "" }, { "store", "" }, { "ids", "n=" }, { "shards", "shards=" },
         { "key_bytes", "key=" }, { "rate_per_s", "rate=" }, { "commit_ms", "commit_ms=" },
-        { "batch", NULL }, { "shops", NULL }, { "store_options", NULL }, { "phase", "phase=" },
+        { "batch", "batch=" }, { "shops", NULL }, { "store_options", NULL }, { "phase", "phase=" },
         { "first_strategy", "into=" }, { NULL, NULL } } },
 };
 #define N_SOURCES ((int)(sizeof sources / sizeof *sources))
