@@ -360,6 +360,11 @@ void idb_server_stop(idb_server *s)
     if (s->pid && getpid() == owner) {          /* a fork child never stops the parent's */
         srv_stop_pid(s->pid, s->kind->stop_signal, 1, STOP_TIMEOUT_MS);
         idb_pid_unregister(s->pid);
+        /* it may have died before (killed behind idbench's back): its backends go and
+         * what a clean shutdown would have released (postgres: its segment) is released */
+        srv_leftovers_gone(s->pid, s->cred.drop ? s->cred.uid : geteuid(), s->bin[0], s->dir,
+                           s->starttime);
+        if (s->kind->gone) s->kind->gone(s);
     }
     if (s->sockdir[0]) idb_tmpdir_remove(s->sockdir);
     srv_record_close(s);

@@ -106,8 +106,9 @@ struct srv_kind {
     /* Remove the half-made data an interrupted init left in the server directory dfd
      * (path, for messages), owned by uid (`idbench clean`); NULL: the kind has none. */
     void (*clean_partial)(int dfd, const char *path, uid_t uid);
-    /* The server was killed (or died) and its processes are reaped: release what its death
-     * left outside its directory (postgres: its System V segment); NULL: nothing. */
+    /* The server was killed (or died) and its processes are reaped, or it was stopped
+     * (perhaps found dead): release what its death left outside its directory (postgres:
+     * its System V segment; nothing after a clean shutdown); NULL: nothing. */
     void (*gone)(idb_server *s);
 };
 
