@@ -134,7 +134,7 @@ int srv_record_write(const idb_server *s, idb_err *err)
     pid_t me = getpid();
     int n = snprintf(text, sizeof text, "owner %d %llu\nkind %s\nuid %ld\nsockdir %s\n",
                      (int)me, srv_proc_starttime(me), s->kind->name,
-                     s->cred.drop ? (long)s->cred.uid : (long)geteuid(), s->sockdir);
+                     (long)srv_cred_uid(&s->cred), s->sockdir);
     if (s->pid)                                 /* from the fork on */
         n += snprintf(text + n, sizeof text - (size_t)n, "pid %d\nstart %llu\n%s", (int)s->pid,
                       s->starttime, s->ready ? "ready\n" : "");

@@ -309,6 +309,18 @@ long long idb_server_child_cpu_ns(const idb_server *s, int pid)
     return srv_proc_tree_cpu_ns(pid);
 }
 
+/* s's server has ended (stopped, killed or found dead) and is reaped: what is left of its
+ * processes goes (a restart must not meet its old backends), then what its death left
+ * outside its directory (the kind's gone hook: postgres's segment; nothing after a clean
+ * shutdown). */
+static void released(idb_server *s)
+{
+    srv_leftovers_gone(s->pid, srv_cred_uid(&s->cred), s->bin[0], s->dir, s->starttime);
+    idb_pid_unregister(s->pid);
+    s->pid = 0;
+    if (s->kind->gone) s->kind->gone(s);
+}
+
 int idb_server_alive(idb_server *s)
 {
     if (!s->pid) return 0;
@@ -317,11 +329,7 @@ int idb_server_alive(idb_server *s)
         return 1;
     kill(-s->pid, SIGKILL);                     /* what is left of its group, before reaping */
     while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
-    srv_leftovers_gone(s->pid, s->cred.drop ? s->cred.uid : geteuid(), s->bin[0], s->dir,
-                       s->starttime);           /* a restart must not meet its old backends */
-    idb_pid_unregister(s->pid);
-    s->pid = 0;
-    if (s->kind->gone) s->kind->gone(s);
+    released(s);
     return 0;
 }
 
@@ -330,9 +338,7 @@ int idb_server_kill(idb_server *s, idb_err *err)
     if (!idb_server_alive(s))
         return idb_fail(err, IDB_EIO, "%s server is not running", s->kind->name);
     srv_kill_tree(s->pid, 1);
-    idb_pid_unregister(s->pid);
-    s->pid = 0;
-    if (s->kind->gone) s->kind->gone(s);
+    released(s);
     return 0;
 }
 
@@ -359,12 +365,7 @@ void idb_server_stop(idb_server *s)
     unlist(s);
     if (s->pid && getpid() == owner) {          /* a fork child never stops the parent's */
         srv_stop_pid(s->pid, s->kind->stop_signal, 1, STOP_TIMEOUT_MS);
-        idb_pid_unregister(s->pid);
-        /* it may have died before (killed behind idbench's back): its backends go and
-         * what a clean shutdown would have released (postgres: its segment) is released */
-        srv_leftovers_gone(s->pid, s->cred.drop ? s->cred.uid : geteuid(), s->bin[0], s->dir,
-                           s->starttime);
-        if (s->kind->gone) s->kind->gone(s);
+        released(s);                            /* it may have died before, unsaid */
     }
     if (s->sockdir[0]) idb_tmpdir_remove(s->sockdir);
     srv_record_close(s);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "server.h"
 
@@ -43,6 +44,10 @@ typedef struct srv_cred {
     gid_t gid;
     char name[64];
 } srv_cred;
+
+/* The user a server's files and processes belong to: cred's when it drops to one, else
+ * idbench's own. */
+static inline uid_t srv_cred_uid(const srv_cred *c) { return c->drop ? c->uid : geteuid(); }
 
 typedef struct srv_kind srv_kind;
 

@@ -127,7 +127,7 @@ static int my_init(idb_server *s, idb_err *err)
     rc = srv_run(&s->cred, argv, s->log, "mariadb-install-db", err);
     if (!rc && renameat(s->dfd, MY_PARTIAL, s->dfd, "data") != 0)
         rc = idb_fail(err, IDB_EIO, "mariadb: cannot rename %s: %s", data, strerror(errno));
-    if (rc) srv_rmtree_at(s->dfd, MY_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    if (rc) srv_rmtree_at(s->dfd, MY_PARTIAL, srv_cred_uid(&s->cred), data);
     return rc;
 }
 

@@ -134,7 +134,7 @@ static int pg_clone(idb_server *s, const char *data, idb_err *err)
     int rc = srv_run(&s->cred, argv, s->log, "pg_basebackup", err);
     if (!rc && renameat(s->dfd, PG_PARTIAL, s->dfd, "data") != 0)
         rc = idb_fail(err, IDB_EIO, "postgres: cannot rename %s: %s", data, strerror(errno));
-    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, srv_cred_uid(&s->cred), data);
     return rc;
 }
 
@@ -145,7 +145,7 @@ static void pg_gone(idb_server *s)
     char data[PATH_MAX + 16];
     idb_err ignored = { 0 };
     snprintf(data, sizeof data, "%s/data", s->dir);
-    pg_stale_lock(data, s->cred.drop ? s->cred.uid : geteuid(), &ignored);
+    pg_stale_lock(data, srv_cred_uid(&s->cred), &ignored);
 }
 
 /* initdb into DIR/data.partial (with pg_init_auth's arguments), the include of
@@ -158,7 +158,7 @@ static int pg_init(idb_server *s, idb_err *err)
     char pwarg[PATH_MAX + 32];
     int state = pg_data_state(s->dfd);
     snprintf(data, sizeof data, "%s/data", s->dir);
-    if (state > 0) return pg_stale_lock(data, s->cred.drop ? s->cred.uid : geteuid(), err);
+    if (state > 0) return pg_stale_lock(data, srv_cred_uid(&s->cred), err);
     if (state < 0) {
         s->keep_record = 1;
         return idb_fail(err, IDB_EINPUT, "postgres: %s holds a half-made cluster (an "
@@ -178,7 +178,7 @@ static int pg_init(idb_server *s, idb_err *err)
     if (!rc) rc = srv_append_file(s, probe, PG_INCLUDE "\n", err);
     if (!rc && renameat(s->dfd, PG_PARTIAL, s->dfd, "data") != 0)
         rc = idb_fail(err, IDB_EIO, "postgres: cannot rename %s: %s", data, strerror(errno));
-    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), data);
+    if (rc) srv_rmtree_at(s->dfd, PG_PARTIAL, srv_cred_uid(&s->cred), data);
     return rc;
 }
 

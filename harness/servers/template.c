@@ -119,7 +119,7 @@ static int open_template(const idb_server *s, const char *root, int *kfd, idb_er
         close(rfd);
         return rc > 0 ? 0 : rc;
     }
-    uid_t uid = s->cred.drop ? s->cred.uid : geteuid();
+    uid_t uid = srv_cred_uid(&s->cred);
     int fd = openat(rfd, s->kind->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     close(rfd);
     if (fd < 0)
@@ -230,7 +230,7 @@ int srv_template_copy(idb_server *s, int *used, idb_err *err)
     }
     char shown[PATH_MAX + 16];
     snprintf(shown, sizeof shown, "%s/" SRV_PARTIAL, s->dir);
-    srv_rmtree_at(s->dfd, SRV_PARTIAL, s->cred.drop ? s->cred.uid : geteuid(), shown);
+    srv_rmtree_at(s->dfd, SRV_PARTIAL, srv_cred_uid(&s->cred), shown);
     if (copied == COPY_UNSAFE)
         return idb_fail(err, IDB_EINPUT, "server template %s/%s/data holds a symlink or a "
                         "special file: refused", root, s->kind->name);
