@@ -45,6 +45,20 @@ out_field() {
                         NR == 2 && c { print $c }' "$tmp/out"
 }
 
+# System V shared memory: a postgres killed with SIGKILL leaves its segment. shm_mark
+# remembers the segments there now; no_shm PIDFILE: no segment made since by a process
+# whose pid is a line of PIDFILE is left. Segments from before are not the test's own,
+# whatever their creator's pid (pids are reused: another run's leftover can carry the pid
+# of one of this test's servers).
+shm_ids() { ipcs -m -p | awk 'NR > 3 && $1 ~ /^[0-9]+$/ { print $1, $3 }'; }
+shm_mark() { { echo header; shm_ids | cut -d" " -f1; } >"$tmp/shm_before"; }  # never empty
+no_shm() {
+  local left
+  left=$(shm_ids | awk 'NR == FNR { old[$1]; next } !($1 in old) { print $2 }' \
+         "$tmp/shm_before" - | grep -xFf "$1")
+  [ -z "$left" ] || { echo "  segments of: $left"; return 1; }
+}
+
 # cli_done: print the totals; the exit status says whether everything passed.
 cli_done() {
   echo "$pass passed, $fail failed"

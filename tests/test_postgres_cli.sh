@@ -108,7 +108,7 @@ check "... one idbench: line, no result" \
 sed 's/^/  /' "$tmp/err"
 check "... the live server's schema is dropped" test "$(schemas "$A")" = 0
 
-{ echo header; ipcs -m -p; } >"$tmp/shm_before"     # the segments there before these runs
+shm_mark                          # the segments there before these runs (cli_lib.sh)
 # Private servers (no dsn): one per shard in DIR/shard-K/postgres, all stopped at the end;
 # one killed mid-run fails the run (exit 1, one line) and the other shard's is stopped.
 chmod 711 "$tmp"                  # the server user (postgres, as root) must reach DIR
@@ -120,10 +120,9 @@ check "... pages counted" awk -v p="$(field leaf_pages)" 'BEGIN { exit !(p > 0) 
   >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 pidfile=$tmp/run2/shard-1/postgres.idbench-pid       # its record: a ready line once it serves
-pidfile0=$tmp/run2/shard-0/postgres.idbench-pid
 for _ in $(seq 600); do grep -qs '^ready' "$pidfile" && break; sleep 0.1; done
 sleep 2
-pids=" $(awk '$1 == "pid" { print $2 }' "$pidfile0") $(awk '$1 == "pid" { print $2 }' "$pidfile") "
+awk '$1 == "pid" { print $2 }' "$tmp"/run2/shard-*/postgres.idbench-pid >"$tmp/pg_pids"
 kill -9 "$(awk '$1 == "pid" { print $2 }' "$pidfile")"
 wait $pid
 st=$?
@@ -134,10 +133,7 @@ sed 's/^/  /' "$tmp/err"
 check "... no server left running" test -z "$(pgrep -f "$tmp/run2/")"
 # their System V segments (postgres's, 56 bytes): released by a clean stop, and by idbench
 # for the killed one (its backends gone); only segments made since the test began count
-check "... no shared memory segment of theirs left" \
-  awk -v pids="$pids" 'NR == FNR { if ($1 ~ /^[0-9]+$/) had[$1] = 1; next }
-    $1 ~ /^[0-9]+$/ && !($1 in had) && index(pids, " " $3 " ") { bad++ } END { exit bad > 0 }' \
-  "$tmp/shm_before" <(ipcs -m -p)
+check "... no shared memory segment of theirs left" no_shm "$tmp/pg_pids"
 
 # The matrix: postgres cells on a given server (meta.json names it; wal_fpi is drawn), and
 # listed as skipped, not failed, when there is no server and no binaries.

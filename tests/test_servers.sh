@@ -61,18 +61,7 @@ sockdirs() { sed -n 's/^pid [0-9]* socket \(.*\)\/[^/]* port .*/\1/p' "$tmp/held
 # no_sockdir: none of the held servers' socket directories exists.
 no_sockdir() { local d; for d in $(sockdirs); do [ ! -e "$d" ] || return 1; done; }
 
-# no_shm: no System V shared memory segment made by a server of this test is left (a
-# postgres killed with SIGKILL leaves its segment: idbench ends postgres with SIGQUIT).
-# Segments that were there before the test are not its own, whatever their creator's pid
-# (pids are reused: another run's leftover can carry the pid of one of this test's servers).
-shm_ids() { ipcs -m -p | awk 'NR > 3 && $1 ~ /^[0-9]+$/ { print $1, $3 }'; }
-{ echo header; shm_ids | cut -d" " -f1; } >"$tmp/shm_before"  # never empty: awk below
-no_shm() {
-  local left
-  left=$(shm_ids | awk 'NR == FNR { old[$1]; next } !($1 in old) { print $2 }' \
-         "$tmp/shm_before" - | grep -xFf "$tmp/allpids")
-  [ -z "$left" ] || { echo "  segments of: $left"; return 1; }
-}
+shm_mark                     # no_shm (cli_lib.sh): only segments made after this count
 
 # srv_bin KIND: the server binary of KIND (the environment's override, as idbench reads it).
 srv_bin() {
@@ -156,7 +145,7 @@ for kind in "$@"; do
   kill -TERM $hpid; wait $hpid
   check "$kind: no process left after SIGTERM" none_left
   check "$kind: no socket dir left after SIGTERM" no_sockdir
-  check "$kind: no shared memory segment left" no_shm
+  check "$kind: no shared memory segment left" no_shm "$tmp/allpids"
 done
 
 # Clean and records, no server needed: a live process whose start time differs from the
