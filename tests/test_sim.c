@@ -397,6 +397,38 @@ static void test_metrics(void **state)
     assert_true(out.tail_insert_frac == 2.0 / 3);
 }
 
+/* The largest inverted gap of orders (t, v), one shard, 8-byte IDs. */
+static double gap_of(const int64_t *t, const uint64_t *v, int n)
+{
+    idb_id ids[16];
+    uint16_t s[16] = { 0 };
+    for (int i = 0; i < n; i++) idb_id_set_u64(&ids[i], v[i]);
+    sim_metrics_in in = { .m = n, .t_ns = t, .ids = ids, .shard_c = s, .shard_f = s,
+                          .nshards = 1 };
+    sim_metrics_out out;
+    assert_int_equal(sim_metrics(&in, &out), 0);
+    return out.max_inversion_gap_ns;
+}
+
+/* The gap search passes over orders that cannot beat the gap so far: a gap found keeps
+ * its size when a later, smaller one is seen (the orders far enough back are found again
+ * once the gap grows), an order whose key only equals the highest key far enough back is
+ * not an inverted pair with it, and the last order far enough back can be the one. */
+static void test_metrics_gap_search(void **state)
+{
+    (void)state;
+    int64_t t1[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    uint64_t v1[] = { 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 50, 105 };
+    assert_true(gap_of(t1, v1, 12) == 10);       /* 100 at 0, 50 at 10; then 106 at 6 */
+    int64_t t2[] = { 0, 1, 50, 51 };
+    uint64_t v2[] = { 50, 40, 70, 50 };
+    assert_true(gap_of(t2, v2, 4) == 1);         /* (50, 40) and (70, 50), not (50, 50) */
+    int64_t t3[] = { 0, 1, 2, 4 };
+    uint64_t v3[] = { 10, 5, 30, 20 };
+    assert_true(gap_of(t3, v3, 4) == 2);         /* (30, 20): the first key above 20 is the
+                                                  * last order far enough back */
+}
+
 /* The same five orders as test_metrics with IDs of 1, 5, 20 and 32 bytes that differ only
  * in their last byte (the rest 0xAB): every figure is the same at every width. Then IDs
  * of mixed widths: a prefix sorts before the longer ID (idb_id_cmp), equal bytes of
@@ -439,15 +471,52 @@ static void test_metrics_any_width(void **state)
     assert_int_equal(out.inversions, 1);
 }
 
+/* The inversions, largest inverted gap, duplicates and collisions of the n orders (t, v,
+ * sc, sf) at key widths 8 (native), 16 and 20 against a count over every pair. */
+static void brute_check(const int64_t *t, const uint64_t *v, const uint16_t *sc,
+                        const uint16_t *sf, idb_id *ids, int n)
+{
+    static const int widths[] = { 8, 16, 20 };
+    int64_t inv = 0, dup = 0, coll = 0, gap = 0;
+    for (int a = 0; a < n; a++) {
+        int seen = 0, same_shard = 0;
+        for (int b = 0; b < n; b++) {
+            if (t[a] < t[b] && v[a] > v[b]) {
+                inv++;
+                if (t[b] - t[a] > gap) gap = t[b] - t[a];
+            }
+            if (b < a && v[b] == v[a]) { seen = 1; same_shard |= sf[b] == sf[a]; }
+        }
+        dup += seen;
+        coll += same_shard;
+    }
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        for (int i = 0; i < n; i++) {
+            if (widths[k] == 8) { idb_id_set_u64(&ids[i], v[i]); continue; }
+            memset(&ids[i], 0, sizeof ids[i]);
+            ids[i].len = (uint8_t)widths[k];
+            idb_put_be64(ids[i].b + widths[k] - 8, v[i]);
+        }
+        sim_metrics_in in = { .m = n, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
+                              .nshards = 4 };
+        sim_metrics_out out;
+        assert_int_equal(sim_metrics(&in, &out), 0);
+        assert_int_equal(out.inversions, inv);
+        assert_true(out.max_inversion_gap_ns == (double)gap);
+        assert_int_equal(out.duplicates, dup);
+        assert_int_equal(out.shard_collisions, coll);
+    }
+}
+
 /* Nearly sorted keys with duplicates (what runs make: IDs displaced by up to a few hundred
- * places), times with ties, four final shards, at widths 8 (native), 16 and 20: the
- * inversions, largest inverted gap, duplicates and collisions equal a count over every
- * pair. Catches a merge that skips or double-counts keys where runs overlap. */
+ * places), times with ties, four final shards, then four key ranges by creation shard (as
+ * range routing makes): the inversions, largest inverted gap, duplicates and collisions
+ * equal a count over every pair. Catches a merge that skips or double-counts keys where
+ * runs overlap, and a gap search that passes over an order it should not. */
 static void test_metrics_brute(void **state)
 {
     (void)state;
     enum { N = 3000 };
-    static const int widths[] = { 8, 16, 20 };
     static int64_t t[N];
     static uint64_t v[N];
     static uint16_t sc[N], sf[N];
@@ -460,35 +529,10 @@ static void test_metrics_brute(void **state)
         sc[i] = (uint16_t)idb_rng_below(&r, 4);
         sf[i] = (uint16_t)idb_rng_below(&r, 4);
     }
-    int64_t inv = 0, dup = 0, coll = 0, gap = 0;
-    for (int a = 0; a < N; a++) {
-        int seen = 0, same_shard = 0;
-        for (int b = 0; b < N; b++) {
-            if (t[a] < t[b] && v[a] > v[b]) {
-                inv++;
-                if (t[b] - t[a] > gap) gap = t[b] - t[a];
-            }
-            if (b < a && v[b] == v[a]) { seen = 1; same_shard |= sf[b] == sf[a]; }
-        }
-        dup += seen;
-        coll += same_shard;
-    }
-    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
-        for (int i = 0; i < N; i++) {
-            if (widths[k] == 8) { idb_id_set_u64(&ids[i], v[i]); continue; }
-            memset(&ids[i], 0, sizeof ids[i]);
-            ids[i].len = (uint8_t)widths[k];
-            idb_put_be64(ids[i].b + widths[k] - 8, v[i]);
-        }
-        sim_metrics_in in = { .m = N, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
-                              .nshards = 4 };
-        sim_metrics_out out;
-        assert_int_equal(sim_metrics(&in, &out), 0);
-        assert_int_equal(out.inversions, inv);
-        assert_true(out.max_inversion_gap_ns == (double)gap);
-        assert_int_equal(out.duplicates, dup);
-        assert_int_equal(out.shard_collisions, coll);
-    }
+    brute_check(t, v, sc, sf, ids, N);
+    for (int i = 0; i < N; i++)        /* four ranges, as range routing makes: large gaps */
+        v[i] = (uint64_t)sc[i] * N + (uint64_t)i / 2 + idb_rng_below(&r, 40);
+    brute_check(t, v, sc, sf, ids, N);
 }
 
 /* Run every test of this file. */
@@ -507,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_metrics_any_width),
         cmocka_unit_test(test_metrics_brute),
+        cmocka_unit_test(test_metrics_gap_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
