@@ -214,25 +214,3 @@ void idb_rng_seed(idb_rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
 }
 
-static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t idb_rng_next(idb_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return result;
-}
-
-double idb_rng_double(idb_rng *r) { return (double)(idb_rng_next(r) >> 11) * 0x1.0p-53; }
-
-uint64_t idb_rng_below(idb_rng *r, uint64_t n)
-{
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;   /* reject the biased tail */
-    uint64_t v;
-    do v = idb_rng_next(r); while (v >= limit);
-    return v % n;
-}
