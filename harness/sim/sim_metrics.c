@@ -224,41 +224,35 @@ KEYFN int shard_order(const sim_metrics_cols *c, const keyfmt *f, sim_metrics_ou
 /* Step 2b: the largest time gap of an inverted pair, in creation order. top[i] (the
  * scratch column) is the index of the first highest key of orders 0..i (the highest key so
  * far never decreases). For an order below the highest key before it, only an earlier
- * order more than the largest gap so far before it can give a larger gap: p is the last
- * order that far back (a pointer moved on with the times, found again by bisection when
- * the gap grows). If the highest key up to p is not above v, the order is passed over; else
- * the earliest order with a key above v, at or before p, is found by bisecting top. Where
- * IDs are far out of order (range routing) most inverted orders are passed over in one
- * comparison, where a search from the order back would take ~20 dependent loads. */
+ * order at least the largest gap so far before it can give a gap as large: p is the last
+ * such order (a pointer moved on with the times; the order that set the gap when it
+ * grows). If the highest key up to p is not above v, the order is passed over; else the
+ * earliest order with a key above v, at or before p, is found by bisecting top (its gap is
+ * at least the gap so far). Where IDs are far out of order (range routing) most inverted
+ * orders are passed over in one comparison, where a search from the order back would take
+ * ~20 dependent loads. */
 KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
 {
     uint32_t *top = c->scratch;
     const int64_t *t = c->t_ns;
-    double gap = 0;
-    int64_t g_ns = 0, p = -1;                    /* gap as ns; t[p] < t[i] - g_ns, p last */
+    int64_t gap = 0, p = -1;                     /* t[p] <= t[i] - gap */
     for (int64_t i = 0; i < c->m; i++) {
         const uint8_t *v = key_at(c, i);
         if (i > 0 && kcmp(f, key_at(c, top[i - 1]), v) > 0) {
-            while (p + 1 < i && t[p + 1] < t[i] - g_ns) p++;
+            while (p + 1 < i && t[p + 1] < t[i] - gap) p++;
             if (p >= 0 && kcmp(f, key_at(c, top[p]), v) > 0) {
                 int64_t lo = 0, hi = p;          /* the first top key above v: in [0, p] */
                 while (lo < hi) {
                     int64_t mid = lo + (hi - lo) / 2;
                     if (kcmp(f, key_at(c, top[mid]), v) > 0) hi = mid; else lo = mid + 1;
                 }
-                g_ns = t[i] - t[lo];             /* above the gap so far: t[lo] <= t[p] */
-                gap = (double)g_ns;
-                int64_t a = -1, b = p;           /* p again: the last t below t[i] - g_ns */
-                while (a < b) {
-                    int64_t mid = b - (b - a) / 2;
-                    if (t[mid] < t[i] - g_ns) a = mid; else b = mid - 1;
-                }
-                p = a;
+                gap = t[i] - t[lo];              /* not below the gap so far: t[lo] <= t[p] */
+                p = lo;
             }
         }
         top[i] = (uint32_t)(i == 0 || kcmp(f, v, key_at(c, top[i - 1])) > 0 ? i : top[i - 1]);
     }
-    return gap;
+    return (double)gap;
 }
 
 /* Key k as big-endian bytes at p (the insert positions compare by memcmp). */
