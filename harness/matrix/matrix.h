@@ -446,6 +446,11 @@ void mx_owner_cell(const char *label, int ok, const char *why);
 /* The run ended in order: remove the owner file and drop the lock. */
 void mx_owner_release(void);
 
+/* In a forked cell: close this process's copy of the owner file, neither unlocking nor
+ * removing it, so the lock goes with the run's process alone (not with a cell still dying
+ * of its parent's death, which a recovery right after a kill would take for a live run). */
+void mx_owner_forget(void);
+
 /* Recover the runs killed without a word (SIGKILL, a crash, a power cut) at path: path
  * itself when it holds meta.json, else each results directory in it. A run is dead when its
  * matrix.lock can be locked (its owner's lock went with its process); then meta.json says

@@ -399,6 +399,7 @@ static void child_setup(const mx_ctx *x, pid_t parent)
     setpgid(0, 0);
     idb_signals_default();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(EXIT_CHILD_ORPHAN);
+    mx_owner_forget();
     setenv("TMPDIR", x->scratch, 1);
 }
 

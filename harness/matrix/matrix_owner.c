@@ -5,7 +5,7 @@
  *
  * DIR/matrix.lock is made (O_EXCL, O_NOFOLLOW, 0600) when the run starts and flock-ed for
  * the run's life; the lock goes with the process, however it dies (cells forked without
- * exec share the descriptor but die with their parent: PR_SET_PDEATHSIG). It holds
+ * exec close their copy of the descriptor first: mx_owner_forget). It holds
  *   pid N
  *   scratch PATH
  * and then a line per cell that ran to its end: "ok LABEL" or "failed LABEL: why". A lock
@@ -50,6 +50,14 @@ int mx_owner_take(const char *dir, const char *scratch, idb_err *err)
         return idb_fail(err, IDB_EIO, "cannot lock %s: %s", owner_path, strerror(e));
     }
     return 0;
+}
+
+/* In a forked cell: the parent's lock stays, held by its descriptor (see matrix.h). */
+void mx_owner_forget(void)
+{
+    if (owner_fd < 0) return;
+    close(owner_fd);
+    owner_fd = -1;
 }
 
 /* One line per cell that ran to its end (see matrix.h). */
