@@ -472,11 +472,17 @@ static void test_metrics_any_width(void **state)
 }
 
 /* The inversions, largest inverted gap, duplicates and collisions of the n orders (t, v,
- * sc, sf) at key widths 8 (native), 16 and 20 against a count over every pair. */
+ * sc, sf) at key widths 8 (native), 12, 16, 20 (compared as words) and 24 (memcmp),
+ * against a count over every pair. A byte key holds v's 8 big-endian bytes at its start,
+ * across its first two words (at 4) or at its end, the rest 0xAB: each word and the
+ * 32-bit tail of 12 and 20 decide some order. */
 static void brute_check(const int64_t *t, const uint64_t *v, const uint16_t *sc,
                         const uint16_t *sf, idb_id *ids, int n)
 {
-    static const int widths[] = { 8, 16, 20 };
+    static const struct { int w, at; } widths[] = {
+        { 8, 0 }, { 12, 0 }, { 12, 4 }, { 16, 0 }, { 16, 4 }, { 16, 8 },
+        { 20, 0 }, { 20, 4 }, { 20, 12 }, { 24, 16 },
+    };
     int64_t inv = 0, dup = 0, coll = 0, gap = 0;
     for (int a = 0; a < n; a++) {
         int seen = 0, same_shard = 0;
@@ -492,10 +498,10 @@ static void brute_check(const int64_t *t, const uint64_t *v, const uint16_t *sc,
     }
     for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
         for (int i = 0; i < n; i++) {
-            if (widths[k] == 8) { idb_id_set_u64(&ids[i], v[i]); continue; }
-            memset(&ids[i], 0, sizeof ids[i]);
-            ids[i].len = (uint8_t)widths[k];
-            idb_put_be64(ids[i].b + widths[k] - 8, v[i]);
+            if (widths[k].w == 8) { idb_id_set_u64(&ids[i], v[i]); continue; }
+            memset(&ids[i], 0xAB, sizeof ids[i]);
+            ids[i].len = (uint8_t)widths[k].w;
+            idb_put_be64(ids[i].b + widths[k].at, v[i]);
         }
         sim_metrics_in in = { .m = n, .t_ns = t, .ids = ids, .shard_c = sc, .shard_f = sf,
                               .nshards = 4 };

@@ -32,8 +32,9 @@ typedef struct keyfmt {
 } keyfmt;
 
 /* The steps take the key format as a pointer but are inlined into one copy per format
- * (metrics_u64, metrics_w16, metrics_any below), where it is a constant: the compiler then
- * drops the per-key branches and compares 16-byte keys as two words, not by memcmp. */
+ * (metrics_u64, metrics_w12/16/20, metrics_any below), where it is a constant: the
+ * compiler then drops the per-key branches and compares 16-byte keys as two words, not by
+ * memcmp. */
 #define KEYFN static inline __attribute__((always_inline))
 
 /* The big-endian 64-bit word at p. */
@@ -47,7 +48,20 @@ static inline uint64_t be64_at(const uint8_t *p)
     return v;
 }
 
-/* Order of keys a and b (memcmp order for byte keys). */
+/* The big-endian 32-bit word at p. */
+static inline uint32_t be32_at(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* Order of keys a and b (memcmp order for byte keys): a width in whole 64-bit words and a
+ * 32-bit tail (the fixed widths of metrics_fixed: 12, 16 and 20 bytes) as big-endian
+ * words, any other by memcmp. */
 KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
 {
     if (f->u64) {
@@ -56,12 +70,13 @@ KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
         memcpy(&y, b, sizeof y);
         return (x > y) - (x < y);
     }
-    if (f->w == 16) {
-        uint64_t x = be64_at(a), y = be64_at(b);
-        if (x == y) x = be64_at(a + 8), y = be64_at(b + 8);
-        return (x > y) - (x < y);
-    }
-    return memcmp(a, b, f->w);
+    if (f->w < 8 || (f->w % 8 != 0 && f->w % 8 != 4)) return memcmp(a, b, f->w);
+    uint64_t x = be64_at(a), y = be64_at(b);        /* the first words that differ */
+    size_t o = 8;
+    for (; o + 8 <= f->w; o += 8)
+        if (x == y) x = be64_at(a + o), y = be64_at(b + o);
+    if (o < f->w && x == y) x = be32_at(a + o), y = be32_at(b + o);
+    return (x > y) - (x < y);
 }
 
 /* Copy key s to d. */
@@ -450,22 +465,34 @@ KEYFN int metrics_steps(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *o
     return sorted_figures(c, f, out);
 }
 
-/* The steps for native 64-bit keys, 16-byte keys, and any other width. */
+/* The steps for native 64-bit keys, for byte keys of a width the compiler knows (words,
+ * not memcmp; copies as moves, not memmove), and for any other width. */
 static int metrics_u64(sim_metrics_cols *c, sim_metrics_out *out)
 {
     static const keyfmt f = { .w = sizeof(uint64_t), .u64 = 1 };
     return metrics_steps(c, &f, out);
 }
 
-static int metrics_w16(sim_metrics_cols *c, sim_metrics_out *out)
-{
-    static const keyfmt f = { .w = 16, .u64 = 0 };
-    return metrics_steps(c, &f, out);
-}
+#define METRICS_FIXED(W)                                                                   \
+    static int metrics_w##W(sim_metrics_cols *c, sim_metrics_out *out)                     \
+    {                                                                                      \
+        static const keyfmt f = { .w = W, .u64 = 0 };                                      \
+        return metrics_steps(c, &f, out);                                                  \
+    }
+METRICS_FIXED(12)                 /* objectid */
+METRICS_FIXED(16)                 /* the UUIDs, ulid */
+METRICS_FIXED(20)                 /* ksuid */
+
+static const struct {
+    size_t w;
+    int (*steps)(sim_metrics_cols *, sim_metrics_out *);
+} metrics_fixed[] = { { 12, metrics_w12 }, { 16, metrics_w16 }, { 20, metrics_w20 } };
 
 static int metrics_any(sim_metrics_cols *c, sim_metrics_out *out)
 {
     const keyfmt f = { .w = c->key_bytes, .u64 = 0 };
+    for (size_t i = 0; i < sizeof metrics_fixed / sizeof *metrics_fixed; i++)
+        if (metrics_fixed[i].w == f.w) return metrics_fixed[i].steps(c, out);
     return metrics_steps(c, &f, out);
 }
 
@@ -480,7 +507,7 @@ int sim_metrics_take(sim_metrics_cols *c, sim_metrics_out *out)
     if (c->m <= 0) { rc = 0; goto done; }
     if (c->m >= (int64_t)UINT32_MAX || w > KEY_MAX || (c->key_u64 && w != sizeof(uint64_t)))
         goto done;
-    rc = c->key_u64 ? metrics_u64(c, out) : w == 16 ? metrics_w16(c, out) : metrics_any(c, out);
+    rc = c->key_u64 ? metrics_u64(c, out) : metrics_any(c, out);
 done:
     cols_free(c);
     return rc;
