@@ -48,20 +48,10 @@ static inline uint64_t be64_at(const uint8_t *p)
     return v;
 }
 
-/* The big-endian 32-bit word at p. */
-static inline uint32_t be32_at(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
 /* Order of keys a and b (memcmp order for byte keys): a width in whole 64-bit words and a
  * 32-bit tail (the fixed widths of metrics_fixed: 12, 16 and 20 bytes) as big-endian
- * words, any other by memcmp. */
+ * words, any other by memcmp. The tail is read as the word that ends with it: its first
+ * 4 bytes are equal by then. */
 KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
 {
     if (f->u64) {
@@ -75,7 +65,7 @@ KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
     size_t o = 8;
     for (; o + 8 <= f->w; o += 8)
         if (x == y) x = be64_at(a + o), y = be64_at(b + o);
-    if (o < f->w && x == y) x = be32_at(a + o), y = be32_at(b + o);
+    if (o < f->w && x == y) x = be64_at(a + o - 4), y = be64_at(b + o - 4);
     return (x > y) - (x < y);
 }
 
