@@ -48,10 +48,11 @@ static inline uint64_t be64_at(const uint8_t *p)
     return v;
 }
 
-/* Order of keys a and b (memcmp order for byte keys): a width in whole 64-bit words and a
- * 32-bit tail (the fixed widths of metrics_fixed: 12, 16 and 20 bytes) as big-endian
- * words, any other by memcmp. The tail is read as the word that ends with it: its first
- * 4 bytes are equal by then. */
+/* Order of keys a and b (memcmp order for byte keys): a width of 8 bytes or more that is a
+ * multiple of 4 (metrics_fixed's 12, 16 and 20, whose loop the compiler unrolls, and e.g.
+ * 24 or 32 in metrics_any) as big-endian 64-bit words and a 32-bit tail, any other by
+ * memcmp. The tail is read as the word that ends with it: its first 4 bytes are equal by
+ * then. */
 KEYFN int kcmp(const keyfmt *f, const uint8_t *a, const uint8_t *b)
 {
     if (f->u64) {
