@@ -18,6 +18,18 @@ runs=$(mktemp -d /tmp/idb-galera-XXXXXX)
 chmod 755 "$runs"
 trap 'rm -rf "$tmp" "$runs"' EXIT
 none_left() { ! pgrep -f "mariadbd.*$runs/" >/dev/null; }
+# run_nodes WHAT DIR ARGS...: expect 0 from `idbench insert ... --dir DIR`; when it fails,
+# the last lines of each node's server.log in DIR (why a node went away: CI once saw a
+# client's "Lost connection to server during query" while the cluster formed, logs gone)
+run_nodes() {
+  local what=$1 dir=$2 before=$fail; shift 2
+  expect 0 "$what" -- "$@" --dir "$dir"
+  [ "$fail" -eq "$before" ] && return
+  for log in "$dir"/shard-*/node-*/server.log; do
+    [ -f "$log" ] || continue
+    echo "  $log (last 12 lines):"; tail -n 12 "$log" | sed 's/^/    /'
+  done
+}
 
 "$UNIT" >"$tmp/unit.out" 2>&1
 rc=$?
@@ -45,8 +57,8 @@ if [ -n "$(command -v setpriv)" ]; then
 fi
 
 # --- autoinc on 3 nodes
-expect 0 "autoinc on 3 nodes" -- "$IDB" insert --store galera --strategy autoinc -n 1500 \
-  --batch 250 --dir "$runs/a"
+run_nodes "autoinc on 3 nodes" "$runs/a" "$IDB" insert --store galera --strategy autoinc \
+  -n 1500 --batch 250
 check "autoinc: no key twice" test "$(out_field duplicate_ids)" = 0
 check "autoinc: 3 nodes, a third each" test "$(out_field backend_shares)" = "0.3333;0.3333;0.3333"
 # every node before the join: step 3, one residue, equal to its offset mod 3; which node gets
@@ -65,15 +77,15 @@ check "autoinc: three different offsets" test "$(sed -n \
 check "autoinc: nodes stopped" none_left
 
 # --- a client strategy: the harness's keys, spread the same way
-expect 0 "counter on 3 nodes" -- "$IDB" insert --store galera --strategy counter -n 900 \
-  --batch 300 --dir "$runs/c"
+run_nodes "counter on 3 nodes" "$runs/c" "$IDB" insert --store galera --strategy counter \
+  -n 900 --batch 300
 check "counter: no key twice, no order break" \
   test "$(out_field duplicate_ids)" = 0 -a "$(out_field order_breaks)" = 0
 check "counter: autoinc=0 echoed" test "$(out_field autoinc)" = 0
 
 # --- the join-node fault
-expect 0 "join-node@1000" -- "$IDB" insert --store galera --strategy autoinc -n 2000 \
-  --batch 250 --fault join-node@1000 --dir "$runs/j"
+run_nodes "join-node@1000" "$runs/j" "$IDB" insert --store galera --strategy autoinc -n 2000 \
+  --batch 250 --fault join-node@1000
 check "join: no key twice" test "$(out_field duplicate_ids)" = 0
 check "join: 4 nodes at the end (4 shares)" \
   test "$(out_field backend_shares | tr ';' '\n' | wc -l)" -eq 4
