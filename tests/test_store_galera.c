@@ -8,7 +8,9 @@
  *   measured, the node's counter also jumps past rows its applier writes meanwhile);
  *   after one node joined: 4 nodes, each with increment 4 and its own offset 1..4, the new
  *   keys of step 4 with residue the node's offset mod 4, none equal to an old key;
- *   every node holds exactly the keys handed back (SELECT id FROM orders on each node).
+ *   every node holds exactly the keys handed back (SELECT id FROM orders on each node);
+ *   a node that drops the store's connection (KILL CONNECTION) is reconnected by the next
+ *   wait for the cluster, its INSERT prepared again (the batch after it runs there).
  * Then stats() reports 4 backends whose shares are the test's own counts, and the pattern
  * file names step 3 before and step 4 after on every node.
  */
@@ -122,6 +124,16 @@ static void test_cluster_and_join(void **state)
         offsets |= 1 << node_i64(s, j, "SELECT @@auto_increment_offset");
     }
     assert_int_equal(offsets, 0x1e);                    /* 1, 2, 3, 4: one each */
+    /* node 1 drops the store's connection (KILL from the test's own): the next wait for the
+     * cluster reconnects and prepares the INSERT again, which the batch on node 1 uses */
+    char kill[64];
+    snprintf(kill, sizeof kill, "KILL CONNECTION %lu", mysql_thread_id(s->node[0]->db));
+    MYSQL *db = mysql_init(NULL);
+    assert_non_null(mysql_real_connect(db, NULL, "root", NULL, GL_DB, 0, s->node[0]->socket,
+                                       0));
+    assert_int_equal(mysql_query(db, kill), 0);
+    mysql_close(db);
+    if (gl_wait_cluster(s, 4, &err)) fail_msg("after a dropped connection: %s", err.msg);
     for (int b = 0; b < AFTER; b++) {                   /* round robin goes on: 4, 1, 2, 3 */
         int j = (BEFORE + b) % 4;
         uint64_t off = (uint64_t)node_i64(s, j, "SELECT @@auto_increment_offset");

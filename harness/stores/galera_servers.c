@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <errmsg.h>
+
 #include "galera.h"
 #include "netns.h"
 #include "server.h"
@@ -107,13 +109,34 @@ static int node_state(md_store *m, int64_t *size, int64_t *synced, idb_err *err)
     return rc;
 }
 
+/* Node j's connection again after the node closed it while the cluster formed or grew (as
+ * MariaDB's own galera_wait_ready does: a node may drop its clients around a state
+ * transfer; CI saw "Lost connection to server during query" here once), its INSERT
+ * prepared again if it was. 0 when reconnected; rc (the poll's error stands) when the
+ * connection was not lost or the node's server is gone. */
+static int node_reconnect(gl_store *s, int j, int rc, idb_err *err)
+{
+    md_store *m = s->node[j];
+    unsigned e = mysql_errno(m->db);
+    if ((e != CR_SERVER_LOST && e != CR_SERVER_GONE_ERROR) || !idb_server_alive(m->server))
+        return rc;
+    int prepared = m->ins != NULL;
+    if (m->ins) mysql_stmt_close(m->ins);
+    m->ins = NULL;
+    mysql_close(m->db);
+    m->db = NULL;
+    rc = md_connect(m, m->user, err);
+    return rc || !prepared ? rc : gl_node_ready(s, j, err);
+}
+
 int gl_wait_cluster(gl_store *s, int want, idb_err *err)
 {
     for (int tries = 0; tries < GL_WAIT_S * 10; tries++) {
         int ok = 1;
         for (int j = 0; j < want && ok; j++) {
-            int64_t size, synced;
+            int64_t size = 0, synced = 0;
             int rc = node_state(s->node[j], &size, &synced, err);
+            if (rc && (rc = node_reconnect(s, j, rc, err)) == 0) synced = 0;
             if (rc) return rc;
             ok = size == want && synced;
         }
