@@ -109,6 +109,15 @@ static int node_state(md_store *m, int64_t *size, int64_t *synced, idb_err *err)
     return rc;
 }
 
+/* The time now in ns (CLOCK_MONOTONIC): the join's duration (reported apart) and the
+ * cluster wait's deadline. */
+static int64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 /* Node j's connection again after the node closed it while the cluster formed or grew (as
  * MariaDB's own galera_wait_ready does: a node may drop its clients around a state
  * transfer; CI saw "Lost connection to server during query" here once), its INSERT
@@ -131,7 +140,8 @@ static int node_reconnect(gl_store *s, int j, int rc, idb_err *err)
 
 int gl_wait_cluster(gl_store *s, int want, idb_err *err)
 {
-    for (int tries = 0; tries < GL_WAIT_S * 10; tries++) {
+    int64_t t0 = mono_ns();                       /* reconnects count against it too */
+    while (mono_ns() - t0 < GL_WAIT_S * 1000000000LL) {
         int ok = 1;
         for (int j = 0; j < want && ok; j++) {
             int64_t size = 0, synced = 0;
@@ -152,14 +162,6 @@ int gl_node_ready(gl_store *s, int j, idb_err *err)
     md_store *m = s->node[j];
     if (mysql_select_db(m->db, GL_DB) != 0) return md_fail(m->db, IDB_EIO, "USE", err);
     return md_prepare(m, err);
-}
-
-/* The time now in ns (CLOCK_MONOTONIC): the join's duration, reported apart. */
-static int64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 int gl_join(gl_store *s, idb_err *err)
