@@ -146,7 +146,7 @@ int gl_wait_cluster(gl_store *s, int want, idb_err *err)
         for (int j = 0; j < want && ok; j++) {
             int64_t size = 0, synced = 0;
             int rc = node_state(s->node[j], &size, &synced, err);
-            if (rc && (rc = node_reconnect(s, j, rc, err)) == 0) synced = 0;
+            if (rc) rc = node_reconnect(s, j, rc, err);   /* then synced is 0: poll again */
             if (rc) return rc;
             ok = size == want && synced;
         }
