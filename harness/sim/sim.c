@@ -240,10 +240,10 @@ static int recs_alloc(recs *x, int64_t n, int id_bytes)
     size_t k = (size_t)(n > 0 ? n : 1);
     x->key_bytes = (size_t)id_bytes;
     x->key_u64 = id_bytes == (int)sizeof(uint64_t);
-    x->t = sim_huge(malloc(k * sizeof *x->t), k * sizeof *x->t);
-    x->key = sim_huge(malloc(k * x->key_bytes), k * x->key_bytes);
-    x->shard_c = sim_huge(malloc(k * sizeof *x->shard_c), k * sizeof *x->shard_c);
-    x->shop = sim_huge(malloc(k * sizeof *x->shop), k * sizeof *x->shop);
+    x->t = sim_huge_alloc(k * sizeof *x->t);
+    x->key = sim_huge_alloc(k * x->key_bytes);
+    x->shard_c = sim_huge_alloc(k * sizeof *x->shard_c);
+    x->shop = sim_huge_alloc(k * sizeof *x->shop);
     return x->t && x->key && x->shard_c && x->shop ? 0 : -1;
 }
 
@@ -393,7 +393,7 @@ static int play_end(run *R, recs *x, int64_t m, const uint16_t *home, sim_result
     free(x->lat);                            /* done with: lower the peak of the metrics */
     x->lat = NULL;
     size_t fb = (size_t)(m > 0 ? m : 1) * sizeof *x->shard_f;
-    x->shard_f = sim_huge(malloc(fb), fb);
+    x->shard_f = sim_huge_alloc(fb);
     if (!x->shard_f) return idb_fail(R->err, IDB_ENOMEM, "out of memory for %lld orders",
                                      (long long)m);
     for (int64_t i = 0; i < m; i++) x->shard_f[i] = home[x->shop[i]];

@@ -242,9 +242,12 @@ KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
     uint32_t *top = c->scratch;
     const int64_t *t = c->t_ns;
     int64_t gap = 0, p = -1;                     /* t[p] <= t[i] - gap */
+    uint32_t h = 0;                              /* top[i - 1], and its key */
+    const uint8_t *hk = key_at(c, 0);
     for (int64_t i = 0; i < c->m; i++) {
         const uint8_t *v = key_at(c, i);
-        if (i > 0 && kcmp(f, key_at(c, top[i - 1]), v) > 0) {
+        int d = kcmp(f, hk, v);
+        if (d > 0) {
             while (p + 1 < i && t[p + 1] < t[i] - gap) p++;
             if (p >= 0 && kcmp(f, key_at(c, top[p]), v) > 0) {
                 int64_t lo = 0, hi = p;          /* the first top key above v: in [0, p] */
@@ -255,8 +258,11 @@ KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
                 gap = t[i] - t[lo];              /* not below the gap so far: t[lo] <= t[p] */
                 p = lo;
             }
+        } else if (d < 0) {
+            h = (uint32_t)i;
+            hk = v;
         }
-        top[i] = (uint32_t)(i == 0 || kcmp(f, v, key_at(c, top[i - 1])) > 0 ? i : top[i - 1]);
+        top[i] = h;
     }
     return (double)gap;
 }
@@ -346,6 +352,33 @@ KEYFN int64_t bound(const keyfmt *f, const uint8_t *k, int64_t a, int64_t b, con
     return a;
 }
 
+/* merge_runs' loop for native 64-bit keys (merge_body's order and count), in a function of
+ * its own: inlined into the whole of metrics_u64 it kept its counters on the stack. */
+static __attribute__((noinline)) int64_t merge_u64(const uint8_t *k, const uint16_t *s,
+                                                   uint8_t *dk, uint16_t *ds, int64_t *pi,
+                                                   int64_t mid, int64_t *pj, int64_t end,
+                                                   int64_t *po)
+{
+    const uint64_t *k64 = (const uint64_t *)(const void *)k;   /* malloc'd: aligned */
+    const uint64_t *a = k64 + *pi, *ae = k64 + mid, *b = k64 + *pj, *be = k64 + end;
+    const uint16_t *sa = s + *pi, *sb = s + *pj;
+    uint64_t *o = (uint64_t *)(void *)dk + *po;
+    uint16_t *so = ds + *po;
+    int64_t inv = 0;
+    while (a < ae && b < be) {
+        if (*a <= *b) {
+            *o++ = *a++;
+            *so++ = *sa++;
+        } else {
+            inv += ae - a;
+            *o++ = *b++;
+            *so++ = *sb++;
+        }
+    }
+    *pi = a - k64, *pj = b - k64, *po = so - ds;
+    return inv;
+}
+
 /* Merge runs [lo, mid) and [mid, hi) of (k, s) into (dk, ds); returns the inversions
  * between them: each key taken from the right run jumps every key still waiting in the
  * left one. As a merge that takes the left key on ties would: the left keys at or below
@@ -365,7 +398,8 @@ KEYFN int64_t merge_runs(const keyfmt *f, const uint8_t *k, const uint16_t *s, u
     copy_keys(w, k, s, dk, ds, lo, lo, first);
     copy_keys(w, k, s, dk, ds, end, end, hi);
     int64_t inv = 0, i = first, j = mid, o = first;
-    while (i < mid && j < end) {
+    if (f->u64) inv = merge_u64(k, s, dk, ds, &i, mid, &j, end, &o);
+    else while (i < mid && j < end) {
         if (kcmp(f, k + (size_t)i * w, k + (size_t)j * w) <= 0) {
             kcpy(f, dk + (size_t)o * w, k + (size_t)i * w);
             ds[o++] = s[i++];
@@ -407,8 +441,8 @@ KEYFN int sorted_figures(sim_metrics_cols *c, const keyfmt *f, sim_metrics_out *
 {
     int64_t m = c->m;
     size_t w = f->w;
-    uint8_t *k2 = sim_huge(malloc((size_t)m * w), (size_t)m * w);
-    uint16_t *s2 = sim_huge(malloc((size_t)m * sizeof *s2), (size_t)m * sizeof *s2);
+    uint8_t *k2 = sim_huge_alloc((size_t)m * w);
+    uint16_t *s2 = sim_huge_alloc((size_t)m * sizeof *s2);
     if (!k2 || !s2) { free(k2); free(s2); return -1; }
     uint8_t *k = c->keys;
     uint16_t *s = c->shard_f;
