@@ -3,8 +3,9 @@
  * A run touches every page of its columns once (tens of MB for 1M orders), and each 4 KiB
  * first touch is a page fault, which took about a quarter of a steady.ini run's CPU time;
  * with transparent huge pages set to "madvise" (the kernel's usual default) a column is
- * faulted in 2 MiB at a time only where it says so. Only the hint is given: the contents,
- * the size and where the memory comes from are malloc's as before.
+ * faulted in 2 MiB at a time only where it says so. The memory is malloc's, freed with
+ * free(): sim_huge hints a block as it is; sim_huge_alloc also sizes the block so that it
+ * fills whole huge pages where that costs at most 1/16 more.
  */
 #ifndef IDB_SIM_HUGE_H
 #define IDB_SIM_HUGE_H
