@@ -211,7 +211,10 @@ static int shape(pg_store *s, idb_store_stats *st, idb_err *err)
     return 0;
 }
 
-/* Full-page images of our relations and splits of the ID's index in the run's WAL. */
+/* Full-page images of our relations and splits of the ID's index in the run's WAL. Only a
+ * record with a block image (fpi_length > 0) can have a block reference marked FPW, so the
+ * FPW pattern runs on those alone: on every record it took half of a 50,000-row run's
+ * query (~0.45 of 0.87 s), the same figures. */
 static int wal_records(pg_store *s, idb_store_stats *st, idb_err *err)
 {
     if (!s->ext_walinspect[0]) return 0;
@@ -228,8 +231,9 @@ static int wal_records(pg_store *s, idb_store_stats *st, idb_err *err)
         "  %s.pg_get_wal_records_info($1::pg_lsn, least(pg_current_wal_flush_lsn(), "
         "  pg_current_wal_insert_lsn())) w), "
         "x AS (SELECT DISTINCT xid FROM w WHERE mine AND xid <> '0') "
-        "SELECT coalesce(sum(regexp_count(w.block_ref, rel.pat || 'fork \\w+ blk \\d+ "
-        "\\(FPW')), 0), count(*) FILTER (WHERE w.resource_manager = 'Btree' AND "
+        "SELECT coalesce(sum(CASE WHEN w.fpi_length > 0 THEN regexp_count(w.block_ref, "
+        "  rel.pat || 'fork \\w+ blk \\d+ \\(FPW') END), 0), "
+        " count(*) FILTER (WHERE w.resource_manager = 'Btree' AND "
         "  w.record_type LIKE 'SPLIT%%' AND w.block_ref ~ rel.idx), "
         " coalesce(sum(w.record_length) FILTER (WHERE w.mine OR w.xid IN (SELECT xid FROM x)), "
         "  0) FROM w, rel", q);
