@@ -242,11 +242,10 @@ KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
     uint32_t *top = c->scratch;
     const int64_t *t = c->t_ns;
     int64_t gap = 0, p = -1;                     /* t[p] <= t[i] - gap */
-    uint32_t h = 0;                              /* top[i - 1], and its key */
-    const uint8_t *hk = key_at(c, 0);
+    uint32_t h = 0;                              /* top[i - 1] */
     for (int64_t i = 0; i < c->m; i++) {
         const uint8_t *v = key_at(c, i);
-        int d = kcmp(f, hk, v);
+        int d = kcmp(f, key_at(c, h), v);
         if (d > 0) {
             while (p + 1 < i && t[p + 1] < t[i] - gap) p++;
             if (p >= 0 && kcmp(f, key_at(c, top[p]), v) > 0) {
@@ -259,8 +258,7 @@ KEYFN double max_inversion_gap(const sim_metrics_cols *c, const keyfmt *f)
                 p = lo;
             }
         } else if (d < 0) {
-            h = (uint32_t)i;
-            hk = v;
+            h = (uint32_t)i;                     /* a new highest key */
         }
         top[i] = h;
     }
@@ -352,8 +350,8 @@ KEYFN int64_t bound(const keyfmt *f, const uint8_t *k, int64_t a, int64_t b, con
     return a;
 }
 
-/* merge_runs' loop for native 64-bit keys (merge_body's order and count), in a function of
- * its own: inlined into the whole of metrics_u64 it kept its counters on the stack. */
+/* merge_runs' loop for native 64-bit keys (the same order and count), in a function of its
+ * own: inlined into the whole of metrics_u64 it kept its counters on the stack. */
 static __attribute__((noinline)) int64_t merge_u64(const uint8_t *k, const uint16_t *s,
                                                    uint8_t *dk, uint16_t *ds, int64_t *pi,
                                                    int64_t mid, int64_t *pj, int64_t end,
