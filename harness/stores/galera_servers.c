@@ -130,8 +130,7 @@ static int node_reconnect(gl_store *s, int j, int rc, idb_err *err)
     if ((e != CR_SERVER_LOST && e != CR_SERVER_GONE_ERROR) || !idb_server_alive(m->server))
         return rc;
     int prepared = m->ins != NULL;
-    if (m->ins) mysql_stmt_close(m->ins);
-    m->ins = NULL;
+    md_stmts_close(m);
     mysql_close(m->db);
     m->db = NULL;
     rc = md_connect(m, m->user, err);

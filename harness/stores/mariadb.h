@@ -171,6 +171,9 @@ void md_waits_stats(md_store *s, idb_store_waits *w);
  * s->connect_wait_s seconds (a Galera node answers only once its state transfer is done).
  * Returns 0, IDB_ENOMEM or IDB_EIO ("cannot connect to the server at ..."). */
 int md_connect(md_store *s, const char *user, idb_err *err);
+/* Close s's prepared statements, the INSERT and the read queries, and forget them (before
+ * its connection closes: md_close, a Galera node's reconnect). store_mariadb.c. */
+void md_stmts_close(md_store *s);
 
 /* The CREATE TABLE orders statement for s's key_bytes, row_bytes and secondary into sql
  * (MD_SQL_MAX bytes): InnoDB, the options of the header of store_mariadb.c. The spider

@@ -364,6 +364,17 @@ int md_prepare(md_store *s, idb_err *err)
     return 0;
 }
 
+/* Close s's prepared statements (the INSERT, the read queries) (mariadb.h). */
+void md_stmts_close(md_store *s)
+{
+    if (s->ins) mysql_stmt_close(s->ins);
+    s->ins = NULL;
+    for (int k = 0; k < MD_QUERIES; k++) {
+        if (s->qs[k]) mysql_stmt_close(s->qs[k]);
+        s->qs[k] = NULL;
+    }
+}
+
 /* Close the connection and free s (NULL is fine). On a user's server the database is
  * dropped unless keep=1; a private server is stopped, its files stay in the shard's dir
  * (mariadb.h). */
@@ -371,9 +382,7 @@ void md_close(void *h)
 {
     md_store *s = h;
     if (!s) return;
-    if (s->ins) mysql_stmt_close(s->ins);
-    for (int k = 0; k < MD_QUERIES; k++)
-        if (s->qs[k]) mysql_stmt_close(s->qs[k]);
+    md_stmts_close(s);
     if (s->db && s->main) md_waits_end(s);           /* a client's waits, before it goes */
     if (s->main) s->main->rows += s->rows;           /* and its committed rows (fill) */
     if (s->db) {
